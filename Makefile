@@ -1,0 +1,58 @@
+# Pensive: `make run` and `make test` set up whatever is missing, then work.
+# Set-up is idempotent: each tool is checked first and installed only if absent.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+# cargo-leptos sets this at compile time; setting it for every cargo call keeps
+# one set of build fingerprints for cargo test, clippy and cargo leptos.
+export LEPTOS_OUTPUT_NAME := pensive
+
+CARGO_LEPTOS_VERSION := 0.3.6
+WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/{getline; gsub(/"/,"",$$3); print $$3}' Cargo.lock)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+ADDR ?= $(or $(LEPTOS_SITE_ADDR),127.0.0.1:3000)
+PROFILE ?= release
+
+.PHONY: run test setup setup-build setup-browser build-debug build-release \
+        test-rust test-lint test-fmt test-e2e serve-debug
+
+## make run: build (release) and serve on $(ADDR) — the demo model unless a provider is configured.
+run: setup-build
+	cargo leptos build $(if $(filter release,$(PROFILE)),--release,)
+	LEPTOS_SITE_ADDR=$(ADDR) LEPTOS_SITE_ROOT=target/site ./target/$(PROFILE)/pensive serve
+
+## make test: every layer — fmt, clippy (both builds), cargo tests, Playwright.
+test: setup-build setup-browser test-fmt test-lint test-rust test-e2e
+
+test-fmt:
+	cargo fmt --check
+
+test-lint:
+	cargo clippy --features ssr --all-targets -- -D warnings
+	cargo clippy --lib --features hydrate --target wasm32-unknown-unknown -- -D warnings
+
+test-rust:
+	cargo test --lib --no-default-features turn::
+	cargo test --features ssr
+
+test-e2e: build-debug
+	cd end2end && npx playwright test
+
+build-debug:
+	cargo leptos build
+
+## Tools for building: wasm target, cargo-leptos, wasm-bindgen (the Cargo.lock version), wasm-opt.
+setup-build:
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
+		cargo install cargo-leptos --version $(CARGO_LEPTOS_VERSION) --locked --features no_downloads
+	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
+		cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+	@command -v wasm-opt >/dev/null && wasm-opt --version | awk '{exit !($$3 >= 116)}' || $(SUDO) npm install -g binaryen
+
+## Tools for browser tests: Debian's Chromium and the Playwright test runner (no browser download).
+setup-browser:
+	@test -x /usr/bin/chromium || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
+		(cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci)

@@ -1,0 +1,45 @@
+import { defineConfig } from '@playwright/test';
+
+// Debian's Chromium (never a downloaded browser), against the built server.
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export const DEMO_PORT = 3100;
+
+export default defineConfig({
+  testDir: './tests',
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    baseURL: `http://127.0.0.1:${DEMO_PORT}`,
+    launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumArgs },
+    trace: 'off',
+  },
+  webServer: [
+    {
+      // The debug server binary built by `cargo leptos build`, on the demo model.
+      command: '../target/debug/pensive serve',
+      url: `http://127.0.0.1:${DEMO_PORT}/`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: {
+        LEPTOS_SITE_ADDR: `127.0.0.1:${DEMO_PORT}`,
+        LEPTOS_SITE_ROOT: '../target/site',
+        LEPTOS_ENV: 'PROD',
+        PENSIVE_DEMO_PACE: '0.6',
+        RUST_LOG: 'info',
+      },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+  ],
+});

@@ -1,0 +1,62 @@
+import { expect, test } from '@playwright/test';
+import { ChatPage } from './fixtures/chat-page';
+
+test('thinking streams open with a ticking timer, folds at the answer, toggles, and survives a reload', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open();
+  await expect(page.getByTestId('model-badge')).toContainText('Demo model');
+
+  await chat.send('Why is the sky blue?');
+  await expect(page.getByTestId('user-message').last()).toHaveText('Why is the sky blue?');
+  await expect(chat.composer).toBeDisabled();
+
+  const block = chat.thinking();
+  const header = chat.header(block);
+  // Streams open, with reasoning visible and the live timer.
+  await expect(header).toHaveText(/Thinking… 0s/);
+  await expect(header).toHaveAttribute('aria-expanded', 'true');
+  await expect(chat.body(block)).toContainText('Why is the sky blue?');
+  // The timer ticks.
+  await expect(header).toHaveText(/Thinking… [1-9]\d*s/);
+
+  // The first answer token folds it, with the server-measured duration.
+  await expect(chat.assistant().getByTestId('answer')).toContainText('Pensive');
+  await expect(header).toHaveText(/^Thought for (\d+s|less than a second)$/);
+  await expect(header).toHaveAttribute('aria-expanded', 'false');
+  await expect(chat.body(block)).toBeHidden();
+
+  // The turn completes; the composer is usable again.
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.composer).toBeEnabled();
+  await expect(chat.assistant().getByTestId('answer')).toContainText('The main points');
+  const folded = await header.textContent();
+
+  // The user's toggles win.
+  await header.click();
+  await expect(header).toHaveAttribute('aria-expanded', 'true');
+  await expect(chat.body(block)).toBeVisible();
+  await expect(chat.body(block)).toContainText('Planning the answer');
+  await header.click();
+  await expect(header).toHaveAttribute('aria-expanded', 'false');
+
+  // Reload: the turn comes back folded, with its stored duration, no mismatch.
+  await page.reload();
+  await chat.hydrated();
+  const restored = chat.thinking();
+  await expect(chat.header(restored)).toHaveText(folded!);
+  await expect(chat.header(restored)).toHaveAttribute('aria-expanded', 'false');
+  await expect(chat.assistant().getByTestId('answer')).toContainText('The main points');
+  await expect(page.getByTestId('user-message')).toHaveText('Why is the sky blue?');
+  await chat.header(restored).click();
+  await expect(chat.body(restored)).toContainText('Planning the answer');
+  await chat.expectNoConsoleErrors();
+});
+
+test('the server renders the empty page and hydration shows no flash of history', async ({ page, request }) => {
+  const html = await (await request.get('/')).text();
+  expect(html).toContain('data-testid="composer"');
+  expect(html).not.toContain('data-testid="assistant-message"');
+  const chat = new ChatPage(page);
+  await chat.open();
+  await chat.expectNoConsoleErrors();
+});

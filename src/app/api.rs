@@ -1,0 +1,46 @@
+//! Server function declarations. Thin: take the context, call `crate::server`.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+use server_fn::codec::{ByteStream, Json, Streaming};
+
+use crate::turn::ChatRequest;
+
+/// What the browser may know about a configured model (no URL, no key).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublicModel {
+    pub id: String,
+    pub label: String,
+    /// The built-in scripted demo model (labelled as such in the UI).
+    pub demo: bool,
+}
+
+/// `POST /api/chat`: streams the turn as NDJSON `TurnEvent` lines.
+#[server(input = Json, output = Streaming, endpoint = "chat")]
+pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
+    use futures::StreamExt;
+    // Take context first: the request's Owner is gone once the body is polled.
+    let turns = expect_context::<crate::server::TurnService>();
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        // Reverse proxies must not buffer a streamed turn.
+        response.insert_header(
+            axum::http::HeaderName::from_static("x-accel-buffering"),
+            axum::http::HeaderValue::from_static("no"),
+        );
+        response.insert_header(
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static("no-store"),
+        );
+    }
+    let lines = turns
+        .start(request)
+        .map(|event| Ok::<_, ServerFnError>(crate::turn::framer::ndjson_line(&event)));
+    Ok(ByteStream::new(lines))
+}
+
+/// `POST /api/models`: the configured models, default first.
+#[server(input = Json, endpoint = "models")]
+pub async fn list_models() -> Result<Vec<PublicModel>, ServerFnError> {
+    let turns = expect_context::<crate::server::TurnService>();
+    Ok(turns.config().models.iter().map(|m| m.public()).collect())
+}

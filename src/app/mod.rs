@@ -1,0 +1,58 @@
+//! The Leptos UI: one component per file, hooks as `use_*` functions, and the
+//! server function declarations in `api`. Compiled into both builds.
+
+pub mod api;
+pub mod assistant_message;
+pub mod browser;
+pub mod chat_page;
+pub mod composer;
+pub mod history;
+pub mod markdown;
+pub mod thinking_block;
+pub mod turn_client;
+pub mod turn_view;
+pub mod user_message;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+
+use chat_page::ChatPage;
+
+/// The HTML document around the app (server side).
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <meta name="color-scheme" content="light dark"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+/// The root component.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    // Effects run only in the browser, after hydration: tests wait for this marker.
+    Effect::new(move |_| browser::mark_hydrated());
+    view! {
+        <Stylesheet id="leptos" href="/pkg/pensive.css"/>
+        <Title text="Pensive"/>
+        <Router>
+            <Routes fallback=|| view! { <p class="not-found">"Page not found."</p> }>
+                <Route path=path!("") view=ChatPage/>
+            </Routes>
+        </Router>
+    }
+}

@@ -1,0 +1,17 @@
+//! Pensive: chat with a reasoning model and watch it think.
+//!
+//! `turn` is the pure core shared by both builds, `app` the Leptos UI (server
+//! rendered and hydrated), `server` the ssr-only providers and turn runner.
+
+pub mod app;
+#[cfg(feature = "ssr")]
+pub mod server;
+pub mod turn;
+
+/// Browser entry point: hydrates the server-rendered page.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(app::App);
+}

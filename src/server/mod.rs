@@ -1,0 +1,13 @@
+//! Server-only code: configuration, providers, the reasoning normalizer, the
+//! scripted model and per-turn logging. Compiled only with the `ssr` feature.
+
+pub mod config;
+pub mod normalizer;
+pub mod providers;
+pub mod router;
+pub mod scripted;
+pub mod turn_log;
+pub mod turns;
+
+pub use config::AppConfig;
+pub use turns::TurnService;

@@ -1,0 +1,105 @@
+//! Model providers: each dialect turns a `ChatRequest` into the provider's real
+//! request and its real stream into `Delta`s. One file per wire dialect; the
+//! normalizer (not the dialects) enforces the event rules.
+
+pub mod openai_chat;
+
+use futures::stream::BoxStream;
+use futures::StreamExt;
+
+use super::config::{ModelConfig, ProviderKind};
+use super::normalizer::Delta;
+use super::scripted;
+use crate::turn::{ChatRequest, ErrorKind};
+
+/// A provider's stream: each item is one upstream chunk's deltas, in order.
+pub type DeltaStream = BoxStream<'static, Result<Vec<Delta>, ProviderError>>;
+
+/// Why a provider call failed. Messages are safe to show a user: they never
+/// contain the upstream URL or the API key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    #[error("{message}")]
+    Http { status: u16, message: String },
+    #[error("{0}")]
+    Network(String),
+    #[error("the provider sent data Pensive could not read: {0}")]
+    Malformed(String),
+    #[error("{0}")]
+    Config(String),
+}
+
+impl ProviderError {
+    /// The wire's `error.kind` for this failure (the one place this is mapped).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ProviderError::Http { status, .. } => match status {
+                401 | 403 => ErrorKind::Auth,
+                429 => ErrorKind::RateLimit,
+                400 | 404 | 409 | 413 | 422 => ErrorKind::BadRequest,
+                408 | 504 => ErrorKind::Timeout,
+                _ => ErrorKind::Upstream,
+            },
+            ProviderError::Network(_) => ErrorKind::Network,
+            ProviderError::Malformed(_) => ErrorKind::Upstream,
+            ProviderError::Config(_) => ErrorKind::Config,
+        }
+    }
+
+    /// A user-facing message for an HTTP status, with the provider's own words.
+    pub fn from_status(status: u16, detail: &str) -> Self {
+        let lead = match status {
+            401 => "The provider rejected the API key (401)",
+            403 => "The provider refused access (403)",
+            404 => "The provider does not know this model or path (404)",
+            429 => "The provider is rate limiting requests (429)",
+            400 | 422 => "The provider rejected the request",
+            500..=599 => "The provider had an internal error",
+            _ => "The provider answered with an error",
+        };
+        let detail = detail.trim();
+        let message = if detail.is_empty() {
+            format!("{lead}.")
+        } else {
+            let short: String = detail.chars().take(300).collect();
+            format!("{lead}: {short}")
+        };
+        ProviderError::Http { status, message }
+    }
+
+    /// A network failure described without the URL (reqwest's text contains it).
+    pub fn from_reqwest(err: &reqwest::Error) -> Self {
+        let what = if err.is_connect() {
+            "could not connect to the model provider"
+        } else if err.is_timeout() {
+            "the connection to the model provider timed out"
+        } else if err.is_decode() || err.is_body() {
+            "the connection to the model provider broke off mid-response"
+        } else {
+            "the request to the model provider failed"
+        };
+        ProviderError::Network(capitalize(what))
+    }
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Opens the model's stream for a request.
+pub async fn open(
+    model: &ModelConfig,
+    request: &ChatRequest,
+) -> Result<DeltaStream, ProviderError> {
+    match model.provider {
+        ProviderKind::Demo => {
+            let steps = scripted::demo_script(request.last_user_text(), model.demo_pace);
+            Ok(scripted::play(steps).map(Ok).boxed())
+        }
+        ProviderKind::OpenAiChat => openai_chat::open(model, request).await,
+    }
+}

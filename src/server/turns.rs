@@ -1,0 +1,147 @@
+//! Runs one turn: picks the model, opens its stream, feeds the normalizer and
+//! yields `TurnEvent`s. The stream is built directly on the upstream stream (no
+//! detached task), so dropping it — client gone, Stop pressed — drops the
+//! upstream request too.
+
+use std::time::{Duration, Instant};
+
+use async_stream::stream;
+use futures::{Stream, StreamExt};
+
+use super::config::{AppConfig, ModelConfig, ProviderKind};
+use super::normalizer::Normalizer;
+use super::providers;
+use super::turn_log::TurnLog;
+use crate::turn::{ChatRequest, ErrorKind, Role, TurnEvent};
+
+/// Shared by every request (put in the Leptos context).
+#[derive(Debug, Clone)]
+pub struct TurnService {
+    config: std::sync::Arc<AppConfig>,
+}
+
+impl TurnService {
+    pub fn new(config: AppConfig) -> Self {
+        Self {
+            config: std::sync::Arc::new(config),
+        }
+    }
+
+    pub fn config(&self) -> &AppConfig {
+        &self.config
+    }
+
+    /// The event stream of one turn. Never fails: problems are `error` events.
+    pub fn start(&self, request: ChatRequest) -> impl Stream<Item = TurnEvent> + Send + 'static {
+        let config = self.config.clone();
+        let show_thinking = config.show_thinking;
+        let checked = validate(&config, &request).cloned();
+        let mut log = TurnLog::new(
+            checked.as_ref().map(|m| m.id.as_str()).unwrap_or("?"),
+            checked
+                .as_ref()
+                .map(|m| provider_name(m.provider))
+                .unwrap_or("none"),
+        );
+        let events = stream! {
+            let started = Instant::now();
+            let elapsed = move || started.elapsed().as_millis() as u64;
+            let mut normalizer = Normalizer::new();
+            let model = match checked {
+                Ok(model) => model,
+                Err((kind, message)) => {
+                    for event in normalizer.fail(kind, message, elapsed()) { yield event; }
+                    return;
+                }
+            };
+            let deadline = tokio::time::Instant::now() + config.first_token_timeout;
+            let opened = tokio::time::timeout_at(deadline, providers::open(&model, &request)).await;
+            let mut upstream = match opened {
+                Ok(Ok(upstream)) => upstream,
+                Ok(Err(err)) => {
+                    for event in normalizer.fail(err.kind(), err.to_string(), elapsed()) { yield event; }
+                    return;
+                }
+                Err(_) => {
+                    for event in normalizer.fail(ErrorKind::Timeout, first_token_message(config.first_token_timeout), elapsed()) { yield event; }
+                    return;
+                }
+            };
+            let mut received_any = false;
+            loop {
+                let next = if received_any {
+                    Ok(upstream.next().await)
+                } else {
+                    tokio::time::timeout_at(deadline, upstream.next()).await
+                };
+                let events = match next {
+                    Err(_) => normalizer.fail(ErrorKind::Timeout, first_token_message(config.first_token_timeout), elapsed()),
+                    Ok(None) => normalizer.finish(elapsed()),
+                    Ok(Some(Err(err))) => normalizer.fail(err.kind(), err.to_string(), elapsed()),
+                    Ok(Some(Ok(deltas))) => {
+                        let now = elapsed();
+                        let mut events = Vec::new();
+                        for delta in deltas {
+                            events.extend(normalizer.push(delta, now));
+                        }
+                        received_any |= !events.is_empty();
+                        events
+                    }
+                };
+                for event in events { yield event; }
+                if normalizer.has_ended() { break; }
+            }
+        };
+        events
+            .inspect(move |event| log.record(event))
+            .filter(move |event| std::future::ready(show_thinking || !is_thinking(event)))
+    }
+}
+
+/// Checks the request before any upstream call; `Err` is the error to stream.
+fn validate<'c>(
+    config: &'c AppConfig,
+    request: &ChatRequest,
+) -> Result<&'c ModelConfig, (ErrorKind, String)> {
+    let model = config.model(request.model.as_deref()).ok_or_else(|| {
+        (
+            ErrorKind::BadRequest,
+            format!(
+                "Unknown model {:?}.",
+                request.model.as_deref().unwrap_or_default()
+            ),
+        )
+    })?;
+    match request.messages.last() {
+        None => Err((ErrorKind::BadRequest, "The request has no messages.".into())),
+        Some(last) if last.role != Role::User || last.content.trim().is_empty() => Err((
+            ErrorKind::BadRequest,
+            "The last message must be a non-empty user message.".into(),
+        )),
+        Some(_) => Ok(model),
+    }
+}
+
+fn is_thinking(event: &TurnEvent) -> bool {
+    matches!(
+        event,
+        TurnEvent::ThinkingStart
+            | TurnEvent::ThinkingDelta { .. }
+            | TurnEvent::ThinkingEnd { .. }
+            | TurnEvent::AnswerWasThinking { .. }
+    )
+}
+
+fn first_token_message(limit: Duration) -> String {
+    format!(
+        "The model sent nothing for {} seconds, so the turn was ended. Try again, or raise PENSIVE_FIRST_TOKEN_TIMEOUT_SECS.",
+        limit.as_secs()
+    )
+}
+
+fn provider_name(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Demo => "demo",
+        ProviderKind::OpenAiChat => "openai",
+    }
+}

@@ -1,0 +1,293 @@
+//! The persisted conversation model (DESIGN §5) and its versioned envelope.
+//! Pure: the browser's storage module does the I/O around `encode`/`decode`.
+
+use serde::{Deserialize, Serialize};
+
+use super::reducer::{Block, BlockState, Turn, TurnStatus};
+use super::request::{ChatMessage, Role};
+
+/// Current schema version written by this build.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One message of a stored conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    User { content: String },
+    Assistant(Turn),
+}
+
+/// A stored conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conversation {
+    pub id: String,
+    pub title: String,
+    pub created_at: f64,
+    pub updated_at: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub messages: Vec<Message>,
+}
+
+impl Conversation {
+    pub fn new(id: String, now_ms: f64) -> Self {
+        Self {
+            id,
+            title: String::new(),
+            created_at: now_ms,
+            updated_at: now_ms,
+            model: None,
+            messages: Vec::new(),
+        }
+    }
+
+    /// The messages to send to the model: user text and answer text only —
+    /// thinking is never sent back (DESIGN §5).
+    pub fn to_chat_messages(&self) -> Vec<ChatMessage> {
+        self.messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::User { content } => Some(ChatMessage {
+                    role: Role::User,
+                    content: content.clone(),
+                }),
+                Message::Assistant(turn) => {
+                    let text = turn.answer_text();
+                    (!text.trim().is_empty()).then_some(ChatMessage {
+                        role: Role::Assistant,
+                        content: text,
+                    })
+                }
+            })
+            .collect()
+    }
+
+    /// A copy fit for storage at client time `now_ms`: empty finished thinking
+    /// blocks dropped, and a block still streaming given its elapsed time so far
+    /// (a reload mid-turn shows it frozen at that point).
+    pub fn for_storage(&self, now_ms: f64) -> Conversation {
+        let mut copy = self.clone();
+        for message in &mut copy.messages {
+            if let Message::Assistant(turn) = message {
+                turn.blocks.retain(|b| {
+                    !matches!(b, Block::Thinking(t) if t.is_empty() && t.state != BlockState::Streaming)
+                });
+                for block in &mut turn.blocks {
+                    if let Block::Thinking(t) = block {
+                        if t.state == BlockState::Streaming {
+                            t.duration_ms = Some((now_ms - t.started_at_ms).max(0.0) as u64);
+                        }
+                    }
+                }
+            }
+        }
+        copy
+    }
+
+    /// Applied after loading: a turn saved mid-stream is shown as interrupted,
+    /// frozen at the duration its last save recorded.
+    fn settle_live_turns(&mut self) {
+        for message in &mut self.messages {
+            let Message::Assistant(turn) = message else {
+                continue;
+            };
+            if !turn.status.is_live() {
+                continue;
+            }
+            turn.status = TurnStatus::Stopped;
+            turn.blocks
+                .retain(|b| !matches!(b, Block::Thinking(t) if t.is_empty()));
+            for block in &mut turn.blocks {
+                if let Block::Thinking(t) = block {
+                    if t.state == BlockState::Streaming {
+                        t.state = BlockState::Interrupted;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The stored envelope: `{"version": 1, "conversation": {...}}`.
+#[derive(Serialize, Deserialize)]
+struct Envelope<T> {
+    version: u32,
+    conversation: T,
+}
+
+/// Why a stored record could not be read. The caller keeps the raw text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("the saved data is not readable JSON: {0}")]
+    Unreadable(String),
+    #[error("the saved data comes from a newer version of Pensive (schema {0})")]
+    FutureVersion(u32),
+    #[error("the saved data has an unexpected shape: {0}")]
+    WrongShape(String),
+}
+
+/// Serializes a conversation in the current schema at client time `now_ms`.
+pub fn encode(conversation: &Conversation, now_ms: f64) -> String {
+    let envelope = Envelope {
+        version: SCHEMA_VERSION,
+        conversation: conversation.for_storage(now_ms),
+    };
+    // Plain data (strings, numbers, enums): serialization cannot fail.
+    serde_json::to_string(&envelope).unwrap_or_default()
+}
+
+/// Reads a stored conversation of any known version.
+pub fn decode(raw: &str) -> Result<Conversation, DecodeError> {
+    let value: serde_json::Value =
+        serde_json::from_str(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
+    let version = value
+        .get("version")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| DecodeError::WrongShape("no version field".into()))?;
+    let version = u32::try_from(version).map_err(|_| DecodeError::FutureVersion(u32::MAX))?;
+    if version > SCHEMA_VERSION {
+        return Err(DecodeError::FutureVersion(version));
+    }
+    let envelope: Envelope<Conversation> =
+        serde_json::from_value(value).map_err(|e| DecodeError::WrongShape(e.to_string()))?;
+    let mut conversation = envelope.conversation;
+    conversation.settle_live_turns();
+    Ok(conversation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::event::TurnEvent;
+
+    fn finished_turn() -> Turn {
+        let mut turn = Turn::new(0.0);
+        for event in [
+            TurnEvent::ThinkingStart,
+            TurnEvent::ThinkingDelta {
+                text: "secret reasoning".into(),
+            },
+            TurnEvent::ThinkingEnd {
+                duration_ms: 3000,
+                opaque: false,
+            },
+            TurnEvent::AnswerDelta {
+                text: "The answer.".into(),
+            },
+            TurnEvent::Done {
+                finish_reason: None,
+            },
+        ] {
+            turn.apply(event, 0.0);
+        }
+        turn
+    }
+
+    fn conversation() -> Conversation {
+        let mut c = Conversation::new("c1".into(), 1.0);
+        c.title = "Sky".into();
+        c.messages.push(Message::User {
+            content: "Why blue?".into(),
+        });
+        c.messages.push(Message::Assistant(finished_turn()));
+        c
+    }
+
+    #[test]
+    fn encode_then_decode_gives_the_same_conversation() {
+        let c = conversation();
+        assert_eq!(decode(&encode(&c, 5.0)).unwrap(), c);
+    }
+
+    #[test]
+    fn a_version_1_sample_decodes() {
+        let raw = r#"{"version":1,"conversation":{"id":"a","title":"T","created_at":1,"updated_at":2,
+          "messages":[{"role":"user","content":"hi"},
+          {"role":"assistant","blocks":[{"kind":"thinking","text":"hm","duration_ms":1200,"opaque":false,"state":"done"},
+          {"kind":"answer","text":"hello"}],"status":"done"}]}}"#;
+        let c = decode(raw).unwrap();
+        let Message::Assistant(turn) = &c.messages[1] else {
+            panic!("assistant expected")
+        };
+        assert_eq!(turn.answer_text(), "hello");
+    }
+
+    #[test]
+    fn thinking_is_never_sent_back_to_the_model() {
+        let messages = conversation().to_chat_messages();
+        assert_eq!(messages.len(), 2);
+        assert_eq!(messages[1].role, Role::Assistant);
+        assert_eq!(messages[1].content, "The answer.");
+        assert!(messages.iter().all(|m| !m.content.contains("secret")));
+    }
+
+    #[test]
+    fn a_turn_saved_mid_stream_loads_as_stopped_with_its_reasoning() {
+        let mut c = Conversation::new("c".into(), 0.0);
+        let mut turn = Turn::new(0.0);
+        turn.apply(TurnEvent::ThinkingStart, 1000.0);
+        turn.apply(
+            TurnEvent::ThinkingDelta {
+                text: "midway".into(),
+            },
+            2000.0,
+        );
+        c.messages.push(Message::Assistant(turn));
+        let loaded = decode(&encode(&c, 7000.0)).unwrap();
+        let Message::Assistant(turn) = &loaded.messages[0] else {
+            panic!("assistant expected")
+        };
+        assert_eq!(turn.status, TurnStatus::Stopped);
+        let Block::Thinking(t) = &turn.blocks[0] else {
+            panic!("thinking expected")
+        };
+        assert_eq!(t.state, BlockState::Interrupted);
+        assert_eq!(t.text, "midway");
+        assert_eq!(t.duration_ms, Some(6000), "frozen at the last save");
+    }
+
+    #[test]
+    fn empty_thinking_blocks_are_not_stored() {
+        let mut c = Conversation::new("c".into(), 0.0);
+        let mut turn = Turn::new(0.0);
+        for event in [
+            TurnEvent::ThinkingStart,
+            TurnEvent::ThinkingDelta {
+                text: "\n\n".into(),
+            },
+            TurnEvent::ThinkingEnd {
+                duration_ms: 1,
+                opaque: false,
+            },
+            TurnEvent::AnswerDelta { text: "hi".into() },
+        ] {
+            turn.apply(event, 0.0);
+        }
+        c.messages.push(Message::Assistant(turn));
+        let loaded = decode(&encode(&c, 0.0)).unwrap();
+        let Message::Assistant(turn) = &loaded.messages[0] else {
+            panic!("assistant expected")
+        };
+        assert_eq!(turn.blocks.len(), 1);
+    }
+
+    #[test]
+    fn bad_records_are_classified() {
+        assert!(matches!(
+            decode("{not json"),
+            Err(DecodeError::Unreadable(_))
+        ));
+        assert!(matches!(
+            decode(r#"{"version":99,"conversation":{}}"#),
+            Err(DecodeError::FutureVersion(99))
+        ));
+        assert!(matches!(
+            decode(r#"{"version":1,"conversation":{"id":3}}"#),
+            Err(DecodeError::WrongShape(_))
+        ));
+        assert!(matches!(
+            decode(r#"[1,2]"#),
+            Err(DecodeError::WrongShape(_))
+        ));
+    }
+}

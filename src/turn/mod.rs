@@ -1,0 +1,13 @@
+//! The pure core shared by server and browser: the wire contract (`TurnEvent`),
+//! the request type, the NDJSON framer, the turn reducer and the persisted model.
+//! No I/O and no Leptos here: everything is tested natively.
+
+pub mod contract;
+pub mod event;
+pub mod framer;
+pub mod message;
+pub mod reducer;
+pub mod request;
+
+pub use event::{ErrorKind, TurnEvent, Usage};
+pub use request::{ChatMessage, ChatRequest, Role};

@@ -1,0 +1,554 @@
+//! The turn reducer: folds `TurnEvent`s into the ordered blocks of an assistant
+//! turn plus its state (DESIGN §4). The result is both what the view renders and
+//! what history stores. Pure: the caller passes the clock.
+//!
+//! `apply` reports what changed so a view can update only the block that grew;
+//! appending is O(delta), never O(text so far).
+
+use serde::{Deserialize, Serialize};
+
+use super::event::{ErrorKind, TurnEvent, Usage};
+
+/// Where a turn is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnStatus {
+    /// Request sent, nothing received yet.
+    Waiting,
+    Thinking,
+    Answering,
+    Done,
+    Error,
+    /// Ended by the user (Stop) or by a lost connection / reload.
+    Stopped,
+}
+
+impl TurnStatus {
+    /// True while events may still arrive.
+    pub fn is_live(self) -> bool {
+        matches!(self, Self::Waiting | Self::Thinking | Self::Answering)
+    }
+}
+
+/// Life of one thinking block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockState {
+    Streaming,
+    Done,
+    /// Cut short (Stop, lost connection, error): the timer froze.
+    Interrupted,
+}
+
+/// A reasoning block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Thinking {
+    pub text: String,
+    /// Server-measured duration; `None` while streaming or when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    #[serde(default)]
+    pub opaque: bool,
+    /// The latest headline (`<topic>` or bold-only line), derived by the view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<String>,
+    pub state: BlockState,
+    /// Client clock (ms) when the block opened; drives the live timer only.
+    #[serde(skip)]
+    pub started_at_ms: f64,
+}
+
+impl Thinking {
+    fn streaming(now_ms: f64) -> Self {
+        Self {
+            text: String::new(),
+            duration_ms: None,
+            opaque: false,
+            headline: None,
+            state: BlockState::Streaming,
+            started_at_ms: now_ms,
+        }
+    }
+
+    /// A block with no readable text and no opaque signal: hidden, not stored.
+    pub fn is_empty(&self) -> bool {
+        !self.opaque && self.text.trim().is_empty()
+    }
+}
+
+/// One block of an assistant turn, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Block {
+    Thinking(Thinking),
+    Answer { text: String },
+}
+
+/// What went wrong, as shown to the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+/// An assistant turn: its blocks, state, usage and outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    pub blocks: Vec<Block>,
+    pub status: TurnStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<TurnError>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Client clock when the request was sent (waiting timer).
+    #[serde(skip)]
+    pub started_at_ms: f64,
+    /// Client ms from request to the first event (time to first token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<u64>,
+}
+
+/// What one `apply` changed, so views touch only what moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// A block was pushed at this index.
+    Opened(usize),
+    /// Text was appended to this block, starting at byte `from`.
+    Appended { index: usize, from: usize },
+    /// This block's metadata changed (state, duration, opaque).
+    Updated(usize),
+    /// The block list changed shape (removal or conversion): re-read all blocks.
+    Restructured,
+    /// Status, usage, error or finish reason changed.
+    Status,
+}
+
+impl Turn {
+    /// A turn whose request was just sent at `now_ms`.
+    pub fn new(now_ms: f64) -> Self {
+        Self {
+            blocks: Vec::new(),
+            status: TurnStatus::Waiting,
+            error: None,
+            usage: None,
+            finish_reason: None,
+            started_at_ms: now_ms,
+            ttft_ms: None,
+        }
+    }
+
+    /// Folds one event in; `now_ms` is the caller's clock.
+    pub fn apply(&mut self, event: TurnEvent, now_ms: f64) -> Vec<Change> {
+        if !self.status.is_live() {
+            return Vec::new(); // nothing counts after the end (DESIGN §2)
+        }
+        if self.ttft_ms.is_none() {
+            self.ttft_ms = Some((now_ms - self.started_at_ms).max(0.0) as u64);
+        }
+        match event {
+            TurnEvent::ThinkingStart => {
+                self.close_open_thinking(None, BlockState::Done);
+                self.blocks
+                    .push(Block::Thinking(Thinking::streaming(now_ms)));
+                self.status = TurnStatus::Thinking;
+                vec![Change::Opened(self.blocks.len() - 1), Change::Status]
+            }
+            TurnEvent::ThinkingDelta { text } => self.append_thinking(&text, now_ms),
+            TurnEvent::ThinkingEnd {
+                duration_ms,
+                opaque,
+            } => self.end_thinking(duration_ms, opaque),
+            TurnEvent::AnswerDelta { text } => self.append_answer(&text),
+            TurnEvent::AnswerWasThinking { duration_ms } => self.answer_was_thinking(duration_ms),
+            TurnEvent::Usage(usage) => {
+                self.usage.get_or_insert_with(Usage::default).add(&usage);
+                vec![Change::Status]
+            }
+            TurnEvent::Done { finish_reason } => {
+                let mut changes = self.interrupt_open_thinking(now_ms);
+                self.finish_reason = finish_reason;
+                self.status = TurnStatus::Done;
+                changes.push(Change::Status);
+                changes
+            }
+            TurnEvent::Error { kind, message } => {
+                let mut changes = self.interrupt_open_thinking(now_ms);
+                // An error right after reasoning (no answer yet) cut that reasoning short.
+                if let Some(Block::Thinking(block)) = self.blocks.last_mut() {
+                    if block.state == BlockState::Done {
+                        block.state = BlockState::Interrupted;
+                        changes.push(Change::Updated(self.blocks.len() - 1));
+                    }
+                }
+                self.error = Some(TurnError { kind, message });
+                self.status = TurnStatus::Error;
+                changes.push(Change::Status);
+                changes
+            }
+        }
+    }
+
+    /// The user pressed Stop or the connection was lost: freeze everything.
+    pub fn stop(&mut self, now_ms: f64) -> Vec<Change> {
+        if !self.status.is_live() {
+            return Vec::new();
+        }
+        let mut changes = self.interrupt_open_thinking(now_ms);
+        self.status = TurnStatus::Stopped;
+        changes.push(Change::Status);
+        changes
+    }
+
+    /// The answer text of the turn (what is sent back to the model later).
+    pub fn answer_text(&self) -> String {
+        self.blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Answer { text } => Some(text.as_str()),
+                Block::Thinking(_) => None,
+            })
+            .collect()
+    }
+
+    /// True when the model reasoned but wrote no answer text.
+    pub fn thought_without_answer(&self) -> bool {
+        self.status == TurnStatus::Done
+            && self.answer_text().trim().is_empty()
+            && self.blocks.iter().any(|b| matches!(b, Block::Thinking(_)))
+    }
+
+    fn open_thinking(&mut self) -> Option<(usize, &mut Thinking)> {
+        let index = self.blocks.len().checked_sub(1)?;
+        match &mut self.blocks[index] {
+            Block::Thinking(block) if block.state == BlockState::Streaming => Some((index, block)),
+            _ => None,
+        }
+    }
+
+    fn append_thinking(&mut self, text: &str, now_ms: f64) -> Vec<Change> {
+        if text.is_empty() {
+            return Vec::new();
+        }
+        let mut changes = Vec::new();
+        if self.open_thinking().is_none() {
+            // Tolerate a producer that forgot `thinking_start`.
+            changes.extend(self.apply(TurnEvent::ThinkingStart, now_ms));
+        }
+        if let Some((index, block)) = self.open_thinking() {
+            let from = block.text.len();
+            block.text.push_str(text);
+            changes.push(Change::Appended { index, from });
+        }
+        changes
+    }
+
+    fn end_thinking(&mut self, duration_ms: u64, opaque: bool) -> Vec<Change> {
+        let Some((index, block)) = self.open_thinking() else {
+            return Vec::new();
+        };
+        block.duration_ms = Some(duration_ms);
+        block.opaque = opaque && block.text.trim().is_empty();
+        block.state = BlockState::Done;
+        vec![Change::Updated(index)]
+    }
+
+    fn append_answer(&mut self, text: &str) -> Vec<Change> {
+        if text.is_empty() {
+            return Vec::new();
+        }
+        let mut changes = Vec::new();
+        // The contract closes thinking first; if a producer did not, freeze it here.
+        changes.extend(self.close_open_thinking(None, BlockState::Done));
+        let status_changed = self.status != TurnStatus::Answering;
+        self.status = TurnStatus::Answering;
+        match self.blocks.last_mut() {
+            Some(Block::Answer { text: answer }) => {
+                let from = answer.len();
+                answer.push_str(text);
+                changes.push(Change::Appended {
+                    index: self.blocks.len() - 1,
+                    from,
+                });
+            }
+            _ => {
+                self.blocks.push(Block::Answer {
+                    text: text.to_owned(),
+                });
+                changes.push(Change::Opened(self.blocks.len() - 1));
+            }
+        }
+        if status_changed {
+            changes.push(Change::Status);
+        }
+        changes
+    }
+
+    fn answer_was_thinking(&mut self, duration_ms: u64) -> Vec<Change> {
+        // Everything so far was reasoning from a prefilled `<think>`: fold all the
+        // answer text received into one finished thinking block.
+        let text = self.answer_text();
+        self.blocks.retain(|b| !matches!(b, Block::Answer { .. }));
+        if !text.trim().is_empty() {
+            self.blocks.push(Block::Thinking(Thinking {
+                text,
+                duration_ms: Some(duration_ms),
+                opaque: false,
+                headline: None,
+                state: BlockState::Done,
+                started_at_ms: self.started_at_ms,
+            }));
+        }
+        self.status = TurnStatus::Thinking;
+        vec![Change::Restructured, Change::Status]
+    }
+
+    /// Closes a still-streaming block (contract violation or end of stream).
+    fn close_open_thinking(&mut self, duration_ms: Option<u64>, state: BlockState) -> Vec<Change> {
+        match self.open_thinking() {
+            Some((index, block)) => {
+                block.state = state;
+                if duration_ms.is_some() {
+                    block.duration_ms = duration_ms;
+                }
+                vec![Change::Updated(index)]
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Freezes a streaming block at the client-measured elapsed time.
+    fn interrupt_open_thinking(&mut self, now_ms: f64) -> Vec<Change> {
+        let elapsed = self
+            .open_thinking()
+            .map(|(_, block)| (now_ms - block.started_at_ms).max(0.0) as u64);
+        self.close_open_thinking(elapsed, BlockState::Interrupted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(text: &str) -> TurnEvent {
+        TurnEvent::ThinkingDelta { text: text.into() }
+    }
+    fn answer(text: &str) -> TurnEvent {
+        TurnEvent::AnswerDelta { text: text.into() }
+    }
+    fn end(ms: u64) -> TurnEvent {
+        TurnEvent::ThinkingEnd {
+            duration_ms: ms,
+            opaque: false,
+        }
+    }
+    fn done() -> TurnEvent {
+        TurnEvent::Done {
+            finish_reason: Some("stop".into()),
+        }
+    }
+
+    fn run(events: Vec<TurnEvent>) -> Turn {
+        let mut turn = Turn::new(0.0);
+        for (i, event) in events.into_iter().enumerate() {
+            turn.apply(event, i as f64 * 100.0);
+        }
+        turn
+    }
+
+    fn thinking(turn: &Turn, index: usize) -> &Thinking {
+        match &turn.blocks[index] {
+            Block::Thinking(t) => t,
+            other => panic!("block {index} is {other:?}"),
+        }
+    }
+
+    #[test]
+    fn think_then_answer_gives_two_blocks_in_order() {
+        let turn = run(vec![
+            TurnEvent::ThinkingStart,
+            delta("Light "),
+            delta("scatters."),
+            end(1500),
+            answer("Because "),
+            answer("Rayleigh."),
+            done(),
+        ]);
+        assert_eq!(turn.blocks.len(), 2);
+        let t = thinking(&turn, 0);
+        assert_eq!(t.text, "Light scatters.");
+        assert_eq!(t.duration_ms, Some(1500));
+        assert_eq!(t.state, BlockState::Done);
+        assert_eq!(
+            turn.blocks[1],
+            Block::Answer {
+                text: "Because Rayleigh.".into()
+            }
+        );
+        assert_eq!(turn.status, TurnStatus::Done);
+        assert_eq!(turn.finish_reason.as_deref(), Some("stop"));
+    }
+
+    #[test]
+    fn status_walks_waiting_thinking_answering_done() {
+        let mut turn = Turn::new(0.0);
+        assert_eq!(turn.status, TurnStatus::Waiting);
+        turn.apply(TurnEvent::ThinkingStart, 250.0);
+        assert_eq!(turn.status, TurnStatus::Thinking);
+        assert_eq!(turn.ttft_ms, Some(250));
+        turn.apply(end(10), 300.0);
+        turn.apply(answer("a"), 300.0);
+        assert_eq!(turn.status, TurnStatus::Answering);
+        turn.apply(done(), 400.0);
+        assert_eq!(turn.status, TurnStatus::Done);
+    }
+
+    #[test]
+    fn appends_report_only_the_new_bytes() {
+        let mut turn = Turn::new(0.0);
+        turn.apply(TurnEvent::ThinkingStart, 0.0);
+        turn.apply(delta("abc"), 0.0);
+        let changes = turn.apply(delta("de"), 0.0);
+        assert_eq!(changes, vec![Change::Appended { index: 0, from: 3 }]);
+    }
+
+    #[test]
+    fn interleaved_blocks_keep_their_order_and_durations() {
+        let turn = run(vec![
+            TurnEvent::ThinkingStart,
+            delta("one"),
+            end(100),
+            answer("A"),
+            TurnEvent::ThinkingStart,
+            delta("two"),
+            end(200),
+            answer("B"),
+            done(),
+        ]);
+        assert_eq!(turn.blocks.len(), 4);
+        assert_eq!(thinking(&turn, 0).duration_ms, Some(100));
+        assert_eq!(thinking(&turn, 2).duration_ms, Some(200));
+        assert_eq!(turn.answer_text(), "AB");
+    }
+
+    #[test]
+    fn empty_deltas_change_nothing() {
+        let mut turn = Turn::new(0.0);
+        assert!(turn.apply(answer(""), 0.0).is_empty());
+        assert!(turn.blocks.is_empty());
+        assert_eq!(turn.status, TurnStatus::Waiting);
+    }
+
+    #[test]
+    fn stop_freezes_an_open_block_at_the_elapsed_time() {
+        let mut turn = Turn::new(0.0);
+        turn.apply(TurnEvent::ThinkingStart, 1000.0);
+        turn.apply(delta("partial"), 2000.0);
+        turn.stop(10_000.0);
+        let t = thinking(&turn, 0);
+        assert_eq!(t.state, BlockState::Interrupted);
+        assert_eq!(t.duration_ms, Some(9000));
+        assert_eq!(t.text, "partial");
+        assert_eq!(turn.status, TurnStatus::Stopped);
+        // Nothing counts after the end.
+        assert!(turn.apply(delta("late"), 11_000.0).is_empty());
+    }
+
+    #[test]
+    fn error_mid_thinking_marks_the_block_interrupted_and_keeps_text() {
+        let turn = run(vec![
+            TurnEvent::ThinkingStart,
+            delta("half a thought"),
+            end(900),
+            TurnEvent::error(ErrorKind::Network, "connection lost"),
+        ]);
+        let t = thinking(&turn, 0);
+        assert_eq!(t.state, BlockState::Interrupted);
+        assert_eq!(t.duration_ms, Some(900));
+        assert_eq!(turn.status, TurnStatus::Error);
+        assert_eq!(
+            turn.error.as_ref().map(|e| e.kind),
+            Some(ErrorKind::Network)
+        );
+    }
+
+    #[test]
+    fn answer_was_thinking_moves_answer_text_into_a_finished_block() {
+        let turn = run(vec![
+            answer("I should check "),
+            answer("the units."),
+            TurnEvent::AnswerWasThinking { duration_ms: 700 },
+            answer("42"),
+            done(),
+        ]);
+        assert_eq!(turn.blocks.len(), 2);
+        let t = thinking(&turn, 0);
+        assert_eq!(t.text, "I should check the units.");
+        assert_eq!(t.duration_ms, Some(700));
+        assert_eq!(turn.answer_text(), "42");
+    }
+
+    #[test]
+    fn opaque_flag_only_sticks_to_blocks_without_text() {
+        let turn = run(vec![
+            TurnEvent::ThinkingStart,
+            TurnEvent::ThinkingEnd {
+                duration_ms: 8000,
+                opaque: true,
+            },
+            answer("x"),
+            done(),
+        ]);
+        assert!(thinking(&turn, 0).opaque);
+        assert!(!thinking(&turn, 0).is_empty());
+        let turn = run(vec![
+            TurnEvent::ThinkingStart,
+            delta("\n\n"),
+            end(5),
+            answer("x"),
+        ]);
+        assert!(thinking(&turn, 0).is_empty());
+    }
+
+    #[test]
+    fn usage_events_add_up_and_thinking_without_answer_is_detected() {
+        let turn = run(vec![
+            TurnEvent::ThinkingStart,
+            delta("hmm"),
+            end(5),
+            TurnEvent::Usage(Usage {
+                reasoning_tokens: Some(10),
+                ..Usage::default()
+            }),
+            TurnEvent::Usage(Usage {
+                reasoning_tokens: Some(5),
+                ..Usage::default()
+            }),
+            TurnEvent::Done {
+                finish_reason: Some("length".into()),
+            },
+        ]);
+        assert_eq!(turn.usage.and_then(|u| u.reasoning_tokens), Some(15));
+        assert!(turn.thought_without_answer());
+    }
+
+    #[test]
+    fn turn_round_trips_through_json_with_the_documented_block_shape() {
+        let turn = run(vec![
+            TurnEvent::ThinkingStart,
+            delta("t"),
+            end(1),
+            answer("a"),
+            done(),
+        ]);
+        let json = serde_json::to_value(&turn).unwrap();
+        assert_eq!(json["blocks"][0]["kind"], "thinking");
+        assert_eq!(json["blocks"][0]["duration_ms"], 1);
+        assert_eq!(json["blocks"][0]["state"], "done");
+        assert_eq!(json["blocks"][1]["kind"], "answer");
+        assert_eq!(json["status"], "done");
+        let back: Turn = serde_json::from_value(json).unwrap();
+        assert_eq!(back.blocks, turn.blocks);
+    }
+}

@@ -1,0 +1,72 @@
+//! The chat request the browser sends (`{"request": {"messages": [...], "model": ...}}`).
+
+use serde::{Deserialize, Serialize};
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+/// One message of the conversation sent to the model. Assistant messages carry
+/// only their answer text: thinking is never sent back (DESIGN §5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+}
+
+/// The body of `POST /api/chat` (inside the server function's `request` argument).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    pub messages: Vec<ChatMessage>,
+    /// One of the configured model ids; the first configured model when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+impl ChatRequest {
+    /// The last user message's text, or "" (scripted models pick scenarios from it).
+    pub fn last_user_text(&self) -> &str {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .map(|m| m.content.as_str())
+            .unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_body() {
+        let body =
+            r#"{"messages":[{"role":"system","content":"s"},{"role":"user","content":"Why?"}]}"#;
+        let request: ChatRequest = serde_json::from_str(body).unwrap();
+        assert_eq!(request.messages.len(), 2);
+        assert_eq!(request.messages[0].role, Role::System);
+        assert_eq!(request.model, None);
+        assert_eq!(request.last_user_text(), "Why?");
+    }
+
+    #[test]
+    fn rejects_unknown_roles() {
+        let body = r#"{"messages":[{"role":"wizard","content":"x"}]}"#;
+        assert!(serde_json::from_str::<ChatRequest>(body).is_err());
+    }
+}

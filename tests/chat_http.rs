@@ -1,0 +1,189 @@
+//! `POST /api/chat` over the real router (tower `oneshot`), on the demo model.
+
+#![cfg(feature = "ssr")]
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use leptos::config::LeptosOptions;
+use pensive::server::router::build_router;
+use pensive::server::scripted::Pace;
+use pensive::server::{config::ModelConfig, AppConfig, TurnService};
+use pensive::turn::contract::check_stream;
+use pensive::turn::framer::NdjsonFramer;
+use pensive::turn::{ErrorKind, TurnEvent};
+use std::time::Duration;
+use tower::ServiceExt;
+
+fn app(pace: Pace) -> axum::Router {
+    let config = AppConfig {
+        models: vec![ModelConfig::demo(pace)],
+        first_token_timeout: Duration::from_secs(5),
+        show_thinking: true,
+    };
+    let options = LeptosOptions::builder().output_name("pensive").build();
+    build_router(TurnService::new(config), options)
+}
+
+fn chat_request(body: &str) -> Request<Body> {
+    Request::post("/api/chat")
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_owned()))
+        .expect("valid request")
+}
+
+/// Sends a chat request and returns the decoded events and the number of body frames.
+async fn run(app: axum::Router, body: &str) -> (Vec<TurnEvent>, usize) {
+    let response = app
+        .oneshot(chat_request(body))
+        .await
+        .expect("router answers");
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response
+            .headers()
+            .get("x-accel-buffering")
+            .map(|v| v.to_str().unwrap()),
+        Some("no")
+    );
+    let mut body = response.into_body();
+    let mut framer = NdjsonFramer::new();
+    let mut events = Vec::new();
+    let mut frames = 0;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.expect("body frame");
+        if let Some(data) = frame.data_ref() {
+            frames += 1;
+            events.extend(
+                framer
+                    .push(data)
+                    .into_iter()
+                    .map(|e| e.expect("valid NDJSON")),
+            );
+        }
+    }
+    events.extend(framer.finish().map(|e| e.expect("valid NDJSON")));
+    (events, frames)
+}
+
+const SKY: &str = r#"{"request":{"messages":[{"role":"user","content":"Why is the sky blue?"}]}}"#;
+
+#[tokio::test]
+async fn demo_turn_streams_thinking_then_answer_then_done() {
+    let (events, _) = run(app(Pace::INSTANT), SKY).await;
+    check_stream(&events).expect("DESIGN §2 rules hold");
+    assert_eq!(events[0], TurnEvent::ThinkingStart);
+    assert!(matches!(events[1], TurnEvent::ThinkingDelta { .. }));
+    let end = events
+        .iter()
+        .position(|e| matches!(e, TurnEvent::ThinkingEnd { .. }))
+        .expect("the block closes");
+    assert!(matches!(events[end + 1], TurnEvent::AnswerDelta { .. }));
+    assert!(events[end + 1..events.len() - 1]
+        .iter()
+        .all(|e| matches!(e, TurnEvent::AnswerDelta { .. } | TurnEvent::Usage(_))));
+    assert_eq!(
+        events.last(),
+        Some(&TurnEvent::Done {
+            finish_reason: Some("stop".into())
+        })
+    );
+    let thinking: String = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ThinkingDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        thinking.contains("Why is the sky blue?"),
+        "the demo reasons about the prompt"
+    );
+}
+
+#[tokio::test]
+async fn a_paced_turn_arrives_as_many_body_frames_not_one() {
+    let (events, frames) = run(app(Pace::scaled(0.05)), SKY).await;
+    check_stream(&events).expect("DESIGN §2 rules hold");
+    assert!(
+        frames > 10,
+        "events are flushed as they happen, got {frames} frames"
+    );
+}
+
+#[tokio::test]
+async fn the_server_measures_thinking_duration() {
+    let (events, _) = run(app(Pace::scaled(0.2)), SKY).await;
+    let duration = events
+        .iter()
+        .find_map(|e| match e {
+            TurnEvent::ThinkingEnd { duration_ms, .. } => Some(*duration_ms),
+            _ => None,
+        })
+        .expect("thinking_end");
+    // ~80 reasoning chunks at 9 ms each: the duration reflects real elapsed time.
+    assert!(duration >= 300, "duration {duration} ms");
+}
+
+#[tokio::test]
+async fn bad_requests_are_in_band_errors() {
+    for body in [
+        r#"{"request":{"messages":[]}}"#,
+        r#"{"request":{"messages":[{"role":"user","content":"hi"}],"model":"nope"}}"#,
+        r#"{"request":{"messages":[{"role":"assistant","content":"hi"}]}}"#,
+    ] {
+        let (events, _) = run(app(Pace::INSTANT), body).await;
+        check_stream(&events).expect("DESIGN §2 rules hold");
+        assert!(
+            matches!(
+                &events[..],
+                [TurnEvent::Error {
+                    kind: ErrorKind::BadRequest,
+                    ..
+                }]
+            ),
+            "{body} -> {events:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_kill_switch_keeps_thinking_off_the_wire() {
+    let config = AppConfig {
+        models: vec![ModelConfig::demo(Pace::INSTANT)],
+        first_token_timeout: Duration::from_secs(5),
+        show_thinking: false,
+    };
+    let options = LeptosOptions::builder().output_name("pensive").build();
+    let app = build_router(TurnService::new(config), options);
+    let (events, _) = run(app, SKY).await;
+    check_stream(&events).expect("DESIGN §2 rules hold");
+    assert!(events.iter().all(|e| !matches!(
+        e,
+        TurnEvent::ThinkingStart | TurnEvent::ThinkingDelta { .. } | TurnEvent::ThinkingEnd { .. }
+    )));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, TurnEvent::AnswerDelta { .. })));
+}
+
+#[tokio::test]
+async fn the_page_is_server_rendered_with_the_composer() {
+    let response = app(Pace::INSTANT)
+        .oneshot(Request::get("/").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let html = String::from_utf8(
+        response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec(),
+    )
+    .unwrap();
+    assert!(html.contains("data-testid=\"composer\""));
+    assert!(html.contains("Pensive"));
+}
