@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::scripted::Pace;
+use super::tags::TagSet;
 use crate::app::api::PublicModel;
 
 /// Which wire dialect a model speaks.
@@ -31,6 +32,10 @@ pub struct ModelConfig {
     pub max_output_tokens: Option<u32>,
     /// Pace of the demo model's script.
     pub demo_pace: Pace,
+    /// Inline reasoning tags extracted from answer text.
+    pub tags: TagSet,
+    /// The model's output starts inside a thinking block (prefilled `<think>`).
+    pub start_in_thinking: bool,
 }
 
 impl ModelConfig {
@@ -45,6 +50,8 @@ impl ModelConfig {
             upstream_model: "demo".into(),
             max_output_tokens: None,
             demo_pace: pace,
+            tags: TagSet::default(),
+            start_in_thinking: false,
         }
     }
 
@@ -78,6 +85,8 @@ pub enum ConfigError {
         value: String,
         why: &'static str,
     },
+    #[error("PENSIVE_TAGS: {0}")]
+    Tags(#[from] super::tags::TagError),
     #[error("PENSIVE_PROVIDER={0} needs PENSIVE_BASE_URL (or OPENAI_BASE_URL) and PENSIVE_MODEL")]
     Incomplete(String),
 }
@@ -112,6 +121,12 @@ impl AppConfig {
         let max_output_tokens = get("PENSIVE_MAX_OUTPUT_TOKENS")
             .map(|v| parse_number(&v, "PENSIVE_MAX_OUTPUT_TOKENS").map(|n| n as u32))
             .transpose()?;
+        let tags = match get("PENSIVE_TAGS") {
+            Some(list) if list.trim() == "none" => TagSet::none(),
+            Some(list) => TagSet::parse_list(&list)?,
+            None => TagSet::default(),
+        };
+        let start_in_thinking = is_truthy(get("PENSIVE_START_IN_THINKING").as_deref());
         let model = match provider {
             ProviderKind::Demo => ModelConfig::demo(pace),
             ProviderKind::OpenAiChat => {
@@ -127,6 +142,8 @@ impl AppConfig {
                     upstream_model,
                     max_output_tokens,
                     demo_pace: pace,
+                    tags,
+                    start_in_thinking,
                 }
             }
         };
@@ -154,6 +171,10 @@ impl AppConfig {
             Some(id) => self.models.iter().find(|m| m.id == id),
         }
     }
+}
+
+fn is_truthy(value: Option<&str>) -> bool {
+    matches!(value, Some("1") | Some("true") | Some("yes") | Some("on"))
 }
 
 fn parse_number(value: &str, name: &'static str) -> Result<f64, ConfigError> {

@@ -6,6 +6,7 @@ pub mod normalizer;
 pub mod providers;
 pub mod router;
 pub mod scripted;
+pub mod tags;
 pub mod turn_log;
 pub mod turns;
 

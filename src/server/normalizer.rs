@@ -4,6 +4,7 @@
 //! terminal event, durations from the server's clock). No I/O: the caller
 //! passes the elapsed time.
 
+use super::tags::{TagExtractor, TagPart, TagSet};
 use crate::turn::{ErrorKind, TurnEvent, Usage};
 
 /// What a dialect decoder extracted from one provider chunk, in order.
@@ -30,9 +31,12 @@ struct OpenBlock {
 }
 
 /// Streaming state of one turn.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Normalizer {
+    tags: TagExtractor,
     open: Option<OpenBlock>,
+    /// When the first answer text arrived (a lone closing tag dates reasoning from it).
+    first_answer_ms: Option<u64>,
     /// Whitespace-only answer text seen while a block was open: held, not a switch.
     held_whitespace: String,
     answer_started: bool,
@@ -40,9 +44,25 @@ pub struct Normalizer {
     ended: bool,
 }
 
+impl Default for Normalizer {
+    fn default() -> Self {
+        Self::new(TagSet::default(), false)
+    }
+}
+
 impl Normalizer {
-    pub fn new() -> Self {
-        Self::default()
+    /// A normalizer extracting `tags` from answer text; `start_in_thinking` for
+    /// models whose output begins inside a thinking block.
+    pub fn new(tags: TagSet, start_in_thinking: bool) -> Self {
+        Self {
+            tags: TagExtractor::new(tags, start_in_thinking),
+            open: None,
+            first_answer_ms: None,
+            held_whitespace: String::new(),
+            answer_started: false,
+            finish_reason: None,
+            ended: false,
+        }
     }
 
     /// Folds one delta in at `now_ms` (ms since the turn started).
@@ -53,37 +73,22 @@ impl Normalizer {
         }
         match delta {
             Delta::Reasoning(text) => {
-                if text.is_empty() {
-                    return out;
-                }
-                let block = self.ensure_open(now_ms, &mut out);
-                block.has_text = true;
-                out.push(TurnEvent::ThinkingDelta { text });
+                self.tags.note_thinking_block();
+                self.reasoning(text, now_ms, &mut out);
             }
             Delta::OpaqueReasoning => {
                 // Encrypted reasoning after the answer began never opens a block.
                 if self.open.is_none() && self.answer_started {
                     return out;
                 }
+                self.tags.note_thinking_block();
                 self.ensure_open(now_ms, &mut out).opaque = true;
             }
             Delta::ReasoningBoundary => self.close_block(now_ms, &mut out),
             Delta::Answer(text) => {
-                if text.is_empty() {
-                    return out;
+                for part in self.tags.push(&text) {
+                    self.tag_part(part, now_ms, &mut out);
                 }
-                if self.open.is_some() && text.trim().is_empty() {
-                    self.held_whitespace.push_str(&text);
-                    return out;
-                }
-                self.close_block(now_ms, &mut out);
-                self.answer_started = true;
-                let text = if self.held_whitespace.is_empty() {
-                    text
-                } else {
-                    std::mem::take(&mut self.held_whitespace) + &text
-                };
-                out.push(TurnEvent::AnswerDelta { text });
             }
             Delta::Usage(usage) => out.push(TurnEvent::Usage(usage)),
             Delta::Finish(reason) => {
@@ -132,6 +137,9 @@ impl Normalizer {
         if self.ended {
             return out;
         }
+        for part in self.tags.finish() {
+            self.tag_part(part, now_ms, &mut out);
+        }
         self.close_block(now_ms, &mut out);
         if !self.held_whitespace.is_empty() {
             // Lossless: whitespace held back is released as it came.
@@ -140,6 +148,57 @@ impl Normalizer {
             });
         }
         out
+    }
+
+    fn reasoning(&mut self, text: String, now_ms: u64, out: &mut Vec<TurnEvent>) {
+        if text.is_empty() {
+            return;
+        }
+        let block = self.ensure_open(now_ms, out);
+        block.has_text = true;
+        out.push(TurnEvent::ThinkingDelta { text });
+    }
+
+    fn answer(&mut self, text: String, now_ms: u64, out: &mut Vec<TurnEvent>) {
+        if text.is_empty() {
+            return;
+        }
+        if self.open.is_some() && text.trim().is_empty() {
+            self.held_whitespace.push_str(&text);
+            return;
+        }
+        self.close_block(now_ms, out);
+        self.answer_started = true;
+        self.first_answer_ms.get_or_insert(now_ms);
+        let text = if self.held_whitespace.is_empty() {
+            text
+        } else {
+            std::mem::take(&mut self.held_whitespace) + &text
+        };
+        out.push(TurnEvent::AnswerDelta { text });
+    }
+
+    /// One part of answer text after inline-tag extraction.
+    fn tag_part(&mut self, part: TagPart, now_ms: u64, out: &mut Vec<TurnEvent>) {
+        match part {
+            TagPart::Answer(text) => self.answer(text, now_ms, out),
+            TagPart::Reasoning(text) => self.reasoning(text, now_ms, out),
+            TagPart::Open(_) => {
+                self.close_block(now_ms, out);
+                self.ensure_open(now_ms, out);
+            }
+            TagPart::Close(_) => self.close_block(now_ms, out),
+            TagPart::LoneClose(_) => {
+                // With no answer text before it the block would be empty: no event.
+                if let Some(first) = self.first_answer_ms.take() {
+                    out.push(TurnEvent::AnswerWasThinking {
+                        duration_ms: now_ms.saturating_sub(first),
+                    });
+                }
+                self.answer_started = false;
+            }
+            TagPart::Absorbed(_) => {}
+        }
     }
 
     fn ensure_open(&mut self, now_ms: u64, out: &mut Vec<TurnEvent>) -> &mut OpenBlock {
@@ -168,7 +227,7 @@ mod tests {
     use super::*;
 
     fn run(deltas: Vec<Delta>) -> Vec<TurnEvent> {
-        let mut n = Normalizer::new();
+        let mut n = Normalizer::default();
         let mut out = Vec::new();
         for (i, d) in deltas.into_iter().enumerate() {
             out.extend(n.push(d, i as u64 * 10));
@@ -296,7 +355,7 @@ mod tests {
 
     #[test]
     fn failure_closes_the_open_block_and_ends_with_exactly_one_error() {
-        let mut n = Normalizer::new();
+        let mut n = Normalizer::default();
         let mut events = n.push(r("half"), 0);
         events.extend(n.fail(ErrorKind::Network, "lost", 50));
         events.extend(n.finish(60));
@@ -311,6 +370,91 @@ mod tests {
                 TurnEvent::error(ErrorKind::Network, "lost"),
             ]
         );
+    }
+
+    #[test]
+    fn inline_tags_in_answer_text_become_thinking_events() {
+        let events = run(vec![a("<thi"), a("nk>plan"), a("</think>\n\nDone")]);
+        assert_eq!(
+            events,
+            vec![
+                TurnEvent::ThinkingStart,
+                TurnEvent::ThinkingDelta {
+                    text: "plan".into()
+                },
+                TurnEvent::ThinkingEnd {
+                    duration_ms: 10,
+                    opaque: false
+                },
+                TurnEvent::AnswerDelta {
+                    text: "\n\nDone".into()
+                },
+                TurnEvent::Done {
+                    finish_reason: None
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lone_closing_tag_turns_the_answer_so_far_into_thinking() {
+        let events = run(vec![a("step one"), a("</think>"), a("42")]);
+        assert_eq!(
+            events,
+            vec![
+                TurnEvent::AnswerDelta {
+                    text: "step one".into()
+                },
+                TurnEvent::AnswerWasThinking { duration_ms: 10 },
+                TurnEvent::AnswerDelta { text: "42".into() },
+                TurnEvent::Done {
+                    finish_reason: None
+                },
+            ]
+        );
+        // Nothing before it: the block would be empty, so no event.
+        let events = run(vec![a("</think>"), a("42")]);
+        assert!(!events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::AnswerWasThinking { .. })));
+    }
+
+    #[test]
+    fn an_unclosed_tag_block_is_closed_at_the_end_and_a_partial_tag_flushed() {
+        let events = run(vec![a("<think>abc</thi")]);
+        assert_eq!(
+            events[1..],
+            [
+                TurnEvent::ThinkingDelta { text: "abc".into() },
+                TurnEvent::ThinkingDelta {
+                    text: "</thi".into()
+                },
+                TurnEvent::ThinkingEnd {
+                    duration_ms: 1000,
+                    opaque: false
+                },
+                TurnEvent::Done {
+                    finish_reason: None
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn start_in_thinking_opens_a_block_for_the_first_text() {
+        let mut n = Normalizer::new(TagSet::default(), true);
+        let mut events = n.push(a("reasoning</think>answer"), 0);
+        events.extend(n.finish(5));
+        assert_eq!(events[0], TurnEvent::ThinkingStart);
+        assert_eq!(
+            events[1],
+            TurnEvent::ThinkingDelta {
+                text: "reasoning".into()
+            }
+        );
+        assert!(events.contains(&TurnEvent::AnswerDelta {
+            text: "answer".into()
+        }));
     }
 
     #[test]

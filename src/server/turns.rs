@@ -46,14 +46,14 @@ impl TurnService {
         let events = stream! {
             let started = Instant::now();
             let elapsed = move || started.elapsed().as_millis() as u64;
-            let mut normalizer = Normalizer::new();
             let model = match checked {
                 Ok(model) => model,
                 Err((kind, message)) => {
-                    for event in normalizer.fail(kind, message, elapsed()) { yield event; }
+                    for event in Normalizer::default().fail(kind, message, elapsed()) { yield event; }
                     return;
                 }
             };
+            let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let deadline = tokio::time::Instant::now() + config.first_token_timeout;
             let opened = tokio::time::timeout_at(deadline, providers::open(&model, &request)).await;
             let mut upstream = match opened {

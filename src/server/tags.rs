@@ -1,0 +1,967 @@
+//! Inline reasoning tags in answer text (`<think>…</think>` and friends), per
+//! DESIGN §3. A streaming state machine: text is passed through byte for byte,
+//! a possible tag split across chunks is held back until decided (never shown
+//! half), and per-chunk work is proportional to the chunk plus the held-back
+//! tail (bounded by the longest tag), never to the text before it.
+//!
+//! Pure: no I/O, no clock. The normalizer turns the parts into `TurnEvent`s.
+
+/// The default tag list: bare names and the literal opening tokens of the
+/// special pairs.
+pub const DEFAULT_TAGS: &[&str] = &[
+    "think",
+    "thinking",
+    "thought",
+    "reasoning",
+    "reason",
+    "<|begin_of_thought|>",
+    "\u{25c1}think\u{25b7}",
+];
+
+/// Longest attribute text accepted inside an opening tag (bounds the hold-back).
+const MAX_ATTRIBUTES: usize = 256;
+
+/// How a pair is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pair {
+    /// `<name attr…>` … `</name >`, name case-insensitive (ASCII lowercase here).
+    Named(String),
+    /// Literal tokens, matched exactly.
+    Literal { open: String, close: String },
+}
+
+/// The tag pairs a model uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagSet {
+    pairs: Vec<Pair>,
+}
+
+impl Default for TagSet {
+    fn default() -> Self {
+        Self::parse(DEFAULT_TAGS.iter().copied()).unwrap_or(TagSet { pairs: Vec::new() })
+    }
+}
+
+/// A tag list entry that is neither a name nor a known special token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tag {0:?}: use a bare name (think) or the opening token of a special pair (<|begin_of_thought|>, \u{25c1}think\u{25b7})")]
+pub struct TagError(pub String);
+
+impl TagSet {
+    /// Builds a set from bare names (`think`) or special opening tokens.
+    pub fn parse<'a>(entries: impl IntoIterator<Item = &'a str>) -> Result<Self, TagError> {
+        let mut pairs = Vec::new();
+        for entry in entries {
+            let entry = entry.trim();
+            if entry.is_empty() {
+                continue;
+            }
+            let pair = match entry {
+                "<|begin_of_thought|>" => Pair::Literal {
+                    open: entry.into(),
+                    close: "<|end_of_thought|>".into(),
+                },
+                "\u{25c1}think\u{25b7}" => Pair::Literal {
+                    open: entry.into(),
+                    close: "\u{25c1}/think\u{25b7}".into(),
+                },
+                name if name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':') =>
+                {
+                    Pair::Named(name.to_ascii_lowercase())
+                }
+                other => return Err(TagError(other.into())),
+            };
+            if !pairs.contains(&pair) {
+                pairs.push(pair);
+            }
+        }
+        Ok(Self { pairs })
+    }
+
+    /// Parses a comma-separated list (`--tags think,thought`).
+    pub fn parse_list(list: &str) -> Result<Self, TagError> {
+        Self::parse(list.split(','))
+    }
+
+    /// No tags: extraction off.
+    pub fn none() -> Self {
+        Self { pairs: Vec::new() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+}
+
+/// What the extractor found, in order. Tag parts carry their literal text, so
+/// concatenating every part's text gives the input back exactly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TagPart {
+    Answer(String),
+    Reasoning(String),
+    /// A recognised opening tag (empty text for an implicit `start_in_thinking` open).
+    Open(String),
+    /// A recognised closing tag of the open block.
+    Close(String),
+    /// A closing tag with no open block: the answer so far was reasoning.
+    LoneClose(String),
+    /// A model-written opening tag absorbed by `start_in_thinking`.
+    Absorbed(String),
+}
+
+impl TagPart {
+    /// The input text this part stands for.
+    pub fn text(&self) -> &str {
+        match self {
+            TagPart::Answer(t)
+            | TagPart::Reasoning(t)
+            | TagPart::Open(t)
+            | TagPart::Close(t)
+            | TagPart::LoneClose(t)
+            | TagPart::Absorbed(t) => t,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Answer,
+    /// Inside a block opened by pair `Some(i)`, or by `start_in_thinking` (any close).
+    Thinking(Option<usize>),
+}
+
+/// Progress of the current answer line's fence check (CommonMark fences).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FenceProbe {
+    /// Leading spaces so far.
+    Indent(usize),
+    /// A run of the fence character.
+    Run(char, usize),
+    /// After a run of 3+: is the rest whitespace only, does it hold a backtick?
+    Rest {
+        ch: char,
+        len: usize,
+        blank: bool,
+        backtick: bool,
+    },
+    /// This line is no fence line.
+    No,
+}
+
+/// Result of matching a token at a position.
+enum Found {
+    Full { pair: usize, len: usize },
+    Partial,
+    None,
+}
+
+/// The streaming extractor.
+#[derive(Debug, Clone)]
+pub struct TagExtractor {
+    tags: TagSet,
+    mode: Mode,
+    /// Undecided tail (starts with a possible tag).
+    pending: String,
+    /// Only spaces/tabs since the start of the output or of the line.
+    at_line_start: bool,
+    /// Immediately after a recognised tag.
+    after_tag: bool,
+    probe: FenceProbe,
+    fence: Option<(char, usize)>,
+    /// Open inline code span (its backtick run length).
+    code_span: Option<usize>,
+    /// Backticks counted but not yet closed by another character.
+    backtick_run: usize,
+    /// The turn has had a thinking block (from tags or from a reasoning field).
+    had_block: bool,
+    /// Per pair: an opening tag that did not count appeared in the answer.
+    uncounted_open: Vec<bool>,
+    /// `start_in_thinking`: the block's text so far is whitespace only.
+    absorbing: bool,
+    start_in_thinking: bool,
+    started: bool,
+}
+
+impl TagExtractor {
+    pub fn new(tags: TagSet, start_in_thinking: bool) -> Self {
+        let count = tags.pairs.len();
+        Self {
+            tags,
+            mode: Mode::Answer,
+            pending: String::new(),
+            at_line_start: true,
+            after_tag: false,
+            probe: FenceProbe::Indent(0),
+            fence: None,
+            code_span: None,
+            backtick_run: 0,
+            had_block: false,
+            uncounted_open: vec![false; count],
+            absorbing: false,
+            start_in_thinking,
+            started: false,
+        }
+    }
+
+    /// A reasoning field opened a block: later lone closing tags are literal.
+    pub fn note_thinking_block(&mut self) {
+        self.had_block = true;
+    }
+
+    /// True while inside a tag-opened block.
+    pub fn in_thinking(&self) -> bool {
+        matches!(self.mode, Mode::Thinking(_))
+    }
+
+    /// Feeds answer text; returns the decided parts.
+    pub fn push(&mut self, text: &str) -> Vec<TagPart> {
+        let mut out = Vec::new();
+        if text.is_empty() {
+            return out;
+        }
+        if !self.started {
+            self.started = true;
+            if self.start_in_thinking && !self.tags.is_empty() {
+                self.mode = Mode::Thinking(None);
+                self.had_block = true;
+                self.absorbing = true;
+                out.push(TagPart::Open(String::new()));
+            }
+        }
+        if self.tags.is_empty() {
+            out.push(TagPart::Answer(text.to_owned()));
+            return out;
+        }
+        let mut buffer = std::mem::take(&mut self.pending);
+        buffer.push_str(text);
+        self.scan(&buffer, false, &mut out);
+        out
+    }
+
+    /// End of stream: a held-back partial tag is released as literal text.
+    pub fn finish(&mut self) -> Vec<TagPart> {
+        let mut out = Vec::new();
+        let buffer = std::mem::take(&mut self.pending);
+        if !buffer.is_empty() {
+            self.scan(&buffer, true, &mut out);
+        }
+        out
+    }
+
+    fn scan(&mut self, buffer: &str, at_end: bool, out: &mut Vec<TagPart>) {
+        let mut run_start = 0;
+        let mut i = 0;
+        while i < buffer.len() {
+            let rest = &buffer[i..];
+            let c = rest.chars().next().unwrap_or('\0');
+            let found = if c == '<' || c == '\u{25c1}' {
+                self.try_tag(rest, at_end)
+            } else {
+                None
+            };
+            match found {
+                Some(Decision::Hold) => {
+                    self.flush(&buffer[run_start..i], out);
+                    self.pending = rest.to_owned();
+                    return;
+                }
+                Some(Decision::Tag { part, len, pair }) => {
+                    self.flush(&buffer[run_start..i], out);
+                    self.enter(&part, pair);
+                    out.push(part);
+                    i += len;
+                    run_start = i;
+                }
+                None => {
+                    self.consume(c);
+                    i += c.len_utf8();
+                }
+            }
+        }
+        self.flush(&buffer[run_start..], out);
+    }
+
+    /// Decides what a `<`/`◁` at the start of `rest` is.
+    fn try_tag(&mut self, rest: &str, at_end: bool) -> Option<Decision> {
+        match self.mode {
+            Mode::Thinking(pair) => {
+                match self.find(rest, pair, Side::Close) {
+                    Found::Full { len, .. } => {
+                        return Some(Decision::tag(
+                            TagPart::Close(rest[..len].to_owned()),
+                            len,
+                            None,
+                        ))
+                    }
+                    Found::Partial if !at_end => return Some(Decision::Hold),
+                    _ => {}
+                }
+                if self.absorbing {
+                    match self.find(rest, None, Side::Open) {
+                        Found::Full { len, .. } => {
+                            return Some(Decision::tag(
+                                TagPart::Absorbed(rest[..len].to_owned()),
+                                len,
+                                None,
+                            ))
+                        }
+                        Found::Partial if !at_end => return Some(Decision::Hold),
+                        _ => {}
+                    }
+                }
+                None
+            }
+            Mode::Answer => {
+                self.end_backtick_run();
+                let in_code = self.fence.is_some()
+                    || self.code_span.is_some()
+                    || matches!(
+                        self.probe,
+                        FenceProbe::Run(_, 3..) | FenceProbe::Rest { .. }
+                    );
+                if in_code {
+                    return None;
+                }
+                let open_counts = self.at_line_start || self.after_tag;
+                // Opening tags matter when they count, and before any block
+                // (an uncounted one disarms its pair's lone closing tag).
+                if open_counts || !self.had_block {
+                    match self.find(rest, None, Side::Open) {
+                        Found::Full { pair, len } if open_counts => {
+                            return Some(Decision::tag(
+                                TagPart::Open(rest[..len].to_owned()),
+                                len,
+                                Some(pair),
+                            ));
+                        }
+                        Found::Full { pair, .. } => {
+                            self.uncounted_open[pair] = true;
+                            return None;
+                        }
+                        Found::Partial if !at_end => return Some(Decision::Hold),
+                        _ => {}
+                    }
+                }
+                if !self.had_block {
+                    match self.find(rest, None, Side::Close) {
+                        Found::Full { pair, len } if !self.uncounted_open[pair] => {
+                            return Some(Decision::tag(
+                                TagPart::LoneClose(rest[..len].to_owned()),
+                                len,
+                                None,
+                            ));
+                        }
+                        Found::Partial if !at_end => return Some(Decision::Hold),
+                        _ => {}
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Updates the mode after a recognised tag (`pair`: the pair an opening tag belongs to).
+    fn enter(&mut self, part: &TagPart, pair: Option<usize>) {
+        self.after_tag = true;
+        self.at_line_start = false;
+        self.probe = FenceProbe::No;
+        self.code_span = None;
+        self.backtick_run = 0;
+        match part {
+            TagPart::Open(_) => {
+                self.mode = Mode::Thinking(pair);
+                self.had_block = true;
+            }
+            TagPart::Close(_) => {
+                self.mode = Mode::Answer;
+                self.fence = None;
+                self.absorbing = false;
+            }
+            TagPart::LoneClose(_) => self.had_block = true,
+            TagPart::Absorbed(_) => self.absorbing = false,
+            TagPart::Answer(_) | TagPart::Reasoning(_) => {}
+        }
+    }
+
+    /// Tracks line, fence and code-span state for one literal character.
+    fn consume(&mut self, c: char) {
+        self.after_tag = false;
+        if let Mode::Thinking(_) = self.mode {
+            if self.absorbing && !c.is_whitespace() {
+                self.absorbing = false;
+            }
+            return;
+        }
+        if c == '`' {
+            self.backtick_run += 1;
+        } else {
+            self.end_backtick_run();
+        }
+        if c == '\n' {
+            self.end_line();
+            return;
+        }
+        if c != ' ' && c != '\t' {
+            self.at_line_start = false;
+        }
+        self.probe = match self.probe {
+            FenceProbe::Indent(n) if c == ' ' && n < 3 => FenceProbe::Indent(n + 1),
+            FenceProbe::Indent(_) if c == '`' || c == '~' => FenceProbe::Run(c, 1),
+            FenceProbe::Run(ch, n) if c == ch => FenceProbe::Run(ch, n + 1),
+            FenceProbe::Run(ch, n) if n >= 3 => FenceProbe::Rest {
+                ch,
+                len: n,
+                blank: c.is_whitespace(),
+                backtick: c == '`',
+            },
+            FenceProbe::Rest {
+                ch,
+                len,
+                blank,
+                backtick,
+            } => FenceProbe::Rest {
+                ch,
+                len,
+                blank: blank && c.is_whitespace(),
+                backtick: backtick || c == '`',
+            },
+            _ => FenceProbe::No,
+        };
+    }
+
+    /// A complete backtick run opens or closes an inline code span.
+    fn end_backtick_run(&mut self) {
+        let run = std::mem::take(&mut self.backtick_run);
+        if run == 0 || self.fence.is_some() || !matches!(self.probe, FenceProbe::No) {
+            return;
+        }
+        self.code_span = match self.code_span {
+            None => Some(run),
+            Some(open) if open == run => None,
+            other => other,
+        };
+    }
+
+    fn end_line(&mut self) {
+        let (ch, len, blank, backtick) = match self.probe {
+            FenceProbe::Run(ch, len) if len >= 3 => (ch, len, true, false),
+            FenceProbe::Rest {
+                ch,
+                len,
+                blank,
+                backtick,
+            } => (ch, len, blank, backtick),
+            _ => ('\0', 0, false, false),
+        };
+        if len >= 3 {
+            match self.fence {
+                Some((open_ch, open_len)) if open_ch == ch && len >= open_len && blank => {
+                    self.fence = None
+                }
+                Some(_) => {}
+                None if ch == '~' || !backtick => self.fence = Some((ch, len)),
+                None => {}
+            }
+        }
+        self.at_line_start = true;
+        self.code_span = None;
+        self.probe = FenceProbe::Indent(0);
+    }
+
+    fn flush(&self, text: &str, out: &mut Vec<TagPart>) {
+        if text.is_empty() {
+            return;
+        }
+        let part = match self.mode {
+            Mode::Answer => TagPart::Answer(text.to_owned()),
+            Mode::Thinking(_) => TagPart::Reasoning(text.to_owned()),
+        };
+        out.push(part);
+    }
+
+    /// Finds a tag of `side` at the start of `s`, among all pairs or just `only`.
+    fn find(&self, s: &str, only: Option<usize>, side: Side) -> Found {
+        let mut partial = false;
+        for (index, pair) in self.tags.pairs.iter().enumerate() {
+            if only.is_some_and(|o| o != index) {
+                continue;
+            }
+            let result = match (pair, side) {
+                (Pair::Named(name), Side::Open) => match_named_open(s, name),
+                (Pair::Named(name), Side::Close) => match_named_close(s, name),
+                (Pair::Literal { open, .. }, Side::Open) => match_literal(s, open),
+                (Pair::Literal { close, .. }, Side::Close) => match_literal(s, close),
+            };
+            match result {
+                Some(Some(len)) => return Found::Full { pair: index, len },
+                Some(None) => partial = true,
+                None => {}
+            }
+        }
+        if partial {
+            Found::Partial
+        } else {
+            Found::None
+        }
+    }
+}
+
+enum Decision {
+    /// Undecided until more text arrives.
+    Hold,
+    /// A recognised tag of `len` bytes.
+    Tag {
+        part: TagPart,
+        len: usize,
+        pair: Option<usize>,
+    },
+}
+
+impl Decision {
+    fn tag(part: TagPart, len: usize, pair: Option<usize>) -> Self {
+        Decision::Tag { part, len, pair }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Side {
+    Open,
+    Close,
+}
+
+/// `Some(Some(len))` full match, `Some(None)` could still match, `None` no match.
+type Match = Option<Option<usize>>;
+
+fn match_literal(s: &str, token: &str) -> Match {
+    if s.starts_with(token) {
+        Some(Some(token.len()))
+    } else if token.starts_with(s) {
+        Some(None)
+    } else {
+        None
+    }
+}
+
+/// Matches `prefix` case-insensitively at the start of `s`.
+fn match_ci_prefix(s: &str, prefix: &str) -> Match {
+    let n = s.len().min(prefix.len());
+    if !s.is_char_boundary(n) || !s[..n].eq_ignore_ascii_case(&prefix[..n]) {
+        return None;
+    }
+    if s.len() < prefix.len() {
+        Some(None)
+    } else {
+        Some(Some(prefix.len()))
+    }
+}
+
+fn match_named_open(s: &str, name: &str) -> Match {
+    let head = match match_ci_prefix(s, "<")? {
+        Some(1) => 1,
+        _ => return Some(None),
+    };
+    let after_name = match match_ci_prefix(&s[head..], name)? {
+        Some(len) => head + len,
+        None => return Some(None),
+    };
+    let rest = &s[after_name..];
+    match rest.chars().next() {
+        None => Some(None),
+        Some('>') => Some(Some(after_name + 1)),
+        Some(' ' | '\t') => {
+            // Attributes: anything but a newline or another tag, up to '>'.
+            for (offset, c) in rest.char_indices() {
+                if offset > MAX_ATTRIBUTES || c == '\n' || c == '<' {
+                    return None;
+                }
+                if c == '>' {
+                    return Some(Some(after_name + offset + 1));
+                }
+            }
+            Some(None)
+        }
+        Some(_) => None,
+    }
+}
+
+fn match_named_close(s: &str, name: &str) -> Match {
+    let head = match match_ci_prefix(s, "</")? {
+        Some(2) => 2,
+        _ => return Some(None),
+    };
+    let after_name = match match_ci_prefix(&s[head..], name)? {
+        Some(len) => head + len,
+        None => return Some(None),
+    };
+    for (offset, c) in s[after_name..].char_indices() {
+        match c {
+            '>' => return Some(Some(after_name + offset + 1)),
+            ' ' | '\t' if offset <= MAX_ATTRIBUTES => {}
+            _ => return None,
+        }
+    }
+    Some(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Runs chunks through a fresh extractor and merges adjacent text parts.
+    fn extract_with(tags: TagSet, start_in_thinking: bool, chunks: &[&str]) -> Vec<TagPart> {
+        let mut x = TagExtractor::new(tags, start_in_thinking);
+        let mut parts = Vec::new();
+        for chunk in chunks {
+            parts.extend(x.push(chunk));
+        }
+        parts.extend(x.finish());
+        merge(parts)
+    }
+
+    fn extract(chunks: &[&str]) -> Vec<TagPart> {
+        extract_with(TagSet::default(), false, chunks)
+    }
+
+    fn merge(parts: Vec<TagPart>) -> Vec<TagPart> {
+        let mut out: Vec<TagPart> = Vec::new();
+        for part in parts {
+            match (out.last_mut(), part) {
+                (Some(TagPart::Answer(a)), TagPart::Answer(b)) => a.push_str(&b),
+                (Some(TagPart::Reasoning(a)), TagPart::Reasoning(b)) => a.push_str(&b),
+                (_, part) => out.push(part),
+            }
+        }
+        out
+    }
+
+    use TagPart::{Absorbed, Answer as A, Close, LoneClose, Open, Reasoning as R};
+    fn s(t: &str) -> String {
+        t.to_owned()
+    }
+
+    #[test]
+    fn a_think_block_then_answer() {
+        assert_eq!(
+            extract(&["<think>hmm</think>\n\nHi"]),
+            vec![
+                Open(s("<think>")),
+                R(s("hmm")),
+                Close(s("</think>")),
+                A(s("\n\nHi"))
+            ]
+        );
+    }
+
+    #[test]
+    fn every_default_pair_is_recognised() {
+        for (open, close) in [
+            ("<think>", "</think>"),
+            ("<thinking>", "</thinking>"),
+            ("<thought>", "</thought>"),
+            ("<reasoning>", "</reasoning>"),
+            ("<reason>", "</reason>"),
+            ("<|begin_of_thought|>", "<|end_of_thought|>"),
+            ("\u{25c1}think\u{25b7}", "\u{25c1}/think\u{25b7}"),
+        ] {
+            let input = format!("{open}x{close}y");
+            assert_eq!(
+                extract(&[&input]),
+                vec![Open(s(open)), R(s("x")), Close(s(close)), A(s("y"))],
+                "{open}"
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_case_insensitive_attributes_and_spaces_before_close_are_allowed() {
+        assert_eq!(
+            extract(&["<THINK effort=\"high\">x</Think \t>y"]),
+            vec![
+                Open(s("<THINK effort=\"high\">")),
+                R(s("x")),
+                Close(s("</Think \t>")),
+                A(s("y"))
+            ]
+        );
+    }
+
+    #[test]
+    fn the_closing_tag_must_pair_with_the_opening_one_and_nesting_is_text() {
+        assert_eq!(
+            extract(&["<thinking>a</think><think>b</thinking>c"]),
+            vec![
+                Open(s("<thinking>")),
+                R(s("a</think><think>b")),
+                Close(s("</thinking>")),
+                A(s("c"))
+            ]
+        );
+    }
+
+    #[test]
+    fn an_opening_tag_mid_line_is_text() {
+        assert_eq!(
+            extract(&["Use <think> tags"]),
+            vec![A(s("Use <think> tags"))]
+        );
+        assert_eq!(
+            extract(&["Intro\n  <think>x</think>"]),
+            vec![
+                A(s("Intro\n  ")),
+                Open(s("<think>")),
+                R(s("x")),
+                Close(s("</think>"))
+            ]
+        );
+    }
+
+    #[test]
+    fn an_opening_tag_right_after_a_tag_counts() {
+        assert_eq!(
+            extract(&["<think>a</think><think>b</think>"]),
+            vec![
+                Open(s("<think>")),
+                R(s("a")),
+                Close(s("</think>")),
+                Open(s("<think>")),
+                R(s("b")),
+                Close(s("</think>"))
+            ]
+        );
+    }
+
+    #[test]
+    fn tags_inside_fenced_code_are_text() {
+        let input = "```xml\n<think>not reasoning</think>\n```\n<think>real</think>";
+        assert_eq!(
+            extract(&[input]),
+            vec![
+                A(s("```xml\n<think>not reasoning</think>\n```\n")),
+                Open(s("<think>")),
+                R(s("real")),
+                Close(s("</think>"))
+            ]
+        );
+        // A shorter or info-carrying fence line does not close it; tildes work too.
+        let input = "~~~~\n```\n<think>x\n~~~~ info\n~~~~\n<think>y</think>";
+        let parts = extract(&[input]);
+        assert_eq!(parts[0], A(s("~~~~\n```\n<think>x\n~~~~ info\n~~~~\n")));
+        assert_eq!(parts[1], Open(s("<think>")));
+    }
+
+    #[test]
+    fn inline_code_spans_protect_closing_tags() {
+        assert_eq!(
+            extract(&["Write `</think>` to close"]),
+            vec![A(s("Write `</think>` to close"))]
+        );
+        // A span lasts at most to the end of the line.
+        assert_eq!(
+            extract(&["a `b\nreasoning</think>answer"]),
+            vec![LoneClose(s("</think>")), A(s("answer"))]
+                .into_iter()
+                .fold(vec![A(s("a `b\nreasoning"))], |mut v, p| {
+                    v.push(p);
+                    v
+                })
+        );
+    }
+
+    #[test]
+    fn a_lone_closing_tag_means_the_answer_so_far_was_reasoning() {
+        assert_eq!(
+            extract(&["Let me think.\n</think>\n\nAnswer"]),
+            vec![
+                A(s("Let me think.\n")),
+                LoneClose(s("</think>")),
+                A(s("\n\nAnswer"))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stray_closing_tag_after_a_block_or_after_an_uncounted_open_is_text() {
+        assert_eq!(
+            extract(&["<think>a</think>b</think>c"]),
+            vec![
+                Open(s("<think>")),
+                R(s("a")),
+                Close(s("</think>")),
+                A(s("b</think>c"))
+            ]
+        );
+        assert_eq!(
+            extract(&["say <think> then </think> ok"]),
+            vec![A(s("say <think> then </think> ok"))]
+        );
+    }
+
+    #[test]
+    fn a_reasoning_field_block_disarms_lone_closing_tags() {
+        let mut x = TagExtractor::new(TagSet::default(), false);
+        x.note_thinking_block();
+        let mut parts = x.push("a</think>b");
+        parts.extend(x.finish());
+        assert_eq!(merge(parts), vec![A(s("a</think>b"))]);
+    }
+
+    #[test]
+    fn an_unclosed_block_stays_thinking() {
+        assert_eq!(
+            extract(&["<think>still going"]),
+            vec![Open(s("<think>")), R(s("still going"))]
+        );
+    }
+
+    #[test]
+    fn a_partial_tag_is_held_back_and_never_shown() {
+        let mut x = TagExtractor::new(TagSet::default(), false);
+        assert_eq!(x.push("<thi"), vec![]);
+        assert_eq!(x.push("nk>a"), vec![Open(s("<think>")), R(s("a"))]);
+        assert_eq!(x.push("</th"), vec![]);
+        assert_eq!(x.push("ink>b"), vec![Close(s("</think>")), A(s("b"))]);
+    }
+
+    #[test]
+    fn a_partial_tag_at_the_end_is_flushed_as_text_of_the_current_kind() {
+        assert_eq!(extract(&["Hello\n<thi"]), vec![A(s("Hello\n<thi"))]);
+        assert_eq!(
+            extract(&["<think>x</thi"]),
+            vec![Open(s("<think>")), R(s("x</thi"))]
+        );
+    }
+
+    #[test]
+    fn start_in_thinking_opens_at_once_and_absorbs_a_leading_tag() {
+        assert_eq!(
+            extract_with(TagSet::default(), true, &["\n<think>plan</thought>ans"]),
+            vec![
+                Open(s("")),
+                R(s("\n")),
+                Absorbed(s("<think>")),
+                R(s("plan")),
+                Close(s("</thought>")),
+                A(s("ans"))
+            ]
+        );
+        assert_eq!(
+            extract_with(TagSet::default(), true, &["a <think> b</think>c"]),
+            vec![
+                Open(s("")),
+                R(s("a <think> b")),
+                Close(s("</think>")),
+                A(s("c"))
+            ]
+        );
+    }
+
+    #[test]
+    fn configured_tags_replace_the_defaults() {
+        let tags = TagSet::parse_list("analysis, <|begin_of_thought|>").unwrap();
+        assert_eq!(
+            extract_with(tags.clone(), false, &["<think>x</think>"]),
+            vec![A(s("<think>x</think>"))]
+        );
+        assert_eq!(
+            extract_with(tags, false, &["<analysis>x</analysis>y"]),
+            vec![
+                Open(s("<analysis>")),
+                R(s("x")),
+                Close(s("</analysis>")),
+                A(s("y"))
+            ]
+        );
+        assert!(TagSet::parse_list("<bad").is_err());
+    }
+
+    #[test]
+    fn no_tags_means_plain_pass_through() {
+        assert_eq!(
+            extract_with(TagSet::none(), false, &["<think>x"]),
+            vec![A(s("<think>x"))]
+        );
+    }
+
+    #[test]
+    fn multibyte_text_and_tags_split_mid_character_survive() {
+        let input = "\u{25c1}think\u{25b7}\u{3053}\u{3093}\u{25c1}/think\u{25b7}\u{1f600}";
+        let whole = extract(&[input]);
+        // Split at every char boundary.
+        for (i, _) in input.char_indices().skip(1) {
+            assert_eq!(extract(&[&input[..i], &input[i..]]), whole, "split at {i}");
+        }
+    }
+
+    fn join(parts: &[TagPart]) -> String {
+        parts.iter().map(TagPart::text).collect()
+    }
+
+    /// Random inputs built from tag-relevant pieces, so the interesting cases occur.
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "<think>",
+            "</think>",
+            "<thinking>",
+            "</thinking>",
+            "<THOUGHT a=1>",
+            "</thought >",
+            "<|begin_of_thought|>",
+            "<|end_of_thought|>",
+            "\u{25c1}think\u{25b7}",
+            "\u{25c1}/think\u{25b7}",
+            "<",
+            "</",
+            "<thi",
+            ">",
+            "\n",
+            "  ",
+            "\t",
+            "`",
+            "``",
+            "```",
+            "~~~",
+            "```rust\n",
+            "\n```\n",
+            "text",
+            "more words",
+            "\u{e9}\u{1f600}",
+            "<b>",
+            "a<think>",
+            " x ",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_chunking_gives_the_single_chunk_result_and_loses_nothing(
+            pieces in prop::collection::vec(piece(), 0..24),
+            cuts in prop::collection::vec(0usize..1000, 0..12),
+            start_in_thinking in any::<bool>(),
+        ) {
+            let input: String = pieces.concat();
+            let whole = extract_with(TagSet::default(), start_in_thinking, &[&input]);
+            prop_assert_eq!(join(&whole), input.clone());
+            let mut points: Vec<usize> = cuts
+                .into_iter()
+                .map(|c| c % (input.len() + 1))
+                .filter(|&c| input.is_char_boundary(c))
+                .collect();
+            points.sort_unstable();
+            points.dedup();
+            let mut chunks = Vec::new();
+            let mut last = 0;
+            for p in points {
+                chunks.push(&input[last..p]);
+                last = p;
+            }
+            chunks.push(&input[last..]);
+            let split = extract_with(TagSet::default(), start_in_thinking, &chunks);
+            prop_assert_eq!(split, whole);
+        }
+    }
+}
