@@ -1,8 +1,20 @@
-//! The `pensive` command: the web app (`serve`, the default).
+//! The `pensive` command: the web app (`serve`, the default), `parse` for
+//! recorded provider streams, and `mock-upstream`, a deterministic provider.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use leptos::config::get_configuration;
-use pensive::server::{router::build_router, AppConfig, TurnService};
+use pensive::server::mock_upstream::{replay_events, serve_on, MockConfig, MockState};
+use pensive::server::parse::{parse_recording, ParseOptions};
+use pensive::server::providers::wire::Dialect;
+use pensive::server::router::build_router;
+use pensive::server::tags::TagSet;
+use pensive::server::{AppConfig, TurnService};
+use pensive::turn::framer::ndjson_line;
 use tracing_subscriber::EnvFilter;
 
 #[derive(Parser)]
@@ -19,6 +31,34 @@ struct Cli {
 enum Command {
     /// Serve the web app on LEPTOS_SITE_ADDR (default 127.0.0.1:3000).
     Serve,
+    /// Print the TurnEvents a recorded provider stream (SSE or NDJSON) produces.
+    Parse {
+        /// auto, chat, responses, anthropic, gemini or ollama.
+        #[arg(long, default_value = "auto")]
+        dialect: String,
+        /// Inline tags to extract, replacing the defaults (e.g. think,thought); "none" for none.
+        #[arg(long)]
+        tags: Option<String>,
+        /// The output starts inside a thinking block (prefilled <think>).
+        #[arg(long)]
+        start_in_thinking: bool,
+        /// The recording; "-" or nothing reads standard input.
+        file: Option<PathBuf>,
+    },
+    /// Run a deterministic provider speaking every dialect (tests, benchmarks).
+    MockUpstream {
+        #[arg(long, default_value = "127.0.0.1:4000")]
+        addr: String,
+        /// Serve this recording for every request instead of scripted scenarios.
+        #[arg(long)]
+        replay: Option<PathBuf>,
+        /// Only with --replay: the recording's dialect (informational; paths decide).
+        #[arg(long)]
+        dialect: Option<String>,
+        /// Pause before each chunk, in milliseconds.
+        #[arg(long, default_value_t = 0)]
+        delay_ms: u64,
+    },
 }
 
 #[tokio::main]
@@ -32,6 +72,18 @@ async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve().await,
+        Command::Parse {
+            dialect,
+            tags,
+            start_in_thinking,
+            file,
+        } => parse(&dialect, tags.as_deref(), start_in_thinking, file),
+        Command::MockUpstream {
+            addr,
+            replay,
+            dialect,
+            delay_ms,
+        } => mock_upstream(&addr, replay, dialect, delay_ms).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -45,10 +97,14 @@ async fn main() -> std::process::ExitCode {
 async fn serve() -> Result<(), String> {
     let config = AppConfig::from_env().map_err(|e| e.to_string())?;
     let leptos = get_configuration(None).map_err(|e| format!("Leptos configuration: {e}"))?;
-    let options = leptos.leptos_options;
+    let mut options = leptos.leptos_options;
+    if options.output_name.is_empty() {
+        // Running outside cargo-leptos without LEPTOS_OUTPUT_NAME: the crate's name.
+        options.output_name = "pensive".into();
+    }
     let addr = options.site_addr;
     for model in &config.models {
-        tracing::info!(model = %model.id, provider = ?model.provider, "model configured");
+        tracing::info!(model = %model.id, provider = model.provider.name(), "model configured");
     }
     let app = build_router(TurnService::new(config), options);
     let listener = tokio::net::TcpListener::bind(addr)
@@ -61,4 +117,77 @@ async fn serve() -> Result<(), String> {
         })
         .await
         .map_err(|e| e.to_string())
+}
+
+fn parse(
+    dialect: &str,
+    tags: Option<&str>,
+    start_in_thinking: bool,
+    file: Option<PathBuf>,
+) -> Result<(), String> {
+    let dialect = match dialect {
+        "auto" => None,
+        name => Some(Dialect::from_name(name).ok_or_else(|| format!("unknown dialect {name:?}"))?),
+    };
+    let tags = match tags {
+        None => TagSet::default(),
+        Some("none") => TagSet::none(),
+        Some(list) => TagSet::parse_list(list).map_err(|e| e.to_string())?,
+    };
+    let input = read_input(file)?;
+    let options = ParseOptions {
+        dialect,
+        tags,
+        start_in_thinking,
+    };
+    let events = parse_recording(&input, &options).map_err(|e| e.to_string())?;
+    let mut out = std::io::stdout().lock();
+    for event in &events {
+        out.write_all(ndjson_line(event).as_bytes())
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn read_input(file: Option<PathBuf>) -> Result<Vec<u8>, String> {
+    match file {
+        Some(path) if path.as_os_str() != "-" => {
+            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        }
+        _ => {
+            let mut buffer = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buffer)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            Ok(buffer)
+        }
+    }
+}
+
+async fn mock_upstream(
+    addr: &str,
+    replay: Option<PathBuf>,
+    dialect: Option<String>,
+    delay_ms: u64,
+) -> Result<(), String> {
+    if let Some(name) = &dialect {
+        Dialect::from_name(name).ok_or_else(|| format!("unknown dialect {name:?}"))?;
+    }
+    let replay = match replay {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            Some(Arc::new(replay_events(&text)))
+        }
+        None => None,
+    };
+    let state = MockState::new(MockConfig {
+        delay: Duration::from_millis(delay_ms),
+        replay,
+    });
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    tracing::info!("mock upstream on http://{addr}");
+    serve_on(listener, state).await.map_err(|e| e.to_string())
 }

@@ -4,17 +4,36 @@
 
 use std::time::Duration;
 
+use super::providers::wire::Dialect;
 use super::scripted::Pace;
 use super::tags::TagSet;
 use crate::app::api::PublicModel;
 
-/// Which wire dialect a model speaks.
+/// Where a model's turns come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProviderKind {
     /// The built-in scripted demo model.
     Demo,
-    /// OpenAI-compatible chat completions.
-    OpenAiChat,
+    /// A provider speaking this wire dialect.
+    Wire(Dialect),
+}
+
+impl ProviderKind {
+    /// Parses `PENSIVE_PROVIDER` (`openai` = chat completions).
+    pub fn from_name(name: &str) -> Option<Self> {
+        if name.trim().eq_ignore_ascii_case("demo") {
+            return Some(ProviderKind::Demo);
+        }
+        Dialect::from_name(name).map(ProviderKind::Wire)
+    }
+
+    /// The name logged per turn.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::Demo => "demo",
+            ProviderKind::Wire(dialect) => dialect.name(),
+        }
+    }
 }
 
 /// A model the user can pick.
@@ -30,6 +49,10 @@ pub struct ModelConfig {
     /// The model name sent upstream.
     pub upstream_model: String,
     pub max_output_tokens: Option<u32>,
+    /// Reasoning effort for providers that take one (`low`, `medium`, `high`).
+    pub reasoning_effort: Option<String>,
+    /// Thinking token budget for providers that take one (Anthropic, Gemini).
+    pub thinking_budget: Option<u32>,
     /// Pace of the demo model's script.
     pub demo_pace: Pace,
     /// Inline reasoning tags extracted from answer text.
@@ -49,6 +72,8 @@ impl ModelConfig {
             api_key: None,
             upstream_model: "demo".into(),
             max_output_tokens: None,
+            reasoning_effort: None,
+            thinking_budget: None,
             demo_pace: pace,
             tags: TagSet::default(),
             start_in_thinking: false,
@@ -106,17 +131,16 @@ impl AppConfig {
         let base_url = get("PENSIVE_BASE_URL").or_else(|| get("OPENAI_BASE_URL"));
         let api_key = get("PENSIVE_API_KEY").or_else(|| get("OPENAI_API_KEY"));
         let upstream_model = get("PENSIVE_MODEL");
-        let provider = match get("PENSIVE_PROVIDER").as_deref() {
-            None if base_url.is_some() && upstream_model.is_some() => ProviderKind::OpenAiChat,
-            None | Some("demo") => ProviderKind::Demo,
-            Some("openai") | Some("chat") => ProviderKind::OpenAiChat,
-            Some(other) => {
-                return Err(ConfigError::Invalid {
-                    name: "PENSIVE_PROVIDER",
-                    value: other.into(),
-                    why: "expected demo or openai",
-                })
+        let provider = match get("PENSIVE_PROVIDER") {
+            None if base_url.is_some() && upstream_model.is_some() => {
+                ProviderKind::Wire(Dialect::Chat)
             }
+            None => ProviderKind::Demo,
+            Some(name) => ProviderKind::from_name(&name).ok_or(ConfigError::Invalid {
+                name: "PENSIVE_PROVIDER",
+                value: name.clone(),
+                why: "expected demo, openai, responses, anthropic, gemini or ollama",
+            })?,
         };
         let max_output_tokens = get("PENSIVE_MAX_OUTPUT_TOKENS")
             .map(|v| parse_number(&v, "PENSIVE_MAX_OUTPUT_TOKENS").map(|n| n as u32))
@@ -129,9 +153,9 @@ impl AppConfig {
         let start_in_thinking = is_truthy(get("PENSIVE_START_IN_THINKING").as_deref());
         let model = match provider {
             ProviderKind::Demo => ModelConfig::demo(pace),
-            ProviderKind::OpenAiChat => {
+            ProviderKind::Wire(dialect) => {
                 let (Some(base_url), Some(upstream_model)) = (base_url, upstream_model) else {
-                    return Err(ConfigError::Incomplete("openai".into()));
+                    return Err(ConfigError::Incomplete(dialect.name().into()));
                 };
                 ModelConfig {
                     id: upstream_model.clone(),
@@ -141,6 +165,10 @@ impl AppConfig {
                     api_key,
                     upstream_model,
                     max_output_tokens,
+                    reasoning_effort: get("PENSIVE_REASONING_EFFORT"),
+                    thinking_budget: get("PENSIVE_THINKING_BUDGET")
+                        .map(|v| parse_number(&v, "PENSIVE_THINKING_BUDGET").map(|n| n as u32))
+                        .transpose()?,
                     demo_pace: pace,
                     tags,
                     start_in_thinking,
@@ -222,7 +250,7 @@ mod tests {
         ])
         .unwrap();
         let m = &c.models[0];
-        assert_eq!(m.provider, ProviderKind::OpenAiChat);
+        assert_eq!(m.provider, ProviderKind::Wire(Dialect::Chat));
         assert_eq!(m.base_url, "http://127.0.0.1:9/v1");
         assert_eq!(m.api_key.as_deref(), Some("sk-test"));
         assert_eq!(c.model(Some("deepseek-reasoner")), Some(m));

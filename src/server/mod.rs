@@ -2,10 +2,14 @@
 //! scripted model and per-turn logging. Compiled only with the `ssr` feature.
 
 pub mod config;
+pub mod mock_upstream;
 pub mod normalizer;
+pub mod parse;
 pub mod providers;
 pub mod router;
+pub mod scenarios;
 pub mod scripted;
+pub mod sse;
 pub mod tags;
 pub mod turn_log;
 pub mod turns;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use async_stream::stream;
 use futures::{Stream, StreamExt};
 
-use super::config::{AppConfig, ModelConfig, ProviderKind};
+use super::config::{AppConfig, ModelConfig};
 use super::normalizer::Normalizer;
 use super::providers;
 use super::turn_log::TurnLog;
@@ -40,7 +40,7 @@ impl TurnService {
             checked.as_ref().map(|m| m.id.as_str()).unwrap_or("?"),
             checked
                 .as_ref()
-                .map(|m| provider_name(m.provider))
+                .map(|m| m.provider.name())
                 .unwrap_or("none"),
         );
         let events = stream! {
@@ -137,11 +137,4 @@ fn first_token_message(limit: Duration) -> String {
         "The model sent nothing for {} seconds, so the turn was ended. Try again, or raise PENSIVE_FIRST_TOKEN_TIMEOUT_SECS.",
         limit.as_secs()
     )
-}
-
-fn provider_name(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Demo => "demo",
-        ProviderKind::OpenAiChat => "openai",
-    }
 }

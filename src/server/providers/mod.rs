@@ -2,7 +2,13 @@
 //! request and its real stream into `Delta`s. One file per wire dialect; the
 //! normalizer (not the dialects) enforces the event rules.
 
+pub mod anthropic;
+pub mod gemini;
+pub mod http;
+pub mod ollama;
 pub mod openai_chat;
+pub mod responses;
+pub mod wire;
 
 use futures::stream::BoxStream;
 use futures::StreamExt;
@@ -11,6 +17,7 @@ use super::config::{ModelConfig, ProviderKind};
 use super::normalizer::Delta;
 use super::scripted;
 use crate::turn::{ChatRequest, ErrorKind};
+use wire::{Dialect, UpstreamRequest};
 
 /// A provider's stream: each item is one upstream chunk's deltas, in order.
 pub type DeltaStream = BoxStream<'static, Result<Vec<Delta>, ProviderError>>;
@@ -27,6 +34,9 @@ pub enum ProviderError {
     Malformed(String),
     #[error("{0}")]
     Config(String),
+    /// The provider reported an error inside the stream (e.g. Anthropic `error`).
+    #[error("{message}")]
+    Stream { kind: ErrorKind, message: String },
 }
 
 impl ProviderError {
@@ -43,6 +53,7 @@ impl ProviderError {
             ProviderError::Network(_) => ErrorKind::Network,
             ProviderError::Malformed(_) => ErrorKind::Upstream,
             ProviderError::Config(_) => ErrorKind::Config,
+            ProviderError::Stream { kind, .. } => *kind,
         }
     }
 
@@ -90,6 +101,21 @@ fn capitalize(text: &str) -> String {
     }
 }
 
+/// The provider's real HTTP request for a turn, per dialect.
+pub fn build_request(
+    dialect: Dialect,
+    model: &ModelConfig,
+    request: &ChatRequest,
+) -> UpstreamRequest {
+    match dialect {
+        Dialect::Chat => openai_chat::build_request(model, request),
+        Dialect::Responses => responses::build_request(model, request),
+        Dialect::Anthropic => anthropic::build_request(model, request),
+        Dialect::Gemini => gemini::build_request(model, request),
+        Dialect::Ollama => ollama::build_request(model, request),
+    }
+}
+
 /// Opens the model's stream for a request.
 pub async fn open(
     model: &ModelConfig,
@@ -100,6 +126,9 @@ pub async fn open(
             let steps = scripted::demo_script(request.last_user_text(), model.demo_pace);
             Ok(scripted::play(steps).map(Ok).boxed())
         }
-        ProviderKind::OpenAiChat => openai_chat::open(model, request).await,
+        ProviderKind::Wire(Dialect::Chat) => openai_chat::open(model, request).await,
+        ProviderKind::Wire(dialect) => {
+            http::open(dialect, build_request(dialect, model, request)).await
+        }
     }
 }

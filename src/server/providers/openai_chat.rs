@@ -1,14 +1,16 @@
-//! OpenAI-compatible chat completions (`POST {base}/chat/completions`, SSE),
-//! through async-openai's `byot` calls with our own delta types: its typed delta
-//! drops the reasoning fields every reasoning server adds.
+//! OpenAI-compatible chat completions (`POST {base}/chat/completions`, SSE).
+//! Live turns go through async-openai's `byot` calls with our own chunk types
+//! (its typed delta drops the reasoning fields reasoning servers add); the same
+//! types decode recordings (`pensive parse`) and drive the mock upstream.
 
 use async_openai::config::OpenAIConfig;
 use async_openai::error::OpenAIError;
 use async_openai::Client;
 use futures::StreamExt;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
+use super::wire::{Decoder, Encoder, UpstreamRequest, WireEvent, WireFrame};
 use super::{DeltaStream, ProviderError};
 use crate::server::config::ModelConfig;
 use crate::server::normalizer::Delta;
@@ -21,24 +23,42 @@ pub struct ChatChunk {
     choices: Vec<Choice>,
     #[serde(default)]
     usage: Option<ChunkUsage>,
+    /// Some gateways stream an error object instead of a chunk.
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
 struct Choice {
     #[serde(default)]
-    delta: ChunkDelta,
+    delta: Option<ChunkDelta>,
     #[serde(default)]
     finish_reason: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 struct ChunkDelta {
+    /// A string, or (Mistral) an array of `text` / `thinking` parts.
     #[serde(default)]
-    content: Option<String>,
+    content: Option<Value>,
     #[serde(default)]
     reasoning_content: Option<String>,
     #[serde(default)]
     reasoning: Option<String>,
+    #[serde(default)]
+    thinking: Option<String>,
+    #[serde(default)]
+    reasoning_details: Option<Vec<ReasoningDetail>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReasoningDetail {
+    #[serde(default, rename = "type")]
+    kind: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    summary: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -58,21 +78,16 @@ struct CompletionDetails {
 }
 
 impl ChatChunk {
-    /// The chunk's deltas: reasoning (from exactly one field) before answer text.
-    pub fn into_deltas(self) -> Vec<Delta> {
+    /// The chunk's deltas: reasoning (from exactly one source) before answer text.
+    pub fn into_deltas(self) -> Result<Vec<Delta>, ProviderError> {
+        if let Some(error) = self.error {
+            return Err(stream_error(&error));
+        }
         let mut deltas = Vec::new();
         if let Some(choice) = self.choices.into_iter().next() {
-            let d = choice.delta;
-            // One field only: gateways send the same text under several names.
-            let reasoning = [d.reasoning_content, d.reasoning]
-                .into_iter()
-                .flatten()
-                .find(|t| !t.is_empty());
-            if let Some(text) = reasoning {
-                deltas.push(Delta::Reasoning(text));
-            }
-            if let Some(text) = d.content.filter(|t| !t.is_empty()) {
-                deltas.push(Delta::Answer(text));
+            if let Some(d) = choice.delta {
+                push_reasoning(&mut deltas, &d);
+                push_content(&mut deltas, d.content);
             }
             if choice.finish_reason.is_some() {
                 deltas.push(Delta::Finish(choice.finish_reason));
@@ -87,12 +102,112 @@ impl ChatChunk {
                     .and_then(|d| d.reasoning_tokens),
             }));
         }
-        deltas
+        Ok(deltas)
     }
 }
 
-/// The request body: streaming on, usage requested.
-pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> serde_json::Value {
+/// Reasoning from exactly one field: gateways send the same text under several
+/// names. Non-empty `reasoning_details` win, then `reasoning_content`,
+/// `reasoning`, `thinking`.
+fn push_reasoning(deltas: &mut Vec<Delta>, d: &ChunkDelta) {
+    if let Some(details) = d.reasoning_details.as_ref().filter(|v| !v.is_empty()) {
+        let mut text = String::new();
+        let mut encrypted = false;
+        for detail in details {
+            match detail.kind.as_str() {
+                "reasoning.text" => text.push_str(detail.text.as_deref().unwrap_or("")),
+                "reasoning.summary" => text.push_str(detail.summary.as_deref().unwrap_or("")),
+                "reasoning.encrypted" => encrypted = true,
+                _ => {}
+            }
+        }
+        if !text.is_empty() {
+            deltas.push(Delta::Reasoning(text));
+        } else if encrypted {
+            deltas.push(Delta::OpaqueReasoning);
+        }
+        return;
+    }
+    let field = [&d.reasoning_content, &d.reasoning, &d.thinking]
+        .into_iter()
+        .flatten()
+        .find(|t| !t.is_empty());
+    if let Some(text) = field {
+        deltas.push(Delta::Reasoning(text.clone()));
+    }
+}
+
+/// `content` as a string, or Mistral's array of `thinking` / `text` parts.
+fn push_content(deltas: &mut Vec<Delta>, content: Option<Value>) {
+    match content {
+        Some(Value::String(text)) if !text.is_empty() => deltas.push(Delta::Answer(text)),
+        Some(Value::Array(parts)) => {
+            for part in parts {
+                match part.get("type").and_then(Value::as_str) {
+                    Some("thinking") => {
+                        let text = text_of(part.get("thinking"));
+                        if !text.is_empty() {
+                            deltas.push(Delta::Reasoning(text));
+                        }
+                    }
+                    Some("text") => {
+                        let text = text_of(part.get("text"));
+                        if !text.is_empty() {
+                            deltas.push(Delta::Answer(text));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Text of a string or of an array of `{"type":"text","text":…}` parts.
+fn text_of(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|i| i.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+fn stream_error(error: &Value) -> ProviderError {
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("the provider reported an error");
+    match error.get("code").and_then(Value::as_u64) {
+        Some(status) => ProviderError::from_status(status as u16, message),
+        None => ProviderError::Stream {
+            kind: crate::turn::ErrorKind::Upstream,
+            message: format!("The provider reported an error: {message}"),
+        },
+    }
+}
+
+/// Decodes recorded chat-completion chunks (`[DONE]` and empty data are skipped).
+#[derive(Debug, Default)]
+pub struct ChatDecoder;
+
+impl Decoder for ChatDecoder {
+    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError> {
+        let data = event.data.trim();
+        if data.is_empty() || data == "[DONE]" {
+            return Ok(Vec::new());
+        }
+        serde_json::from_str::<ChatChunk>(data)
+            .map_err(|e| ProviderError::Malformed(e.to_string()))?
+            .into_deltas()
+    }
+}
+
+/// The request body: streaming on, usage requested, reasoning effort if set.
+pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
     let mut body = json!({
         "model": model.upstream_model,
         "messages": request.messages,
@@ -102,9 +217,26 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> serde_json::V
     if let Some(max) = model.max_output_tokens {
         body["max_tokens"] = json!(max);
     }
+    if let Some(effort) = &model.reasoning_effort {
+        body["reasoning_effort"] = json!(effort);
+    }
     body
 }
 
+/// The full upstream request (used by tests and the mock to check what is sent).
+pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
+    let mut headers = Vec::new();
+    if let Some(key) = &model.api_key {
+        headers.push(("authorization".into(), format!("Bearer {key}")));
+    }
+    UpstreamRequest {
+        url: format!("{}/chat/completions", model.base_url.trim_end_matches('/')),
+        headers,
+        body: request_body(model, request),
+    }
+}
+
+/// Opens a live stream through async-openai.
 pub async fn open(
     model: &ModelConfig,
     request: &ChatRequest,
@@ -119,7 +251,7 @@ pub async fn open(
         .await
         .map_err(map_error)?;
     Ok(stream
-        .map(|item| item.map(ChatChunk::into_deltas).map_err(map_error))
+        .map(|item| item.map_err(map_error).and_then(ChatChunk::into_deltas))
         .boxed())
 }
 
@@ -132,11 +264,91 @@ fn map_error(err: OpenAIError) -> ProviderError {
             Some(status) => ProviderError::from_status(status.as_u16(), ""),
             None => ProviderError::from_reqwest(&e),
         },
-        OpenAIError::JSONDeserialize(e, _) => ProviderError::Malformed(e.to_string()),
+        OpenAIError::JSONDeserialize(e, content) => {
+            error_from_body(&content).unwrap_or_else(|| ProviderError::Malformed(e.to_string()))
+        }
         OpenAIError::StreamError(_) => ProviderError::Network(
             "The connection to the model provider broke off mid-response".into(),
         ),
         other => ProviderError::Malformed(other.to_string()),
+    }
+}
+
+/// async-openai drops the HTTP status when an error body is not shaped exactly
+/// like OpenAI's (gateways send a numeric `code`): recover it from the body.
+fn error_from_body(content: &str) -> Option<ProviderError> {
+    let value: Value = serde_json::from_str(content).ok()?;
+    let error = value.get("error")?;
+    let status = error
+        .get("code")
+        .and_then(Value::as_u64)
+        .filter(|c| (400..600).contains(c))?;
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    Some(ProviderError::from_status(status as u16, message))
+}
+
+/// Writes chat-completion chunks (mock upstream).
+pub struct ChatEncoder {
+    model: String,
+}
+
+impl ChatEncoder {
+    pub fn new(model: &str) -> Self {
+        Self {
+            model: model.to_owned(),
+        }
+    }
+
+    fn chunk(&self, delta: Value, finish_reason: Option<&str>) -> WireFrame {
+        WireFrame::data(
+            json!({
+                "id": "chatcmpl-mock",
+                "object": "chat.completion.chunk",
+                "model": self.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+            })
+            .to_string(),
+        )
+    }
+}
+
+impl Encoder for ChatEncoder {
+    fn start(&mut self) -> Vec<WireFrame> {
+        vec![self.chunk(json!({"role": "assistant", "content": ""}), None)]
+    }
+
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
+        deltas
+            .iter()
+            .filter_map(|delta| match delta {
+                Delta::Reasoning(text) => Some(self.chunk(json!({"reasoning_content": text}), None)),
+                Delta::OpaqueReasoning => Some(self.chunk(
+                    json!({"reasoning_details": [{"type": "reasoning.encrypted", "data": "opaque"}]}),
+                    None,
+                )),
+                Delta::Answer(text) => Some(self.chunk(json!({"content": text}), None)),
+                Delta::Finish(reason) => Some(self.chunk(json!({}), reason.as_deref().or(Some("stop")))),
+                Delta::Usage(usage) => Some(WireFrame::data(
+                    json!({
+                        "id": "chatcmpl-mock",
+                        "object": "chat.completion.chunk",
+                        "model": self.model,
+                        "choices": [],
+                        "usage": {
+                            "prompt_tokens": usage.input_tokens,
+                            "completion_tokens": usage.output_tokens,
+                            "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+                        },
+                    })
+                    .to_string(),
+                )),
+                Delta::ReasoningBoundary => None,
+            })
+            .collect()
+    }
+
+    fn finish(&mut self) -> Vec<WireFrame> {
+        vec![WireFrame::data("[DONE]")]
     }
 }
 
@@ -145,9 +357,12 @@ mod tests {
     use super::*;
 
     fn deltas(json: &str) -> Vec<Delta> {
-        serde_json::from_str::<ChatChunk>(json)
+        ChatDecoder
+            .decode(WireEvent {
+                event: None,
+                data: json,
+            })
             .unwrap()
-            .into_deltas()
     }
 
     #[test]
@@ -167,6 +382,40 @@ mod tests {
         assert_eq!(
             deltas(r#"{"choices":[{"delta":{"reasoning_content":"","reasoning":"groq"}}]}"#),
             vec![Delta::Reasoning("groq".into())]
+        );
+        assert_eq!(
+            deltas(r#"{"choices":[{"delta":{"thinking":"t"}}]}"#),
+            vec![Delta::Reasoning("t".into())]
+        );
+    }
+
+    #[test]
+    fn reasoning_details_win_over_reasoning_and_encrypted_is_opaque() {
+        assert_eq!(
+            deltas(
+                r#"{"choices":[{"delta":{"reasoning":"dup","reasoning_details":[{"type":"reasoning.text","text":"a"},{"type":"reasoning.summary","summary":"b"}]}}]}"#
+            ),
+            vec![Delta::Reasoning("ab".into())]
+        );
+        assert_eq!(
+            deltas(r#"{"choices":[{"delta":{"reasoning":"x","reasoning_details":[]}}]}"#),
+            vec![Delta::Reasoning("x".into())]
+        );
+        assert_eq!(
+            deltas(
+                r#"{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"zz"}]}}]}"#
+            ),
+            vec![Delta::OpaqueReasoning]
+        );
+    }
+
+    #[test]
+    fn mistral_content_arrays_split_into_thinking_and_text() {
+        assert_eq!(
+            deltas(
+                r#"{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]},{"type":"text","text":"4"}]}}]}"#
+            ),
+            vec![Delta::Reasoning("hm".into()), Delta::Answer("4".into())]
         );
     }
 
@@ -189,10 +438,57 @@ mod tests {
     }
 
     #[test]
-    fn null_content_and_empty_choices_are_tolerated() {
+    fn null_content_done_and_empty_choices_are_tolerated() {
         assert!(
             deltas(r#"{"choices":[{"delta":{"content":null,"role":"assistant"}}]}"#).is_empty()
         );
         assert!(deltas(r#"{"choices":[]}"#).is_empty());
+        assert!(deltas("[DONE]").is_empty());
+    }
+
+    #[test]
+    fn malformed_json_and_in_stream_errors_are_errors() {
+        let mut d = ChatDecoder;
+        let bad = d.decode(WireEvent {
+            event: None,
+            data: "{not json",
+        });
+        assert!(matches!(bad, Err(ProviderError::Malformed(_))));
+        let err = d.decode(WireEvent {
+            event: None,
+            data: r#"{"error":{"message":"overloaded","code":503}}"#,
+        });
+        assert_eq!(err.unwrap_err().kind(), crate::turn::ErrorKind::Upstream);
+    }
+
+    #[test]
+    fn encoder_output_decodes_to_the_same_deltas() {
+        let script = vec![
+            Delta::Reasoning("why".into()),
+            Delta::Answer("because".into()),
+            Delta::Finish(Some("stop".into())),
+            Delta::Usage(Usage {
+                input_tokens: Some(1),
+                output_tokens: Some(2),
+                reasoning_tokens: Some(3),
+            }),
+        ];
+        let mut encoder = ChatEncoder::new("m");
+        let mut frames = encoder.start();
+        frames.extend(encoder.step(&script));
+        frames.extend(encoder.finish());
+        let mut decoder = ChatDecoder;
+        let decoded: Vec<Delta> = frames
+            .iter()
+            .flat_map(|f| {
+                decoder
+                    .decode(WireEvent {
+                        event: None,
+                        data: &f.data,
+                    })
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(decoded, script);
     }
 }

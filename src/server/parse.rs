@@ -1,0 +1,103 @@
+//! `pensive parse`: a recorded provider stream in, the `TurnEvent`s the server
+//! would stream out. For users asking "why is my model's thinking not shown".
+//! Pure: the caller reads the file. Durations are 0 (a recording has no clock).
+
+use serde_json::Value;
+
+use super::normalizer::Normalizer;
+use super::providers::wire::{Dialect, WireEvent};
+use super::sse::{sniff_framing, Framed, Framer};
+use super::tags::TagSet;
+use crate::turn::{ErrorKind, TurnEvent};
+
+/// How to read a recording.
+#[derive(Debug, Clone, Default)]
+pub struct ParseOptions {
+    /// `None`: detect from the first events.
+    pub dialect: Option<Dialect>,
+    pub tags: TagSet,
+    pub start_in_thinking: bool,
+}
+
+/// The recording could not be read as any dialect.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("could not recognise the provider dialect (use --dialect chat|responses|anthropic|gemini|ollama)")]
+pub struct UnknownDialect;
+
+/// Parses a whole recording into the events the server would stream.
+pub fn parse_recording(
+    input: &[u8],
+    options: &ParseOptions,
+) -> Result<Vec<TurnEvent>, UnknownDialect> {
+    let mut framer = Framer::new(sniff_framing(input));
+    let mut framed = framer.push(input);
+    framed.extend(framer.finish());
+    let dialect = match options.dialect {
+        Some(d) => d,
+        None => framed
+            .iter()
+            .filter_map(|f| f.as_ref().ok())
+            .take(20)
+            .find_map(detect_dialect)
+            .ok_or(UnknownDialect)?,
+    };
+    let mut decoder = dialect.decoder();
+    let mut normalizer = Normalizer::new(options.tags.clone(), options.start_in_thinking);
+    let mut events = Vec::new();
+    for item in framed {
+        let (line, result) = match item {
+            Ok(f) => (
+                f.line,
+                decoder.decode(WireEvent {
+                    event: f.event.as_deref(),
+                    data: &f.data,
+                }),
+            ),
+            Err(e) => {
+                let message = e.to_string();
+                events.extend(normalizer.fail(ErrorKind::Upstream, message, 0));
+                return Ok(events);
+            }
+        };
+        match result {
+            Ok(deltas) => {
+                for delta in deltas {
+                    events.extend(normalizer.push(delta, 0));
+                }
+            }
+            Err(err) => {
+                events.extend(normalizer.fail(err.kind(), format!("line {line}: {err}"), 0));
+                return Ok(events);
+            }
+        }
+    }
+    events.extend(normalizer.finish(0));
+    Ok(events)
+}
+
+/// Recognises a dialect from one event.
+pub fn detect_dialect(framed: &Framed) -> Option<Dialect> {
+    if let Some(name) = framed.event.as_deref() {
+        if name.starts_with("message_") || name.starts_with("content_block_") {
+            return Some(Dialect::Anthropic);
+        }
+        if name.starts_with("response.") {
+            return Some(Dialect::Responses);
+        }
+    }
+    let value: Value = serde_json::from_str(&framed.data).ok()?;
+    let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+    if kind.starts_with("response.") {
+        Some(Dialect::Responses)
+    } else if kind.starts_with("message_") || kind.starts_with("content_block_") {
+        Some(Dialect::Anthropic)
+    } else if value.get("choices").is_some() {
+        Some(Dialect::Chat)
+    } else if value.get("candidates").is_some() || value.get("usageMetadata").is_some() {
+        Some(Dialect::Gemini)
+    } else if value.get("message").is_some() && value.get("done").is_some() {
+        Some(Dialect::Ollama)
+    } else {
+        None
+    }
+}

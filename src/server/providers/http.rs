@@ -1,0 +1,93 @@
+//! The HTTP leg of the non-async-openai dialects: POST the dialect's request,
+//! map HTTP failures to `ProviderError`, then frame and decode the body as it
+//! arrives. Built as a plain stream over the response (no spawned task), so
+//! dropping it closes the upstream connection.
+
+use async_stream::stream;
+use futures::StreamExt;
+
+use super::wire::{Dialect, UpstreamRequest, WireEvent};
+use super::{DeltaStream, ProviderError};
+use crate::server::sse::{Framer, Framing};
+
+/// Shared client: connection pooling across turns.
+fn client() -> &'static reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(reqwest::Client::new)
+}
+
+/// Sends `request` and streams the decoded deltas.
+pub async fn open(
+    dialect: Dialect,
+    request: UpstreamRequest,
+) -> Result<DeltaStream, ProviderError> {
+    let mut builder = client().post(&request.url).json(&request.body);
+    for (name, value) in &request.headers {
+        builder = builder.header(name, value);
+    }
+    let response = builder
+        .send()
+        .await
+        .map_err(|e| ProviderError::from_reqwest(&e))?;
+    let status = response.status();
+    if !status.is_success() {
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = response.text().await.unwrap_or_default();
+        let mut error = ProviderError::from_status(status.as_u16(), &provider_message(&body));
+        if let (Some(seconds), ProviderError::Http { message, .. }) = (retry_after, &mut error) {
+            message.push_str(&format!(" Try again in {seconds} s."));
+        }
+        return Err(error);
+    }
+    let framing = if dialect.is_ndjson() {
+        Framing::Ndjson
+    } else {
+        Framing::Sse
+    };
+    let mut body = response.bytes_stream();
+    let mut framer = Framer::new(framing);
+    let mut decoder = dialect.decoder();
+    let deltas = stream! {
+        loop {
+            let (framed, last) = match body.next().await {
+                Some(Ok(bytes)) => (framer.push(&bytes), false),
+                Some(Err(e)) => {
+                    yield Err(ProviderError::from_reqwest(&e));
+                    return;
+                }
+                None => (framer.finish(), true),
+            };
+            for item in framed {
+                let result = item
+                    .map_err(|e| ProviderError::Malformed(e.to_string()))
+                    .and_then(|f| decoder.decode(WireEvent { event: f.event.as_deref(), data: &f.data }));
+                let failed = result.is_err();
+                yield result;
+                if failed {
+                    return;
+                }
+            }
+            if last {
+                return;
+            }
+        }
+    };
+    Ok(deltas.boxed())
+}
+
+/// The provider's own error message from a JSON error body, if any.
+fn provider_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("error"))
+            .or_else(|| v.get("message"))
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    });
+    message.unwrap_or_else(|| body.chars().take(200).collect())
+}

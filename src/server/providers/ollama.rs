@@ -1,0 +1,503 @@
+//! Ollama native chat (`POST {base}/api/chat`, NDJSON: one JSON object a line):
+//! `message.thinking` becomes reasoning, `message.content` the answer, the
+//! `done` line usage and the finish reason. Also writes the same lines for the
+//! mock upstream.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::wire::{Decoder, Encoder, UpstreamRequest, WireEvent, WireFrame};
+use super::ProviderError;
+use crate::server::config::ModelConfig;
+use crate::server::normalizer::Delta;
+use crate::turn::{ChatRequest, ErrorKind, Usage};
+
+/// One streamed line, only the fields we read.
+#[derive(Debug, Deserialize)]
+struct Line {
+    #[serde(default)]
+    message: Option<Message>,
+    #[serde(default)]
+    done: bool,
+    #[serde(default)]
+    done_reason: Option<String>,
+    #[serde(default)]
+    prompt_eval_count: Option<u64>,
+    #[serde(default)]
+    eval_count: Option<u64>,
+    /// A string in practice; anything else is shown as JSON.
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Message {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    thinking: Option<String>,
+}
+
+impl Line {
+    /// The line's deltas: thinking, content, then (last line) usage and finish.
+    fn into_deltas(self) -> Result<Vec<Delta>, ProviderError> {
+        if let Some(error) = self.error {
+            let text = match &error {
+                Value::String(s) => s.clone(),
+                Value::Object(o) => o
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| error.to_string(), str::to_owned),
+                other => other.to_string(),
+            };
+            return Err(stream_error(&text));
+        }
+        let mut deltas = Vec::new();
+        if let Some(message) = self.message {
+            if let Some(text) = message.thinking.filter(|t| !t.is_empty()) {
+                deltas.push(Delta::Reasoning(text));
+            }
+            if let Some(text) = message.content.filter(|t| !t.is_empty()) {
+                deltas.push(Delta::Answer(text));
+            }
+        }
+        if self.done {
+            if self.prompt_eval_count.is_some() || self.eval_count.is_some() {
+                deltas.push(Delta::Usage(Usage {
+                    input_tokens: self.prompt_eval_count,
+                    output_tokens: self.eval_count,
+                    reasoning_tokens: None,
+                }));
+            }
+            let reason = self
+                .done_reason
+                .filter(|r| !r.is_empty())
+                .unwrap_or_else(|| "stop".into());
+            deltas.push(Delta::Finish(Some(reason)));
+        }
+        Ok(deltas)
+    }
+}
+
+/// Ollama reports every failure as `{"error": "..."}`; a missing model or one
+/// that cannot think is the request's fault, the rest the server's.
+fn stream_error(text: &str) -> ProviderError {
+    let lower = text.to_ascii_lowercase();
+    let kind = if lower.contains("not found") || lower.contains("does not support thinking") {
+        ErrorKind::BadRequest
+    } else {
+        ErrorKind::Upstream
+    };
+    let detail: String = text.trim().chars().take(300).collect();
+    let message = if detail.is_empty() {
+        "The provider reported an error.".to_owned()
+    } else {
+        format!("The provider reported an error: {detail}")
+    };
+    ProviderError::Stream { kind, message }
+}
+
+/// Decodes Ollama `/api/chat` NDJSON lines (blank lines are skipped).
+#[derive(Debug, Default)]
+pub struct OllamaDecoder {
+    /// Every line stands alone; the field only keeps this a braced struct, built
+    /// with `default()` like every decoder (`Dialect::decoder`).
+    _stateless: (),
+}
+
+impl Decoder for OllamaDecoder {
+    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError> {
+        let data = event.data.trim();
+        if data.is_empty() {
+            return Ok(Vec::new());
+        }
+        serde_json::from_str::<Line>(data)
+            .map_err(|e| ProviderError::Malformed(e.to_string()))?
+            .into_deltas()
+    }
+}
+
+/// The request body: streaming and thinking on (at the configured effort when
+/// it is one Ollama knows), output limit if set.
+pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
+    // Models like gpt-oss take a level; other values would be rejected.
+    let think = match model
+        .reasoning_effort
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+    {
+        Some(level) if matches!(level.as_str(), "low" | "medium" | "high") => json!(level),
+        _ => json!(true),
+    };
+    let mut body = json!({
+        "model": model.upstream_model,
+        "messages": request.messages,
+        "stream": true,
+        "think": think,
+    });
+    if let Some(max) = model.max_output_tokens {
+        body["options"] = json!({"num_predict": max});
+    }
+    body
+}
+
+/// The full upstream request.
+pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
+    let mut headers = Vec::new();
+    if let Some(key) = &model.api_key {
+        headers.push(("authorization".into(), format!("Bearer {key}")));
+    }
+    UpstreamRequest {
+        url: format!("{}/api/chat", model.base_url.trim_end_matches('/')),
+        headers,
+        body: request_body(model, request),
+    }
+}
+
+/// Writes Ollama NDJSON lines (mock upstream): one line per reasoning or answer
+/// delta, then the `done` line. Boundaries and opaque reasoning have no Ollama
+/// form and are dropped.
+pub struct OllamaEncoder {
+    model: String,
+    usage: Option<Usage>,
+    finish: Option<String>,
+}
+
+impl OllamaEncoder {
+    /// An encoder for one response of `model`.
+    pub fn new(model: &str) -> Self {
+        Self {
+            model: model.to_owned(),
+            usage: None,
+            finish: None,
+        }
+    }
+
+    fn line(&self, message: Value) -> WireFrame {
+        WireFrame::data(
+            json!({
+                "model": self.model,
+                "created_at": "2025-08-05T12:00:00.000000Z",
+                "message": message,
+                "done": false,
+            })
+            .to_string(),
+        )
+    }
+}
+
+impl Encoder for OllamaEncoder {
+    fn start(&mut self) -> Vec<WireFrame> {
+        Vec::new()
+    }
+
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
+        let mut frames = Vec::new();
+        for delta in deltas {
+            match delta {
+                Delta::Reasoning(text) if !text.is_empty() => frames
+                    .push(self.line(json!({"role": "assistant", "content": "", "thinking": text}))),
+                Delta::Answer(text) if !text.is_empty() => {
+                    frames.push(self.line(json!({"role": "assistant", "content": text})));
+                }
+                // Both belong to the `done` line.
+                Delta::Usage(usage) => self.usage = Some(*usage),
+                Delta::Finish(reason) => self.finish = reason.clone(),
+                _ => {}
+            }
+        }
+        frames
+    }
+
+    fn finish(&mut self) -> Vec<WireFrame> {
+        let mut done = json!({
+            "model": self.model,
+            "created_at": "2025-08-05T12:00:01.000000Z",
+            "message": {"role": "assistant", "content": ""},
+            "done": true,
+            "done_reason": self.finish.as_deref().unwrap_or("stop"),
+            "total_duration": 1_204_000_000u64,
+            "load_duration": 21_000_000u64,
+        });
+        if let Some(usage) = self.usage {
+            if let Some(input) = usage.input_tokens {
+                done["prompt_eval_count"] = json!(input);
+                done["prompt_eval_duration"] = json!(38_000_000u64);
+            }
+            if let Some(output) = usage.output_tokens {
+                done["eval_count"] = json!(output);
+                done["eval_duration"] = json!(1_140_000_000u64);
+            }
+        }
+        vec![WireFrame::data(done.to_string())]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::normalizer::Normalizer;
+    use crate::server::scripted::Pace;
+    use crate::turn::{ChatMessage, Role, TurnEvent};
+
+    fn deltas(data: &str) -> Vec<Delta> {
+        OllamaDecoder::default()
+            .decode(WireEvent { event: None, data })
+            .unwrap()
+    }
+
+    fn r(text: &str) -> Delta {
+        Delta::Reasoning(text.into())
+    }
+
+    fn a(text: &str) -> Delta {
+        Delta::Answer(text.into())
+    }
+
+    /// Runs deltas through the normalizer; returns the thinking block count.
+    fn blocks(deltas: &[Delta]) -> usize {
+        let mut normalizer = Normalizer::default();
+        let mut events = Vec::new();
+        for d in deltas {
+            events.extend(normalizer.push(d.clone(), 0));
+        }
+        events.extend(normalizer.finish(0));
+        events
+            .iter()
+            .filter(|e| matches!(e, TurnEvent::ThinkingStart))
+            .count()
+    }
+
+    fn texts(deltas: &[Delta]) -> (String, String) {
+        let (mut reasoning, mut answer) = (String::new(), String::new());
+        for d in deltas {
+            match d {
+                Delta::Reasoning(t) => reasoning.push_str(t),
+                Delta::Answer(t) => answer.push_str(t),
+                _ => {}
+            }
+        }
+        (reasoning, answer)
+    }
+
+    #[test]
+    fn thinking_comes_before_content_and_empty_fields_give_nothing() {
+        assert_eq!(
+            deltas(
+                r#"{"model":"qwen3","message":{"role":"assistant","content":"a","thinking":"r"},"done":false}"#
+            ),
+            vec![r("r"), a("a")]
+        );
+        assert!(deltas(
+            r#"{"model":"qwen3","message":{"role":"assistant","content":"","thinking":""},"done":false}"#
+        )
+        .is_empty());
+        assert!(
+            deltas(r#"{"model":"qwen3","message":{"role":"assistant"},"done":false}"#).is_empty()
+        );
+        assert!(deltas("   ").is_empty());
+    }
+
+    #[test]
+    fn the_done_line_gives_usage_and_finish() {
+        assert_eq!(
+            deltas(
+                r#"{"model":"qwen3","message":{"role":"assistant","content":""},"done":true,"done_reason":"length","prompt_eval_count":26,"eval_count":290}"#
+            ),
+            vec![
+                Delta::Usage(Usage {
+                    input_tokens: Some(26),
+                    output_tokens: Some(290),
+                    reasoning_tokens: None
+                }),
+                Delta::Finish(Some("length".into()))
+            ]
+        );
+        assert_eq!(
+            deltas(r#"{"done":true}"#),
+            vec![Delta::Finish(Some("stop".into()))]
+        );
+    }
+
+    #[test]
+    fn malformed_lines_and_error_lines_are_errors() {
+        let bad = OllamaDecoder::default().decode(WireEvent {
+            event: None,
+            data: r#"{"message":"#,
+        });
+        assert!(matches!(bad, Err(ProviderError::Malformed(_))));
+        let cases = [
+            (
+                r#"{"error":"model 'qwen9' not found"}"#,
+                ErrorKind::BadRequest,
+            ),
+            (
+                r#"{"error":"\"gemma3\" does not support thinking"}"#,
+                ErrorKind::BadRequest,
+            ),
+            (
+                r#"{"error":"llama runner process has terminated: exit status 2"}"#,
+                ErrorKind::Upstream,
+            ),
+            (
+                r#"{"error":{"message":"server busy"}}"#,
+                ErrorKind::Upstream,
+            ),
+        ];
+        for (data, kind) in cases {
+            let err = OllamaDecoder::default()
+                .decode(WireEvent { event: None, data })
+                .unwrap_err();
+            assert!(matches!(err, ProviderError::Stream { .. }));
+            assert_eq!(err.kind(), kind, "{data}");
+        }
+        let err = OllamaDecoder::default()
+            .decode(WireEvent {
+                event: None,
+                data: r#"{"error":"model 'qwen9' not found"}"#,
+            })
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "The provider reported an error: model 'qwen9' not found"
+        );
+    }
+
+    #[test]
+    fn request_turns_thinking_on_at_the_configured_level() {
+        let model = ModelConfig {
+            base_url: "http://localhost:11434/".into(),
+            upstream_model: "qwen3:8b".into(),
+            max_output_tokens: Some(1000),
+            ..ModelConfig::demo(Pace::INSTANT)
+        };
+        let request = ChatRequest {
+            messages: vec![
+                ChatMessage {
+                    role: Role::System,
+                    content: "Be brief.".into(),
+                },
+                ChatMessage::user("Why?"),
+            ],
+            model: None,
+        };
+        let req = build_request(&model, &request);
+        assert_eq!(req.url, "http://localhost:11434/api/chat");
+        assert!(req.headers.is_empty());
+        assert_eq!(
+            req.body,
+            json!({
+                "model": "qwen3:8b",
+                "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}],
+                "stream": true,
+                "think": true,
+                "options": {"num_predict": 1000},
+            })
+        );
+        let leveled = ModelConfig {
+            reasoning_effort: Some("High".into()),
+            api_key: Some("k".into()),
+            max_output_tokens: None,
+            ..model.clone()
+        };
+        let req = build_request(&leveled, &request);
+        assert_eq!(req.body["think"], json!("high"));
+        assert!(req.body.get("options").is_none());
+        assert_eq!(
+            req.headers,
+            vec![("authorization".to_owned(), "Bearer k".to_owned())]
+        );
+        let unknown = ModelConfig {
+            reasoning_effort: Some("extreme".into()),
+            ..model
+        };
+        assert_eq!(build_request(&unknown, &request).body["think"], json!(true));
+    }
+
+    #[test]
+    fn encoder_output_decodes_to_the_same_text_usage_and_finish() {
+        let usage = Usage {
+            input_tokens: Some(26),
+            output_tokens: Some(290),
+            reasoning_tokens: None,
+        };
+        let script = vec![
+            r("Okay, the user asks "),
+            r("why."),
+            Delta::ReasoningBoundary,
+            r(" Then again."),
+            Delta::OpaqueReasoning,
+            a("Because "),
+            a("physics."),
+            Delta::Usage(usage),
+            Delta::Finish(Some("stop".into())),
+        ];
+        let mut encoder = OllamaEncoder::new("qwen3:8b");
+        let mut frames = encoder.start();
+        frames.extend(encoder.step(&script[..4]));
+        frames.extend(encoder.step(&script[4..]));
+        frames.extend(encoder.finish());
+        assert!(frames
+            .iter()
+            .all(|f| f.event.is_none() && !f.data.contains('\n')));
+        let decoded: Vec<Delta> = frames.iter().flat_map(|f| deltas(&f.data)).collect();
+        assert_eq!(
+            texts(&decoded),
+            (
+                "Okay, the user asks why. Then again.".to_owned(),
+                "Because physics.".to_owned()
+            )
+        );
+        // Ollama has no block boundaries: the reasoning is one block.
+        assert_eq!(blocks(&decoded), 1);
+        assert_eq!(
+            &decoded[decoded.len() - 2..],
+            &[Delta::Usage(usage), Delta::Finish(Some("stop".into()))]
+        );
+    }
+
+    #[test]
+    fn a_realistic_ndjson_stream_decodes_to_its_texts_and_usage() {
+        // Shaped like `ollama` 0.11 streaming qwen3 with `"think": true`.
+        let stream = r#"{"model":"qwen3:8b","created_at":"2025-08-05T09:14:02.118Z","message":{"role":"assistant","content":"","thinking":"Okay"},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-05T09:14:02.135Z","message":{"role":"assistant","content":"","thinking":", the user asks"},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-05T09:14:02.151Z","message":{"role":"assistant","content":"","thinking":" for 17 × 3.\n\n"},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-05T09:14:02.168Z","message":{"role":"assistant","content":"","thinking":"17 × 3 = 51."},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-05T09:14:02.185Z","message":{"role":"assistant","content":"17 × 3"},"done":false}
+{"model":"qwen3:8b","created_at":"2025-08-05T09:14:02.201Z","message":{"role":"assistant","content":" = **51**"},"done":false}
+
+{"model":"qwen3:8b","created_at":"2025-08-05T09:14:02.218Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":1846027083,"load_duration":30458250,"prompt_eval_count":18,"prompt_eval_duration":101546084,"eval_count":143,"eval_duration":1713181625}
+"#;
+        let mut decoder = OllamaDecoder::default();
+        let decoded: Vec<Delta> = stream
+            .lines()
+            .flat_map(|line| {
+                decoder
+                    .decode(WireEvent {
+                        event: None,
+                        data: line,
+                    })
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(
+            texts(&decoded),
+            (
+                "Okay, the user asks for 17 × 3.\n\n17 × 3 = 51.".to_owned(),
+                "17 × 3 = **51**".to_owned()
+            )
+        );
+        assert_eq!(blocks(&decoded), 1);
+        assert_eq!(
+            &decoded[decoded.len() - 2..],
+            &[
+                Delta::Usage(Usage {
+                    input_tokens: Some(18),
+                    output_tokens: Some(143),
+                    reasoning_tokens: None
+                }),
+                Delta::Finish(Some("stop".into()))
+            ]
+        );
+    }
+}

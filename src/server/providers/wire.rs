@@ -1,0 +1,142 @@
+//! The seam every wire dialect plugs into: framed upstream events in, neutral
+//! `Delta`s out (`Decoder`), and the reverse for the mock upstream (`Encoder`).
+//! Framing (SSE or NDJSON) is done elsewhere; dialects see one event at a time.
+
+use super::ProviderError;
+use crate::server::normalizer::Delta;
+
+/// One framed upstream event: the SSE `event:` name (if any) and its `data:`
+/// payload, or one NDJSON line (no name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WireEvent<'a> {
+    pub event: Option<&'a str>,
+    pub data: &'a str,
+}
+
+/// One event the mock upstream writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireFrame {
+    pub event: Option<String>,
+    pub data: String,
+}
+
+impl WireFrame {
+    /// A frame with only a data payload.
+    pub fn data(data: impl Into<String>) -> Self {
+        Self {
+            event: None,
+            data: data.into(),
+        }
+    }
+
+    /// A frame with an SSE event name.
+    pub fn named(event: &str, data: impl Into<String>) -> Self {
+        Self {
+            event: Some(event.to_owned()),
+            data: data.into(),
+        }
+    }
+}
+
+/// Turns a dialect's events into deltas. One decoder per upstream response
+/// stream (a recording of a tool loop holds several responses: keep going).
+pub trait Decoder: Send {
+    /// Decodes one event. `Err` for a malformed event or an in-stream provider
+    /// error; the caller ends the turn with it.
+    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError>;
+}
+
+/// Writes a script of deltas in a dialect's wire format (mock upstream).
+pub trait Encoder: Send {
+    /// Frames sent before the first step (e.g. `message_start`).
+    fn start(&mut self) -> Vec<WireFrame>;
+    /// Frames for one scripted chunk, in order.
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame>;
+    /// Frames that end the response (e.g. `[DONE]`, `message_stop`).
+    fn finish(&mut self) -> Vec<WireFrame>;
+}
+
+/// The wire dialects Pensive speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// OpenAI-compatible chat completions (`/v1/chat/completions`, SSE).
+    Chat,
+    /// OpenAI Responses (`/v1/responses`, SSE with typed events).
+    Responses,
+    /// Anthropic Messages (`/v1/messages`, SSE with `event:` names).
+    Anthropic,
+    /// Gemini `streamGenerateContent?alt=sse`.
+    Gemini,
+    /// Ollama native `/api/chat` (NDJSON).
+    Ollama,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 5] = [
+        Dialect::Chat,
+        Dialect::Responses,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Ollama,
+    ];
+
+    /// The name used on the command line and in configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Chat => "chat",
+            Dialect::Responses => "responses",
+            Dialect::Anthropic => "anthropic",
+            Dialect::Gemini => "gemini",
+            Dialect::Ollama => "ollama",
+        }
+    }
+
+    /// Parses a dialect name (`openai` is an alias of `chat`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "chat" | "openai" => Some(Dialect::Chat),
+            "responses" => Some(Dialect::Responses),
+            "anthropic" => Some(Dialect::Anthropic),
+            "gemini" => Some(Dialect::Gemini),
+            "ollama" => Some(Dialect::Ollama),
+            _ => None,
+        }
+    }
+
+    /// True when the dialect streams NDJSON rather than SSE.
+    pub fn is_ndjson(self) -> bool {
+        self == Dialect::Ollama
+    }
+
+    /// A fresh decoder for one stream.
+    pub fn decoder(self) -> Box<dyn Decoder> {
+        match self {
+            Dialect::Chat => Box::new(super::openai_chat::ChatDecoder),
+            Dialect::Responses => Box::new(super::responses::ResponsesDecoder::default()),
+            Dialect::Anthropic => Box::new(super::anthropic::AnthropicDecoder::default()),
+            Dialect::Gemini => Box::new(super::gemini::GeminiDecoder::default()),
+            Dialect::Ollama => Box::new(super::ollama::OllamaDecoder::default()),
+        }
+    }
+
+    /// A fresh encoder writing one response for `model`.
+    pub fn encoder(self, model: &str) -> Box<dyn Encoder> {
+        match self {
+            Dialect::Chat => Box::new(super::openai_chat::ChatEncoder::new(model)),
+            Dialect::Responses => Box::new(super::responses::ResponsesEncoder::new(model)),
+            Dialect::Anthropic => Box::new(super::anthropic::AnthropicEncoder::new(model)),
+            Dialect::Gemini => Box::new(super::gemini::GeminiEncoder::new(model)),
+            Dialect::Ollama => Box::new(super::ollama::OllamaEncoder::new(model)),
+        }
+    }
+}
+
+/// A provider's real HTTP request for one turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpstreamRequest {
+    /// Full URL (base URL + the dialect's path).
+    pub url: String,
+    /// Headers besides `content-type: application/json` (auth, versions).
+    pub headers: Vec<(String, String)>,
+    pub body: serde_json::Value,
+}

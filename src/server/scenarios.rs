@@ -1,0 +1,258 @@
+//! Scripted scenarios for the mock upstream (tests, benchmarks, demos of every
+//! state), chosen by a `mock:<name>` keyword in the last user message. Each is
+//! deterministic: a list of steps of neutral deltas plus an optional fault the
+//! mock injects at the HTTP level.
+
+use std::time::Duration;
+
+use super::normalizer::Delta;
+use super::scripted::{chunk_text, Step};
+use crate::turn::Usage;
+
+/// Something the mock does besides streaming the steps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    None,
+    /// Answer with this HTTP status (and `Retry-After` seconds) instead of a stream.
+    Status {
+        code: u16,
+        retry_after: Option<u64>,
+    },
+    /// Close the connection after this many steps, without the end marker.
+    DropAfter(usize),
+    /// Write a malformed JSON line after this many steps.
+    MalformedAfter(usize),
+    /// Wait this long before the first byte of the body.
+    SlowFirst(Duration),
+    /// Write every frame in pieces split inside multi-byte characters.
+    SplitBytes,
+}
+
+/// A scenario: steps and a fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scenario {
+    pub name: &'static str,
+    pub steps: Vec<Step>,
+    pub fault: Fault,
+}
+
+/// Every keyword the mock understands (documented in the README).
+pub const KEYWORDS: &[&str] = &[
+    "normal",
+    "several-blocks",
+    "inline-tags",
+    "split-tags",
+    "tag-in-code",
+    "prefilled",
+    "empty-think",
+    "opaque",
+    "reasoning-tokens",
+    "no-answer",
+    "drop-thinking",
+    "drop-answer",
+    "slow-first",
+    "http-401",
+    "http-429",
+    "http-500",
+    "malformed",
+    "huge",
+    "multibyte",
+];
+
+pub const REASONING: &str =
+    "Let me think about this carefully. First, the key facts. Then, what follows from them.";
+pub const ANSWER: &str = "Here is the answer: **42**.";
+
+/// The scenario named by the last `mock:<name>` keyword in `text` (else `normal`).
+pub fn scenario_for(text: &str, delay: Duration) -> Scenario {
+    let name = text
+        .rmatch_indices("mock:")
+        .next()
+        .map(|(i, _)| {
+            text[i + 5..]
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .next()
+                .unwrap_or("")
+        })
+        .and_then(|n| KEYWORDS.iter().find(|k| **k == n).copied())
+        .unwrap_or("normal");
+    build(name, delay)
+}
+
+fn steps(deltas: Vec<Delta>, delay: Duration) -> Vec<Step> {
+    deltas
+        .into_iter()
+        .map(|d| Step {
+            delay,
+            deltas: vec![d],
+        })
+        .collect()
+}
+
+fn reasoning(text: &str) -> Vec<Delta> {
+    chunk_text(text, 8)
+        .into_iter()
+        .map(Delta::Reasoning)
+        .collect()
+}
+
+fn answer(text: &str) -> Vec<Delta> {
+    chunk_text(text, 6).into_iter().map(Delta::Answer).collect()
+}
+
+fn usage(reasoning_tokens: u64) -> Delta {
+    Delta::Usage(Usage {
+        input_tokens: Some(12),
+        output_tokens: Some(48),
+        reasoning_tokens: Some(reasoning_tokens),
+    })
+}
+
+fn ending(reason: &str, reasoning_tokens: u64) -> Vec<Delta> {
+    vec![Delta::Finish(Some(reason.into())), usage(reasoning_tokens)]
+}
+
+fn build(name: &'static str, delay: Duration) -> Scenario {
+    let mut fault = Fault::None;
+    let deltas: Vec<Delta> = match name {
+        "several-blocks" => [
+            reasoning("First I look at the question."),
+            vec![Delta::ReasoningBoundary],
+            reasoning("Then I check my plan."),
+            answer("Part one. "),
+            reasoning("One more consideration."),
+            answer("Part two."),
+            ending("stop", 30),
+        ]
+        .concat(),
+        "inline-tags" => [
+            answer(&format!("<think>{REASONING}</think>\n\n{ANSWER}")),
+            ending("stop", 0),
+        ]
+        .concat(),
+        "split-tags" => [
+            chunk_text(&format!("<think>{REASONING}</think>\n\n{ANSWER}"), 1)
+                .into_iter()
+                .map(Delta::Answer)
+                .collect(),
+            ending("stop", 0),
+        ]
+        .concat(),
+        "tag-in-code" => [
+            answer(
+                "Use it like this:\n\n```xml\n<think>not reasoning</think>\n```\n\nThat is all.",
+            ),
+            ending("stop", 0),
+        ]
+        .concat(),
+        "prefilled" => [
+            answer(&format!("{REASONING}</think>\n\n{ANSWER}")),
+            ending("stop", 0),
+        ]
+        .concat(),
+        "empty-think" => [
+            answer(&format!("<think>\n\n</think>\n\n{ANSWER}")),
+            ending("stop", 0),
+        ]
+        .concat(),
+        "opaque" => [
+            vec![Delta::OpaqueReasoning],
+            answer(ANSWER),
+            ending("stop", 640),
+        ]
+        .concat(),
+        "reasoning-tokens" => [answer(ANSWER), ending("stop", 640)].concat(),
+        "no-answer" => [reasoning(REASONING), ending("length", 200)].concat(),
+        "drop-thinking" => {
+            let r = reasoning(REASONING);
+            fault = Fault::DropAfter(r.len() / 2);
+            r
+        }
+        "drop-answer" => {
+            let mut d = reasoning(REASONING);
+            d.extend(answer(ANSWER));
+            fault = Fault::DropAfter(d.len() - 2);
+            d
+        }
+        "slow-first" => {
+            fault = Fault::SlowFirst(Duration::from_secs(3));
+            [reasoning(REASONING), answer(ANSWER), ending("stop", 20)].concat()
+        }
+        "http-401" | "http-429" | "http-500" => {
+            let code = name[5..].parse().unwrap_or(500);
+            fault = Fault::Status {
+                code,
+                retry_after: (code == 429).then_some(7),
+            };
+            Vec::new()
+        }
+        "malformed" => {
+            let r = reasoning(REASONING);
+            fault = Fault::MalformedAfter(2);
+            r
+        }
+        "huge" => {
+            let sentence = "Considering one more case in detail to be thorough. ";
+            let text = sentence.repeat(1024 * 1024 / sentence.len() + 1);
+            let mut d: Vec<Delta> = chunk_text(&text, 1000)
+                .into_iter()
+                .map(Delta::Reasoning)
+                .collect();
+            d.extend(answer(ANSWER));
+            d.extend(ending("stop", 250_000));
+            d
+        }
+        "multibyte" => {
+            fault = Fault::SplitBytes;
+            [
+                reasoning("Ünïcödé reasoning — 漢字 and emoji 🌈🚀."),
+                answer("Answer: ✓ 日本語 😀"),
+                ending("stop", 5),
+            ]
+            .concat()
+        }
+        _ => [reasoning(REASONING), answer(ANSWER), ending("stop", 20)].concat(),
+    };
+    Scenario {
+        name,
+        steps: steps(deltas, delay),
+        fault,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_keyword_wins_and_unknown_means_normal() {
+        assert_eq!(scenario_for("hi", Duration::ZERO).name, "normal");
+        assert_eq!(
+            scenario_for("mock:opaque earlier ... now mock:http-429", Duration::ZERO).name,
+            "http-429"
+        );
+        assert_eq!(scenario_for("mock:nonsense", Duration::ZERO).name, "normal");
+    }
+
+    #[test]
+    fn every_keyword_builds_a_scenario_of_its_own_name() {
+        for k in KEYWORDS {
+            assert_eq!(scenario_for(&format!("mock:{k}"), Duration::ZERO).name, *k);
+        }
+    }
+
+    #[test]
+    fn huge_carries_a_megabyte_of_reasoning() {
+        let s = scenario_for("mock:huge", Duration::ZERO);
+        let bytes: usize = s
+            .steps
+            .iter()
+            .flat_map(|st| &st.deltas)
+            .map(|d| match d {
+                Delta::Reasoning(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(bytes >= 1024 * 1024);
+    }
+}

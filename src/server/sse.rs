@@ -1,0 +1,250 @@
+//! Framing of upstream streams: SSE (`event:` / `data:` lines, comments, blank
+//! line ends an event) or NDJSON (one event per line). Bytes may be split
+//! anywhere, even inside a UTF-8 character; each byte is scanned once. Pure.
+
+/// One framed event with the line number of its last `data` line (1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Framed {
+    pub event: Option<String>,
+    pub data: String,
+    pub line: usize,
+}
+
+/// A line that could not be framed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    #[error("line {line}: not valid UTF-8")]
+    InvalidUtf8 { line: usize },
+    #[error("line {line}: longer than {limit} bytes")]
+    TooLong { line: usize, limit: usize },
+}
+
+/// Which framing a stream uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    Sse,
+    Ndjson,
+}
+
+/// Longest line accepted; longer lines are refused without buffering them all.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Incremental framer.
+#[derive(Debug)]
+pub struct Framer {
+    framing: Framing,
+    line: Vec<u8>,
+    /// The current line grew past the limit: drop bytes until its end.
+    skipping: bool,
+    line_no: usize,
+    event: Option<String>,
+    data: Option<String>,
+    data_line: usize,
+}
+
+impl Framer {
+    pub fn new(framing: Framing) -> Self {
+        Self {
+            framing,
+            line: Vec::new(),
+            skipping: false,
+            line_no: 0,
+            event: None,
+            data: None,
+            data_line: 0,
+        }
+    }
+
+    /// Feeds bytes; returns the events (and errors) they complete.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<Result<Framed, FrameError>> {
+        let mut out = Vec::new();
+        let mut rest = bytes;
+        while let Some(pos) = rest.iter().position(|&b| b == b'\n') {
+            self.append(&rest[..pos], &mut out);
+            self.end_line(&mut out);
+            rest = &rest[pos + 1..];
+        }
+        self.append(rest, &mut out);
+        out
+    }
+
+    /// End of input: a last line without newline and a pending event are emitted.
+    pub fn finish(&mut self) -> Vec<Result<Framed, FrameError>> {
+        let mut out = Vec::new();
+        if !self.line.is_empty() || self.skipping {
+            self.end_line(&mut out);
+        }
+        self.dispatch(&mut out);
+        out
+    }
+
+    fn append(&mut self, bytes: &[u8], out: &mut Vec<Result<Framed, FrameError>>) {
+        if self.skipping {
+            return;
+        }
+        if self.line.len() + bytes.len() > MAX_LINE_BYTES {
+            self.skipping = true;
+            self.line.clear();
+            out.push(Err(FrameError::TooLong {
+                line: self.line_no + 1,
+                limit: MAX_LINE_BYTES,
+            }));
+            return;
+        }
+        self.line.extend_from_slice(bytes);
+    }
+
+    fn end_line(&mut self, out: &mut Vec<Result<Framed, FrameError>>) {
+        self.line_no += 1;
+        if std::mem::take(&mut self.skipping) {
+            return;
+        }
+        let raw = std::mem::take(&mut self.line);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(&raw);
+        let Ok(text) = std::str::from_utf8(raw) else {
+            out.push(Err(FrameError::InvalidUtf8 { line: self.line_no }));
+            return;
+        };
+        match self.framing {
+            Framing::Ndjson => {
+                if !text.trim().is_empty() {
+                    out.push(Ok(Framed {
+                        event: None,
+                        data: text.to_owned(),
+                        line: self.line_no,
+                    }));
+                }
+            }
+            Framing::Sse => self.sse_line(text, out),
+        }
+    }
+
+    fn sse_line(&mut self, text: &str, out: &mut Vec<Result<Framed, FrameError>>) {
+        if text.is_empty() {
+            self.dispatch(out);
+            return;
+        }
+        if text.starts_with(':') {
+            return; // comment / keep-alive
+        }
+        let (field, value) = match text.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (text, ""),
+        };
+        match field {
+            "event" => self.event = Some(value.to_owned()),
+            "data" => {
+                match &mut self.data {
+                    Some(data) => {
+                        data.push('\n');
+                        data.push_str(value);
+                    }
+                    None => self.data = Some(value.to_owned()),
+                }
+                self.data_line = self.line_no;
+            }
+            _ => {} // id, retry, unknown fields
+        }
+    }
+
+    fn dispatch(&mut self, out: &mut Vec<Result<Framed, FrameError>>) {
+        let event = self.event.take();
+        if let Some(data) = self.data.take() {
+            out.push(Ok(Framed {
+                event,
+                data,
+                line: self.data_line,
+            }));
+        }
+    }
+}
+
+/// Guesses the framing from the start of a recording.
+pub fn sniff_framing(start: &[u8]) -> Framing {
+    let text = String::from_utf8_lossy(&start[..start.len().min(4096)]);
+    let first = text
+        .lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if first.starts_with("data:") || first.starts_with("event:") || first.starts_with(':') {
+        Framing::Sse
+    } else {
+        Framing::Ndjson
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame_all(
+        framing: Framing,
+        input: &[u8],
+        cuts: &[usize],
+    ) -> Vec<Result<Framed, FrameError>> {
+        let mut f = Framer::new(framing);
+        let mut out = Vec::new();
+        let mut last = 0;
+        for &c in cuts {
+            out.extend(f.push(&input[last..c]));
+            last = c;
+        }
+        out.extend(f.push(&input[last..]));
+        out.extend(f.finish());
+        out
+    }
+
+    const SSE: &str = ": keep-alive\nevent: message_start\ndata: {\"a\":\"é😀\"}\n\ndata: one\r\ndata: two\n\ndata: [DONE]\n\n";
+
+    #[test]
+    fn sse_events_names_comments_and_multiline_data() {
+        let out = frame_all(Framing::Sse, SSE.as_bytes(), &[]);
+        let events: Vec<Framed> = out.into_iter().map(Result::unwrap).collect();
+        assert_eq!(events.len(), 3);
+        assert_eq!(events[0].event.as_deref(), Some("message_start"));
+        assert_eq!(events[0].data, "{\"a\":\"é😀\"}");
+        assert_eq!(events[0].line, 3);
+        assert_eq!(events[1].data, "one\ntwo");
+        assert_eq!(events[2].data, "[DONE]");
+    }
+
+    #[test]
+    fn any_split_gives_the_same_events() {
+        let bytes = SSE.as_bytes();
+        let whole = frame_all(Framing::Sse, bytes, &[]);
+        for cut in 0..=bytes.len() {
+            assert_eq!(frame_all(Framing::Sse, bytes, &[cut]), whole, "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn ndjson_lines_and_a_final_line_without_newline() {
+        let out = frame_all(Framing::Ndjson, b"{\"a\":1}\n\n{\"b\":2}", &[]);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].as_ref().unwrap().line, 3);
+    }
+
+    #[test]
+    fn invalid_utf8_and_oversized_lines_are_errors_and_framing_continues() {
+        let out = frame_all(Framing::Ndjson, b"\xff\xfe\n{\"ok\":1}\n", &[]);
+        assert_eq!(out[0], Err(FrameError::InvalidUtf8 { line: 1 }));
+        assert_eq!(out[1].as_ref().unwrap().data, "{\"ok\":1}");
+        let mut f = Framer::new(Framing::Ndjson);
+        let big = vec![b'x'; MAX_LINE_BYTES / 4];
+        let mut errors = 0;
+        for _ in 0..5 {
+            errors += f.push(&big).iter().filter(|r| r.is_err()).count();
+        }
+        let after = f.push(b"\n{\"next\":1}\n");
+        assert_eq!(errors, 1);
+        assert_eq!(after.len(), 1);
+        assert!(after[0].is_ok());
+    }
+
+    #[test]
+    fn framing_is_sniffed() {
+        assert_eq!(sniff_framing(b"\n: hi\ndata: x"), Framing::Sse);
+        assert_eq!(sniff_framing(b"{\"model\":\"x\"}"), Framing::Ndjson);
+    }
+}

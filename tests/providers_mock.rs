@@ -1,0 +1,385 @@
+//! Every dialect over real HTTP: Pensive's `POST /api/chat` (router via tower
+//! `oneshot`) against `pensive mock-upstream` (in-process on a loopback port),
+//! for each scenario; and the requests the mock received.
+
+#![cfg(feature = "ssr")]
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::Request;
+use http_body_util::BodyExt;
+use leptos::config::LeptosOptions;
+use pensive::server::config::{ModelConfig, ProviderKind};
+use pensive::server::mock_upstream::{serve_on, MockConfig, MockState};
+use pensive::server::providers::wire::Dialect;
+use pensive::server::router::build_router;
+use pensive::server::scenarios::{ANSWER, REASONING};
+use pensive::server::scripted::Pace;
+use pensive::server::tags::TagSet;
+use pensive::server::{AppConfig, TurnService};
+use pensive::turn::contract::check_stream;
+use pensive::turn::framer::NdjsonFramer;
+use pensive::turn::{ErrorKind, TurnEvent};
+use tower::ServiceExt;
+
+const KEY: &str = "sk-SENTINEL-test-key";
+
+async fn start_mock() -> (String, MockState) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let state = MockState::new(MockConfig::default());
+    tokio::spawn(serve_on(listener, state.clone()));
+    (format!("http://{addr}"), state)
+}
+
+fn model(dialect: Dialect, base: &str) -> ModelConfig {
+    let base_url = match dialect {
+        Dialect::Chat | Dialect::Responses => format!("{base}/v1"),
+        _ => base.to_owned(),
+    };
+    ModelConfig {
+        id: dialect.name().into(),
+        label: dialect.name().into(),
+        provider: ProviderKind::Wire(dialect),
+        base_url,
+        api_key: Some(KEY.into()),
+        upstream_model: "mock-model".into(),
+        max_output_tokens: None,
+        reasoning_effort: None,
+        thinking_budget: None,
+        demo_pace: Pace::INSTANT,
+        tags: TagSet::default(),
+        start_in_thinking: false,
+    }
+}
+
+fn app(base: &str) -> axum::Router {
+    let config = AppConfig {
+        models: Dialect::ALL.iter().map(|d| model(*d, base)).collect(),
+        first_token_timeout: Duration::from_secs(2),
+        show_thinking: true,
+    };
+    build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    )
+}
+
+async fn turn(app: &axum::Router, dialect: Dialect, messages: serde_json::Value) -> Vec<TurnEvent> {
+    let body = serde_json::json!({"request": {"messages": messages, "model": dialect.name()}});
+    let request = Request::post("/api/chat")
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("request");
+    let response = app.clone().oneshot(request).await.expect("response");
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    let mut framer = NdjsonFramer::new();
+    let mut events: Vec<TurnEvent> = framer
+        .push(&bytes)
+        .into_iter()
+        .map(|e| e.expect("ndjson"))
+        .collect();
+    events.extend(framer.finish().map(|e| e.expect("ndjson")));
+    check_stream(&events).unwrap_or_else(|e| panic!("{dialect:?}: {e}\n{events:?}"));
+    events
+}
+
+async fn ask(app: &axum::Router, dialect: Dialect, text: &str) -> Vec<TurnEvent> {
+    turn(
+        app,
+        dialect,
+        serde_json::json!([{"role": "user", "content": text}]),
+    )
+    .await
+}
+
+fn thinking_text(events: &[TurnEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ThinkingDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn answer_text(events: &[TurnEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::AnswerDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn count(events: &[TurnEvent], f: impl Fn(&TurnEvent) -> bool) -> usize {
+    events.iter().filter(|e| f(e)).count()
+}
+
+fn error_kind(events: &[TurnEvent]) -> Option<ErrorKind> {
+    match events.last() {
+        Some(TurnEvent::Error { kind, .. }) => Some(*kind),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn normal_turn_in_every_dialect() {
+    let (base, _) = start_mock().await;
+    let app = app(&base);
+    for dialect in Dialect::ALL {
+        let events = ask(&app, dialect, "hello mock:normal").await;
+        assert_eq!(thinking_text(&events), REASONING, "{dialect:?}");
+        assert_eq!(answer_text(&events), ANSWER, "{dialect:?}");
+        assert_eq!(
+            count(&events, |e| matches!(e, TurnEvent::ThinkingStart)),
+            1,
+            "{dialect:?}"
+        );
+        assert!(
+            matches!(events.last(), Some(TurnEvent::Done { .. })),
+            "{dialect:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn inline_tags_split_tags_prefilled_and_empty_think_in_every_dialect() {
+    let (base, _) = start_mock().await;
+    let app = app(&base);
+    for dialect in Dialect::ALL {
+        for keyword in ["inline-tags", "split-tags"] {
+            let events = ask(&app, dialect, &format!("mock:{keyword}")).await;
+            assert_eq!(thinking_text(&events), REASONING, "{dialect:?} {keyword}");
+            assert_eq!(
+                answer_text(&events),
+                format!("\n\n{ANSWER}"),
+                "{dialect:?} {keyword}"
+            );
+        }
+        let events = ask(&app, dialect, "mock:prefilled").await;
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, TurnEvent::AnswerWasThinking { .. })),
+            "{dialect:?}"
+        );
+        let events = ask(&app, dialect, "mock:empty-think").await;
+        assert_eq!(thinking_text(&events).trim(), "", "{dialect:?}");
+        assert_eq!(answer_text(&events).trim(), ANSWER, "{dialect:?}");
+        let events = ask(&app, dialect, "mock:tag-in-code").await;
+        assert_eq!(
+            count(&events, |e| matches!(e, TurnEvent::ThinkingStart)),
+            0,
+            "{dialect:?}"
+        );
+        assert!(
+            answer_text(&events).contains("<think>not reasoning</think>"),
+            "{dialect:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn opaque_and_reasoning_token_scenarios() {
+    let (base, _) = start_mock().await;
+    let app = app(&base);
+    for dialect in [Dialect::Chat, Dialect::Responses, Dialect::Anthropic] {
+        let events = ask(&app, dialect, "mock:opaque").await;
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, TurnEvent::ThinkingEnd { opaque: true, .. })),
+            "{dialect:?}: {events:?}"
+        );
+    }
+    for dialect in Dialect::ALL {
+        let events = ask(&app, dialect, "mock:reasoning-tokens").await;
+        let tokens: u64 = events
+            .iter()
+            .filter_map(|e| match e {
+                TurnEvent::Usage(u) => u.reasoning_tokens,
+                _ => None,
+            })
+            .sum();
+        // Anthropic and Ollama do not report reasoning tokens.
+        if !matches!(dialect, Dialect::Ollama | Dialect::Anthropic) {
+            assert_eq!(tokens, 640, "{dialect:?}");
+        }
+        assert_eq!(answer_text(&events), ANSWER, "{dialect:?}");
+    }
+}
+
+#[tokio::test]
+async fn several_blocks_interleave_where_the_dialect_has_blocks() {
+    let (base, _) = start_mock().await;
+    let app = app(&base);
+    for dialect in [Dialect::Responses, Dialect::Anthropic] {
+        let events = ask(&app, dialect, "mock:several-blocks").await;
+        assert_eq!(
+            count(&events, |e| matches!(e, TurnEvent::ThinkingStart)),
+            3,
+            "{dialect:?}: {events:?}"
+        );
+        assert_eq!(answer_text(&events), "Part one. Part two.", "{dialect:?}");
+    }
+}
+
+#[tokio::test]
+async fn failures_end_the_turn_with_the_right_kind() {
+    let (base, _) = start_mock().await;
+    let app = app(&base);
+    for dialect in Dialect::ALL {
+        assert_eq!(
+            error_kind(&ask(&app, dialect, "mock:http-401").await),
+            Some(ErrorKind::Auth),
+            "{dialect:?}"
+        );
+        let limited = ask(&app, dialect, "mock:http-429").await;
+        assert_eq!(
+            error_kind(&limited),
+            Some(ErrorKind::RateLimit),
+            "{dialect:?}"
+        );
+        assert_eq!(
+            error_kind(&ask(&app, dialect, "mock:http-500").await),
+            Some(ErrorKind::Upstream),
+            "{dialect:?}"
+        );
+        let dropped = ask(&app, dialect, "mock:drop-thinking").await;
+        assert_eq!(
+            error_kind(&dropped),
+            Some(ErrorKind::Network),
+            "{dialect:?}: {dropped:?}"
+        );
+        assert!(
+            !thinking_text(&dropped).is_empty(),
+            "{dialect:?}: reasoning so far is kept"
+        );
+        let malformed = ask(&app, dialect, "mock:malformed").await;
+        assert!(
+            error_kind(&malformed).is_some(),
+            "{dialect:?}: {malformed:?}"
+        );
+        // The next turn on the same server works.
+        let ok = ask(&app, dialect, "mock:normal").await;
+        assert_eq!(answer_text(&ok), ANSWER, "{dialect:?}");
+    }
+}
+
+#[tokio::test]
+async fn multibyte_characters_split_across_writes_survive() {
+    let (base, _) = start_mock().await;
+    let app = app(&base);
+    for dialect in Dialect::ALL {
+        let events = ask(&app, dialect, "mock:multibyte").await;
+        assert_eq!(
+            thinking_text(&events),
+            "Ünïcödé reasoning — 漢字 and emoji 🌈🚀.",
+            "{dialect:?}"
+        );
+        assert_eq!(answer_text(&events), "Answer: ✓ 日本語 😀", "{dialect:?}");
+    }
+}
+
+#[tokio::test]
+async fn requests_carry_the_key_and_the_reasoning_switch_and_never_the_thinking() {
+    let (base, mock) = start_mock().await;
+    let app = app(&base);
+    for dialect in Dialect::ALL {
+        turn(
+            &app,
+            dialect,
+            serde_json::json!([
+                {"role": "user", "content": "first"},
+                {"role": "assistant", "content": "the earlier answer"},
+                {"role": "user", "content": "second mock:normal"}
+            ]),
+        )
+        .await;
+    }
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 5);
+    for r in &requests {
+        let headers: String = r.headers.iter().map(|(k, v)| format!("{k}={v};")).collect();
+        assert!(
+            headers.contains(KEY),
+            "{}: key header missing: {headers}",
+            r.dialect
+        );
+        let body = r.body.to_string();
+        assert!(
+            body.contains("the earlier answer"),
+            "{}: history sent",
+            r.dialect
+        );
+        let switch = match r.dialect {
+            "chat" => r.body.pointer("/stream_options/include_usage").is_some(),
+            "responses" => {
+                r.body
+                    .pointer("/reasoning/summary")
+                    .and_then(|v| v.as_str())
+                    == Some("auto")
+            }
+            "anthropic" => {
+                r.body.pointer("/thinking/type").and_then(|v| v.as_str()) == Some("enabled")
+            }
+            "gemini" => {
+                r.body
+                    .pointer("/generationConfig/thinkingConfig/includeThoughts")
+                    == Some(&serde_json::json!(true))
+            }
+            "ollama" => r.body.get("think").is_some(),
+            _ => false,
+        };
+        assert!(switch, "{}: reasoning switch missing in {body}", r.dialect);
+    }
+    let anthropic = requests
+        .iter()
+        .find(|r| r.dialect == "anthropic")
+        .expect("anthropic request");
+    assert!(anthropic
+        .headers
+        .iter()
+        .any(|(k, _)| k == "anthropic-version"));
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_a_network_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    drop(listener);
+    let app = app(&base);
+    for dialect in Dialect::ALL {
+        let events = ask(&app, dialect, "hi").await;
+        assert_eq!(
+            error_kind(&events),
+            Some(ErrorKind::Network),
+            "{dialect:?}: {events:?}"
+        );
+        if let Some(TurnEvent::Error { message, .. }) = events.last() {
+            assert!(
+                !message.contains("127.0.0.1"),
+                "no upstream URL in messages: {message}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_huge_reasoning_stream_arrives_whole() {
+    let (base, _) = start_mock().await;
+    let app = app(&base);
+    let events = ask(&app, Dialect::Chat, "mock:huge").await;
+    assert!(thinking_text(&events).len() >= 1024 * 1024);
+    assert_eq!(answer_text(&events), ANSWER);
+}
