@@ -6,6 +6,7 @@ pub mod assistant_message;
 pub mod browser;
 pub mod chat_page;
 pub mod composer;
+pub mod headline;
 pub mod history;
 pub mod markdown;
 pub mod thinking_block;
@@ -29,6 +30,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
+                <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
