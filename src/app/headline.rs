@@ -13,7 +13,7 @@ pub struct HeadlineTracker {
 
 impl HeadlineTracker {
     /// Scans the complete lines added since the last call; returns the latest headline.
-    pub fn update(&mut self, text: &str) -> Option<&str> {
+    pub fn update(&mut self, text: &str) -> Option<String> {
         if text.len() < self.scanned {
             *self = Self::default(); // the text was replaced, not appended
         }
@@ -28,12 +28,10 @@ impl HeadlineTracker {
         }
         // The unfinished last line may already hold a complete topic label.
         let tail = &text[self.scanned..];
-        match topic_in(tail) {
-            Some(h) => Some(h),
-            None => self.latest.as_deref(),
-        }
-        .map(|h| h.trim())
-        .filter(|h| !h.is_empty())
+        topic_in(tail)
+            .or(self.latest.as_deref())
+            .map(|h| h.trim().to_owned())
+            .filter(|h| !h.is_empty())
     }
 }
 
@@ -89,11 +87,11 @@ mod tests {
         let mut t = HeadlineTracker::default();
         assert_eq!(
             t.update("**Reading the question**\nfirst"),
-            Some("Reading the question")
+            Some("Reading the question".into())
         );
         assert_eq!(
             t.update("**Reading the question**\nfirst\n<topic>Units</topic> check\nmore"),
-            Some("Units")
+            Some("Units".into())
         );
         assert_eq!(headline_of_line("**bold** and more"), None);
         assert_eq!(headline_of_line("  **Spaced**  "), Some("Spaced".into()));
@@ -103,7 +101,10 @@ mod tests {
     fn a_topic_in_the_unfinished_line_counts_once_complete() {
         let mut t = HeadlineTracker::default();
         assert_eq!(t.update("<topic>Half"), None);
-        assert_eq!(t.update("<topic>Half done</topic>"), Some("Half done"));
+        assert_eq!(
+            t.update("<topic>Half done</topic>"),
+            Some("Half done".into())
+        );
     }
 
     #[test]
