@@ -110,6 +110,8 @@ pub enum ConfigError {
         value: String,
         why: &'static str,
     },
+    #[error("cannot read the configuration file {path}: {why}")]
+    File { path: String, why: String },
     #[error("PENSIVE_TAGS: {0}")]
     Tags(#[from] super::tags::TagError),
     #[error("PENSIVE_PROVIDER={0} needs PENSIVE_BASE_URL (or OPENAI_BASE_URL) and PENSIVE_MODEL")]
@@ -117,9 +119,59 @@ pub enum ConfigError {
 }
 
 impl AppConfig {
-    /// Reads the process environment.
+    /// Reads the process environment, and the TOML file `PENSIVE_CONFIG` names.
     pub fn from_env() -> Result<Self, ConfigError> {
-        Self::from_lookup(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        let get = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        match get("PENSIVE_CONFIG") {
+            Some(path) => {
+                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::File {
+                    path: path.clone(),
+                    why: e.to_string(),
+                })?;
+                Self::from_toml(&text, get).map_err(|why| match why {
+                    ConfigError::File { why, .. } => ConfigError::File { path, why },
+                    other => other,
+                })
+            }
+            None => Self::from_lookup(get),
+        }
+    }
+
+    /// Reads a TOML file of several models (see README); `get` resolves
+    /// `api_key_env` and the environment overrides.
+    pub fn from_toml(
+        text: &str,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let file: FileConfig = toml::from_str(text).map_err(|e| ConfigError::File {
+            path: String::new(),
+            why: e.to_string(),
+        })?;
+        let mut base = Self::from_lookup(|name| match name {
+            // The file describes the models; the environment only the server.
+            "PENSIVE_PROVIDER" | "PENSIVE_BASE_URL" | "OPENAI_BASE_URL" | "PENSIVE_MODEL" => None,
+            other => get(other),
+        })?;
+        if get("PENSIVE_FIRST_TOKEN_TIMEOUT_SECS").is_none() {
+            if let Some(secs) = file.first_token_timeout_secs {
+                base.first_token_timeout = Duration::from_secs_f64(secs.max(0.0));
+            }
+        }
+        if get("PENSIVE_SHOW_THINKING").is_none() {
+            if let Some(show) = file.show_thinking {
+                base.show_thinking = show;
+            }
+        }
+        if file.models.is_empty() {
+            return Ok(base);
+        }
+        let demo_pace = base.models[0].demo_pace;
+        base.models = file
+            .models
+            .into_iter()
+            .map(|m| m.into_model(demo_pace, &get))
+            .collect::<Result<_, _>>()?;
+        Ok(base)
     }
 
     /// Reads settings through `get` (the environment, or a map in tests).
@@ -201,6 +253,84 @@ impl AppConfig {
     }
 }
 
+/// The TOML configuration file.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    first_token_timeout_secs: Option<f64>,
+    show_thinking: Option<bool>,
+    #[serde(default)]
+    models: Vec<FileModel>,
+}
+
+/// One `[[models]]` entry.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileModel {
+    id: Option<String>,
+    label: Option<String>,
+    provider: String,
+    base_url: Option<String>,
+    api_key: Option<String>,
+    /// Name of the environment variable holding the key (keeps it out of the file).
+    api_key_env: Option<String>,
+    model: Option<String>,
+    max_output_tokens: Option<u32>,
+    reasoning_effort: Option<String>,
+    thinking_budget: Option<u32>,
+    tags: Option<Vec<String>>,
+    #[serde(default)]
+    start_in_thinking: bool,
+}
+
+impl FileModel {
+    fn into_model(
+        self,
+        demo_pace: Pace,
+        get: &impl Fn(&str) -> Option<String>,
+    ) -> Result<ModelConfig, ConfigError> {
+        let provider = ProviderKind::from_name(&self.provider).ok_or(ConfigError::Invalid {
+            name: "provider",
+            value: self.provider.clone(),
+            why: "expected demo, openai, responses, anthropic, gemini or ollama",
+        })?;
+        if provider == ProviderKind::Demo {
+            let mut demo = ModelConfig::demo(demo_pace);
+            if let Some(id) = self.id {
+                demo.id = id;
+            }
+            if let Some(label) = self.label {
+                demo.label = label;
+            }
+            return Ok(demo);
+        }
+        let (Some(base_url), Some(upstream_model)) = (self.base_url, self.model) else {
+            return Err(ConfigError::Incomplete(self.provider));
+        };
+        let id = self.id.unwrap_or_else(|| upstream_model.clone());
+        let tags = match self.tags {
+            Some(list) => TagSet::parse(list.iter().map(String::as_str))?,
+            None => TagSet::default(),
+        };
+        Ok(ModelConfig {
+            label: self.label.unwrap_or_else(|| id.clone()),
+            id,
+            provider,
+            base_url,
+            api_key: self
+                .api_key
+                .or_else(|| self.api_key_env.and_then(|name| get(&name))),
+            upstream_model,
+            max_output_tokens: self.max_output_tokens,
+            reasoning_effort: self.reasoning_effort,
+            thinking_budget: self.thinking_budget,
+            demo_pace,
+            tags,
+            start_in_thinking: self.start_in_thinking,
+        })
+    }
+}
+
 fn is_truthy(value: Option<&str>) -> bool {
     matches!(value, Some("1") | Some("true") | Some("yes") | Some("on"))
 }
@@ -274,6 +404,50 @@ mod tests {
         assert!(err.to_string().contains("PENSIVE_FIRST_TOKEN_TIMEOUT_SECS"));
         assert!(config(&[("PENSIVE_PROVIDER", "openai")]).is_err());
         assert!(config(&[("PENSIVE_PROVIDER", "smoke-signals")]).is_err());
+    }
+
+    #[test]
+    fn a_toml_file_configures_several_models() {
+        let text = r#"
+            first_token_timeout_secs = 30
+            [[models]]
+            id = "r1"
+            label = "DeepSeek R1"
+            provider = "openai"
+            base_url = "https://api.deepseek.com/v1"
+            api_key_env = "DEEPSEEK_KEY"
+            model = "deepseek-reasoner"
+            [[models]]
+            provider = "anthropic"
+            base_url = "https://api.anthropic.com"
+            model = "claude-sonnet-4-5"
+            thinking_budget = 4000
+            tags = ["think", "<|begin_of_thought|>"]
+            [[models]]
+            provider = "demo"
+        "#;
+        let env: HashMap<String, String> =
+            [("DEEPSEEK_KEY".to_string(), "sk-ds".to_string())].into();
+        let c = AppConfig::from_toml(text, |k| env.get(k).cloned()).unwrap();
+        assert_eq!(c.models.len(), 3);
+        assert_eq!(c.models[0].id, "r1");
+        assert_eq!(c.models[0].label, "DeepSeek R1");
+        assert_eq!(c.models[0].api_key.as_deref(), Some("sk-ds"));
+        assert_eq!(c.models[1].provider, ProviderKind::Wire(Dialect::Anthropic));
+        assert_eq!(c.models[1].id, "claude-sonnet-4-5");
+        assert_eq!(c.models[1].thinking_budget, Some(4000));
+        assert_eq!(c.models[2].provider, ProviderKind::Demo);
+        assert_eq!(c.first_token_timeout, Duration::from_secs(30));
+        assert_eq!(c.model(None).map(|m| m.id.as_str()), Some("r1"));
+    }
+
+    #[test]
+    fn a_bad_toml_file_is_reported() {
+        assert!(
+            AppConfig::from_toml("[[models]]\nprovider = \"carrier-pigeon\"", |_| None).is_err()
+        );
+        assert!(AppConfig::from_toml("models = 3", |_| None).is_err());
+        assert!(AppConfig::from_toml("[[models]]\nprovider = \"openai\"", |_| None).is_err());
     }
 
     #[test]
