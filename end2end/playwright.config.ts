@@ -10,6 +10,9 @@ const chromiumArgs = [
 ];
 
 export const DEMO_PORT = 3100;
+/** A Pensive server talking to `pensive mock-upstream` (OpenAI Responses dialect). */
+export const MOCKED_PORT = 3101;
+export const MOCK_UPSTREAM_PORT = 4100;
 
 export default defineConfig({
   testDir: './tests',
@@ -36,6 +39,33 @@ export default defineConfig({
         LEPTOS_SITE_ROOT: '../target/site',
         LEPTOS_ENV: 'PROD',
         PENSIVE_DEMO_PACE: '0.6',
+        RUST_LOG: 'info',
+      },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: `../target/debug/pensive mock-upstream --addr 127.0.0.1:${MOCK_UPSTREAM_PORT} --delay-ms 60`,
+      url: `http://127.0.0.1:${MOCK_UPSTREAM_PORT}/_mock/stats`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: '../target/debug/pensive serve',
+      url: `http://127.0.0.1:${MOCKED_PORT}/`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: {
+        LEPTOS_SITE_ADDR: `127.0.0.1:${MOCKED_PORT}`,
+        LEPTOS_SITE_ROOT: '../target/site',
+        LEPTOS_ENV: 'PROD',
+        PENSIVE_PROVIDER: 'responses',
+        PENSIVE_BASE_URL: `http://127.0.0.1:${MOCK_UPSTREAM_PORT}/v1`,
+        PENSIVE_API_KEY: 'sk-mock-key',
+        PENSIVE_MODEL: 'mock-model',
+        PENSIVE_FIRST_TOKEN_TIMEOUT_SECS: '2',
         RUST_LOG: 'info',
       },
       stdout: 'ignore',

@@ -17,8 +17,20 @@ pub fn AssistantMessage(
     /// The page clock (ms).
     #[prop(into)]
     now: Signal<f64>,
+    /// Offered on a failed or stopped turn: send the same message again.
+    #[prop(optional)]
+    on_retry: Option<Callback<()>>,
 ) -> impl IntoView {
     let blocks = turn.blocks;
+    let reasoning_tokens = Memo::new(move |_| turn.usage.get().and_then(|u| u.reasoning_tokens));
+    let last_thinking_key = Memo::new(move |_| {
+        blocks.with(|bs| {
+            bs.iter()
+                .rev()
+                .find(|b| b.kind == BlockKind::Thinking)
+                .map(|b| b.key)
+        })
+    });
     let followed = move |key: usize| {
         Signal::derive(move || {
             blocks.with(|bs| {
@@ -30,7 +42,13 @@ pub fn AssistantMessage(
     };
     let render_block = move |block: BlockView| {
         match block.kind {
-        BlockKind::Thinking => view! { <ThinkingBlock block followed=followed(block.key) now/> }.into_any(),
+        BlockKind::Thinking => {
+            let key = block.key;
+            let tokens = Signal::derive(move || {
+                (last_thinking_key.get() == Some(key)).then(|| reasoning_tokens.get()).flatten()
+            });
+            view! { <ThinkingBlock block followed=followed(key) now reasoning_tokens=tokens/> }.into_any()
+        }
         BlockKind::Answer => view! {
             <div class="answer markdown" data-testid="answer" inner_html=move || render_markdown(&block.text.get())></div>
         }
@@ -65,6 +83,18 @@ pub fn AssistantMessage(
     };
     let no_answer =
         move || turn.status.get() == TurnStatus::Done && answer_text().trim().is_empty();
+    // No block, but the provider counted reasoning: one header-only block.
+    let hidden_reasoning = move || {
+        let tokens = reasoning_tokens.get().filter(|n| *n > 0)?;
+        if turn.status.get().is_live() || last_thinking_key.get().is_some() {
+            return None;
+        }
+        let seconds = (turn.ttft_ms.get().unwrap_or(0) as f64 / 1000.0).round() as u64;
+        Some(format!("Reasoned for {seconds}s \u{b7} {tokens} tokens"))
+    };
+    let retryable = move || {
+        on_retry.is_some() && matches!(turn.status.get(), TurnStatus::Error | TurnStatus::Stopped)
+    };
     let copied = RwSignal::new(false);
     let copy_answer = move |_| {
         browser::copy_to_clipboard(&answer_text());
@@ -74,6 +104,16 @@ pub fn AssistantMessage(
 
     view! {
         <div class="message assistant" data-testid="assistant-message" data-status=move || status_name(turn.status.get())>
+            {move || hidden_reasoning().map(|label| view! {
+                <section class="thinking done" data-testid="thinking-block">
+                    <div class="thinking-header-row">
+                        <button class="thinking-header" disabled=true>
+                            <span class="chevron" aria-hidden="true"></span>
+                            <span class="thinking-label">{label}</span>
+                        </button>
+                    </div>
+                </section>
+            })}
             <For each=move || blocks.get() key=|b| b.key children=render_block/>
             <Show when=waiting>
                 <div class="waiting-indicator" data-testid="waiting">
@@ -89,6 +129,15 @@ pub fn AssistantMessage(
             })}
             <Show when=move || turn.status.get() == TurnStatus::Stopped>
                 <p class="turn-note" data-testid="turn-stopped">"Stopped."</p>
+            </Show>
+            <Show when=retryable>
+                <div class="turn-actions">
+                    <button class="copy-button" data-testid="retry" on:click=move |_| {
+                        if let Some(retry) = on_retry {
+                            retry.run(());
+                        }
+                    }>"Retry"</button>
+                </div>
             </Show>
             <Show when=move || !turn.status.get().is_live() && !answer_text().trim().is_empty()>
                 <div class="turn-actions">

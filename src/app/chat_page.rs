@@ -13,6 +13,7 @@ use super::assistant_message::AssistantMessage;
 use super::browser::{now_ms, wall_ms};
 use super::composer::Composer;
 use super::history;
+use super::preferences::{provide_fold_preference, FoldPreferencePicker};
 use super::turn_client::stream_turn;
 use super::turn_view::TurnView;
 use super::user_message::UserMessage;
@@ -49,6 +50,9 @@ struct ChatState {
     announcement: RwSignal<String>,
     last_save_ms: StoredValue<f64>,
     next_key: StoredValue<usize>,
+    /// The page's reactive owner: message signals are created under it, not
+    /// under the component whose handler happened to run (Retry disposes that one).
+    owner: StoredValue<Owner>,
 }
 
 impl ChatState {
@@ -62,6 +66,7 @@ impl ChatState {
             announcement: RwSignal::new(String::new()),
             last_save_ms: StoredValue::new(0.0),
             next_key: StoredValue::new(0),
+            owner: StoredValue::new(Owner::current().unwrap_or_default()),
         }
     }
 
@@ -72,6 +77,11 @@ impl ChatState {
     }
 
     fn view_of(&self, message: &Message) -> MessageView {
+        let owner = self.owner.get_value();
+        owner.with(|| self.view_in_owner(message))
+    }
+
+    fn view_in_owner(&self, message: &Message) -> MessageView {
         match message {
             Message::User { content } => MessageView::User {
                 key: self.key(),
@@ -181,6 +191,34 @@ impl ChatState {
         }
     }
 
+    /// Retry the turn shown with `key`: the last turn is replaced, an older one
+    /// is asked again at the end.
+    fn retry(&self, key: usize) {
+        if self.running.get_untracked().is_some() {
+            return;
+        }
+        let Some(index) = self
+            .messages
+            .with_untracked(|m| m.iter().position(|v| v.key() == key))
+        else {
+            return;
+        };
+        let is_last = self.messages.with_untracked(|m| index + 1 == m.len());
+        let user_text = self.conversation.with_value(|c| {
+            match index.checked_sub(1).and_then(|i| c.messages.get(i)) {
+                Some(Message::User { content }) => Some(content.clone()),
+                _ => None,
+            }
+        });
+        let Some(text) = user_text else { return };
+        if is_last {
+            self.conversation
+                .update_value(|c| c.messages.truncate(index - 1));
+            self.messages.update(|m| m.truncate(index - 1));
+        }
+        self.send(text);
+    }
+
     /// Stop pressed: freeze the turn where it is.
     fn stop(&self) {
         if let Some(handle) = self.running.get_untracked() {
@@ -232,6 +270,7 @@ impl ChatState {
 #[component]
 pub fn ChatPage() -> impl IntoView {
     let state = ChatState::new();
+    let fold_preference = provide_fold_preference();
     Effect::new(move |_| {
         let loaded = history::load_current();
         if let Some(conversation) = loaded.conversation {
@@ -247,6 +286,7 @@ pub fn ChatPage() -> impl IntoView {
         <div class="page">
             <header class="topbar">
                 <h1 class="brand">"Pensive"</h1>
+                <FoldPreferencePicker preference=fold_preference/>
                 <Suspense fallback=|| ()>
                     {move || models.get().and_then(Result::ok).and_then(|m| m.into_iter().next()).map(model_badge)}
                 </Suspense>
@@ -269,7 +309,10 @@ pub fn ChatPage() -> impl IntoView {
                     key=MessageView::key
                     children=move |message| match message {
                         MessageView::User { content, .. } => view! { <UserMessage content/> }.into_any(),
-                        MessageView::Assistant { turn, .. } => view! { <AssistantMessage turn now/> }.into_any(),
+                        MessageView::Assistant { turn, key } => {
+                            let on_retry = Callback::new(move |_| state.retry(key));
+                            view! { <AssistantMessage turn now on_retry/> }.into_any()
+                        }
                     }
                 />
             </main>

@@ -9,6 +9,7 @@ pub mod composer;
 pub mod headline;
 pub mod history;
 pub mod markdown;
+pub mod preferences;
 pub mod thinking_block;
 pub mod turn_client;
 pub mod turn_view;

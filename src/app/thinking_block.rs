@@ -7,7 +7,9 @@ use leptos::html::Div;
 use leptos::prelude::*;
 
 use super::browser;
+use super::headline::{last_line, strip_topics, HeadlineTracker};
 use super::markdown::render_markdown;
+use super::preferences::{use_fold_preference, FoldPreference};
 use super::turn_view::{BlockView, ThinkingMeta};
 use crate::turn::reducer::BlockState;
 
@@ -39,6 +41,17 @@ pub fn header_label(meta: &ThinkingMeta, now_ms: f64) -> String {
     }
 }
 
+/// The header with the provider's reasoning-token count, when reported.
+pub fn header_with_tokens(meta: &ThinkingMeta, now_ms: f64, tokens: Option<u64>) -> String {
+    let label = header_label(meta, now_ms);
+    match tokens {
+        Some(n) if n > 0 && meta.state != BlockState::Streaming => {
+            format!("{label} \u{b7} {n} tokens")
+        }
+        _ => label,
+    }
+}
+
 fn seconds_phrase(ms: u64) -> String {
     format!("{}s", (ms as f64 / 1000.0).round() as u64)
 }
@@ -54,19 +67,28 @@ pub fn ThinkingBlock(
     /// The page clock (ms), ticking while a turn streams.
     #[prop(into)]
     now: Signal<f64>,
+    /// Reasoning tokens to show beside the duration (the turn's last block).
+    #[prop(into, optional)]
+    reasoning_tokens: Signal<Option<u64>>,
 ) -> impl IntoView {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let body_id = format!("thinking-body-{id}");
+    let preference = use_fold_preference();
     let streaming_at_start = block
         .meta
         .with_untracked(|m| m.state == BlockState::Streaming);
-    // Replayed blocks start folded, live ones open.
-    let open = RwSignal::new(streaming_at_start);
+    // Replayed blocks start folded; live ones open unless the user prefers folded.
+    let open = RwSignal::new(
+        streaming_at_start && preference.get_untracked() != FoldPreference::StartFolded,
+    );
+    // Fold once when the answer starts; never reopen by itself; clicks win.
     let auto_folded = StoredValue::new(!streaming_at_start);
     Effect::new(move |_| {
         if followed.get() && !auto_folded.get_value() {
             auto_folded.set_value(true);
-            open.set(false);
+            if preference.get_untracked() != FoldPreference::KeepOpen {
+                open.set(false);
+            }
         }
     });
 
@@ -80,7 +102,21 @@ pub fn ThinkingBlock(
         } else {
             0.0
         };
-        header_label(&meta, clock)
+        header_with_tokens(&meta, clock, reasoning_tokens.get())
+    });
+    let streaming = Memo::new(move |_| block.meta.with(|m| m.state == BlockState::Streaming));
+    // The folded live preview: the latest headline, else the last line. The
+    // tracker scans each line once, so this stays cheap as the text grows.
+    let tracker = StoredValue::new(HeadlineTracker::default());
+    let preview = Memo::new(move |_| {
+        if open.get() || !streaming.get() {
+            return None;
+        }
+        block.text.with(|text| {
+            let headline = tracker.try_update_value(|t| t.update(text)).flatten();
+            let line = headline.unwrap_or_else(|| strip_topics(last_line(text)));
+            (!line.is_empty()).then_some(line)
+        })
     });
     let state_class = move || match block.meta.with(|m| m.state) {
         BlockState::Streaming => "thinking streaming",
@@ -98,7 +134,7 @@ pub fn ThinkingBlock(
     };
     let body_html = move || {
         if open.get() {
-            render_markdown(&block.text.get())
+            block.text.with(|t| render_markdown(&strip_topics(t)))
         } else {
             String::new()
         }
@@ -133,6 +169,9 @@ pub fn ThinkingBlock(
                     >
                         <span class="chevron" aria-hidden="true"></span>
                         <span class="thinking-label">{move || label.get()}</span>
+                        {move || preview.get().map(|line| view! {
+                            <span class="thinking-preview" data-testid="thinking-preview">{line}</span>
+                        })}
                     </button>
                     <Show when=move || open.get() && has_text.get()>
                         <button class="copy-button" on:click=copy>

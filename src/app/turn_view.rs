@@ -41,6 +41,8 @@ pub struct TurnView {
     pub error: RwSignal<Option<TurnError>>,
     pub usage: RwSignal<Option<Usage>>,
     pub started_at_ms: RwSignal<f64>,
+    /// Time to the first event (the "Reasoned for" duration of hidden reasoning).
+    pub ttft_ms: RwSignal<Option<u64>>,
     next_key: StoredValue<usize>,
 }
 
@@ -53,6 +55,7 @@ impl TurnView {
             error: RwSignal::new(turn.error.clone()),
             usage: RwSignal::new(turn.usage),
             started_at_ms: RwSignal::new(turn.started_at_ms),
+            ttft_ms: RwSignal::new(turn.ttft_ms),
             next_key: StoredValue::new(0),
         };
         view.rebuild(turn);
@@ -95,6 +98,9 @@ impl TurnView {
                     }
                     if self.usage.get_untracked() != turn.usage {
                         self.usage.set(turn.usage);
+                    }
+                    if self.ttft_ms.get_untracked() != turn.ttft_ms {
+                        self.ttft_ms.set(turn.ttft_ms);
                     }
                 }
             }

@@ -57,10 +57,16 @@ pub const KEYWORDS: &[&str] = &[
     "malformed",
     "huge",
     "multibyte",
+    "headlines",
 ];
 
 pub const REASONING: &str =
     "Let me think about this carefully. First, the key facts. Then, what follows from them.";
+/// Reasoning titled the way OpenAI and Gemini title summaries, plus a `<topic>`.
+pub const HEADLINES: &str = "**Reading the question**\nThe user wants a number with units.\n\
+<topic>Checking the units</topic>\nConverting metres to feet, one step at a time.\n\
+Multiplying by 3.28 and rounding.\nLooking again at the rounding.\n\
+**Final check**\nEverything adds up, so I can answer now.\n";
 pub const ANSWER: &str = "Here is the answer: **42**.";
 
 /// The scenario named by the last `mock:<name>` keyword in `text` (else `normal`).
@@ -211,6 +217,15 @@ fn build(name: &'static str, delay: Duration) -> Scenario {
             ]
             .concat()
         }
+        "headlines" => [
+            chunk_text(HEADLINES, 4)
+                .into_iter()
+                .map(Delta::Reasoning)
+                .collect(),
+            answer(ANSWER),
+            ending("stop", 20),
+        ]
+        .concat(),
         _ => [reasoning(REASONING), answer(ANSWER), ending("stop", 20)].concat(),
     };
     Scenario {

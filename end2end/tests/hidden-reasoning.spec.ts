@@ -1,0 +1,39 @@
+import { expect, test } from '@playwright/test';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+
+test('opaque reasoning is an honest header-only block', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('secret mock:opaque');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  const header = chat.header(chat.thinking());
+  await expect(header).toHaveText(/^Thought for (\d+s|less than a second) · reasoning hidden by the provider · 640 tokens$/);
+  await expect(header).toBeDisabled();
+  await expect(header).not.toHaveAttribute('aria-expanded', /.*/);
+});
+
+test('no block but reasoning tokens in usage: one "Reasoned for" block', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:reasoning-tokens');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.header(chat.thinking())).toHaveText(/^Reasoned for \d+s · 640 tokens$/);
+  await expect(chat.assistant().getByTestId('answer')).toHaveText('Here is the answer: 42.');
+});
+
+test('an empty think block never appears, not even for a frame', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.evaluate(() => {
+    (window as any).__sawThinking = false;
+    new MutationObserver(() => {
+      const block = document.querySelector('[data-testid="thinking-block"]');
+      if (block && (block as HTMLElement).offsetParent !== null) (window as any).__sawThinking = true;
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await chat.send('mock:empty-think');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('answer')).toHaveText('Here is the answer: 42.');
+  expect(await page.evaluate(() => (window as any).__sawThinking)).toBe(false);
+  await expect(chat.assistant().getByTestId('thinking-block')).toHaveCount(0);
+});

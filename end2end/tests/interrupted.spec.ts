@@ -1,0 +1,55 @@
+import { expect, test } from '@playwright/test';
+import { ChatPage, MOCKED, MOCK_UPSTREAM } from './fixtures/chat-page';
+
+test('a connection lost mid-thinking freezes the timer, keeps the reasoning, and offers Retry', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:drop-thinking');
+  const turn = chat.assistant();
+  await expect(turn).toHaveAttribute('data-status', 'error');
+  await expect(chat.header(chat.thinking())).toHaveText(/^Stopped after \d+s$/);
+  await expect(turn.getByTestId('turn-error')).toContainText('broke off');
+  // It was open while streaming and stays open: the reasoning so far is readable.
+  await expect(chat.header(chat.thinking())).toHaveAttribute('aria-expanded', 'true');
+  await expect(chat.body(chat.thinking())).toContainText('Let me think');
+  await expect(chat.composer).toBeEnabled();
+
+  // Retry replaces the failed turn with a new attempt.
+  await turn.getByTestId('retry').click();
+  await expect(page.getByTestId('assistant-message')).toHaveCount(1);
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'error');
+});
+
+test('Stop closes the upstream request and the composer is usable at once', async ({ page, request }) => {
+  const before = await (await request.get(`${MOCK_UPSTREAM}/_mock/stats`)).json();
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:huge');
+  await expect(chat.header(chat.thinking())).toHaveText(/Thinking…/);
+  await page.getByTestId('stop').click();
+  await expect(chat.composer).toBeEnabled();
+  await expect(chat.header(chat.thinking())).toHaveText(/^Stopped after \d+s$/);
+  await expect
+    .poll(async () => (await (await request.get(`${MOCK_UPSTREAM}/_mock/stats`)).json()).closed_early)
+    .toBeGreaterThan(before.closed_early);
+});
+
+test('thinking without an answer shows the fallback and keeps the reasoning', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:no-answer');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant()).toContainText('The model finished thinking without an answer');
+  await expect(chat.header(chat.thinking())).toHaveAttribute('aria-expanded', 'true');
+  await expect(chat.body(chat.thinking())).toContainText('Let me think');
+});
+
+test('waiting shows its own timer, and the first-token guard ends a silent turn', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:slow-first');
+  await expect(chat.assistant().getByTestId('waiting')).toHaveText(/Thinking… \ds/);
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'error');
+  await expect(chat.assistant().getByTestId('turn-error')).toContainText('sent nothing for 2 seconds');
+  await expect(chat.assistant().getByTestId('waiting')).toHaveCount(0);
+});

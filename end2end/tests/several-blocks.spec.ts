@@ -1,0 +1,36 @@
+import { expect, test } from '@playwright/test';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+
+test('several thinking blocks interleave with answer segments, each with its own duration', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('Plan it out mock:several-blocks');
+  const turn = chat.assistant();
+  await expect(turn).toHaveAttribute('data-status', 'done');
+
+  // Order in the page: thinking, thinking, answer, thinking, answer.
+  const kinds = await turn.locator('[data-testid="thinking-block"], [data-testid="answer"]').evaluateAll((els) =>
+    els.map((el) => el.getAttribute('data-testid')),
+  );
+  expect(kinds).toEqual(['thinking-block', 'thinking-block', 'answer', 'thinking-block', 'answer']);
+  const headers = chat.headers(turn);
+  await expect(headers).toHaveCount(3);
+  for (let i = 0; i < 3; i++) {
+    await expect(headers.nth(i)).toHaveText(/^Thought for (\d+s|less than a second)/);
+    await expect(headers.nth(i)).toHaveAttribute('aria-expanded', 'false');
+  }
+  // Each block keeps its own reasoning.
+  await headers.nth(1).click();
+  await expect(turn.locator('.thinking-body').nth(1)).toContainText('Then I check my plan.');
+  await expect(turn.locator('.thinking-body').nth(1)).not.toContainText('First I look');
+  await expect(turn.getByTestId('answer').first()).toHaveText('Part one.');
+  await chat.expectNoConsoleErrors();
+});
+
+test('reasoning tokens are shown beside the duration', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('hello mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.header(chat.thinking())).toHaveText(/^Thought for (\d+s|less than a second) · 20 tokens$/);
+});
