@@ -13,6 +13,8 @@ export const DEMO_PORT = 3100;
 /** A Pensive server talking to `pensive mock-upstream` (OpenAI Responses dialect). */
 export const MOCKED_PORT = 3101;
 export const MOCK_UPSTREAM_PORT = 4100;
+/** The demo model with the kill switch on (PENSIVE_SHOW_THINKING=0). */
+export const NO_THINKING_PORT = 3102;
 
 export default defineConfig({
   testDir: './tests',
@@ -67,6 +69,21 @@ export default defineConfig({
         PENSIVE_MODEL: 'mock-model',
         PENSIVE_FIRST_TOKEN_TIMEOUT_SECS: '2',
         RUST_LOG: 'info',
+      },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: '../target/debug/pensive serve',
+      url: `http://127.0.0.1:${NO_THINKING_PORT}/`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: {
+        LEPTOS_SITE_ADDR: `127.0.0.1:${NO_THINKING_PORT}`,
+        LEPTOS_SITE_ROOT: '../target/site',
+        LEPTOS_ENV: 'PROD',
+        PENSIVE_DEMO_PACE: '0.1',
+        PENSIVE_SHOW_THINKING: '0',
       },
       stdout: 'ignore',
       stderr: 'pipe',

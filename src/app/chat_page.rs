@@ -18,7 +18,7 @@ use super::turn_client::stream_turn;
 use super::turn_view::TurnView;
 use super::user_message::UserMessage;
 use crate::turn::message::{Conversation, Message};
-use crate::turn::reducer::{Turn, TurnStatus};
+use crate::turn::reducer::Turn;
 use crate::turn::{ChatRequest, TurnEvent};
 
 /// One rendered message.
@@ -173,19 +173,15 @@ impl ChatState {
     fn apply(&self, event: TurnEvent) {
         let now = now_ms();
         let Some(view) = self.live_view() else { return };
-        let status = self
-            .conversation
-            .try_update_value(|c| match c.messages.last_mut() {
-                Some(Message::Assistant(turn)) => {
-                    let changes = turn.apply(event, now);
-                    view.sync(turn, &changes);
-                    Some(turn.status)
-                }
-                _ => None,
-            });
-        if let Some(Some(status)) = status {
-            self.announce(status);
+        if let Some(text) = announcement_for(&event) {
+            self.announcement.set(text);
         }
+        self.conversation.update_value(|c| {
+            if let Some(Message::Assistant(turn)) = c.messages.last_mut() {
+                let changes = turn.apply(event, now);
+                view.sync(turn, &changes);
+            }
+        });
         if now - self.last_save_ms.get_value() >= SAVE_INTERVAL_MS {
             self.save();
         }
@@ -233,6 +229,7 @@ impl ChatState {
                 }
             });
         }
+        self.announcement.set("Stopped".into());
         self.finish_turn();
     }
 
@@ -241,19 +238,6 @@ impl ChatState {
             self.running.set(None);
         }
         self.save();
-    }
-
-    fn announce(&self, status: TurnStatus) {
-        let text = match status {
-            TurnStatus::Waiting | TurnStatus::Thinking => "Thinking",
-            TurnStatus::Answering => "Answering",
-            TurnStatus::Done => "Answer complete",
-            TurnStatus::Error => "The turn failed",
-            TurnStatus::Stopped => "Stopped",
-        };
-        if self.announcement.with_untracked(|a| a != text) {
-            self.announcement.set(text.into());
-        }
     }
 
     fn save(&self) {
@@ -325,6 +309,24 @@ pub fn ChatPage() -> impl IntoView {
                 on_stop=Callback::new(move |_| state.stop())
             />
         </div>
+    }
+}
+
+/// What the polite status line says for an event (never the streaming text).
+fn announcement_for(event: &TurnEvent) -> Option<String> {
+    match event {
+        TurnEvent::ThinkingStart => Some("Thinking".into()),
+        TurnEvent::ThinkingEnd { duration_ms, .. } => {
+            let seconds = (*duration_ms as f64 / 1000.0).round() as u64;
+            Some(match seconds {
+                0 => "Thought for less than a second".into(),
+                1 => "Thought for 1 second".into(),
+                n => format!("Thought for {n} seconds"),
+            })
+        }
+        TurnEvent::Done { .. } => Some("Answer complete".into()),
+        TurnEvent::Error { message, .. } => Some(format!("Error: {message}")),
+        _ => None,
     }
 }
 

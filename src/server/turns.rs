@@ -95,6 +95,14 @@ impl TurnService {
         events
             .inspect(move |event| log.record(event))
             .filter(move |event| std::future::ready(show_thinking || !is_thinking(event)))
+            .map(move |event| match event {
+                // The kill switch hides that reasoning happened at all.
+                TurnEvent::Usage(mut usage) if !show_thinking => {
+                    usage.reasoning_tokens = None;
+                    TurnEvent::Usage(usage)
+                }
+                other => other,
+            })
     }
 }
 
