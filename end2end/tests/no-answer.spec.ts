@@ -1,0 +1,12 @@
+import { expect, test } from '@playwright/test';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+
+test('thinking without an answer shows the fallback and keeps the reasoning', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:no-answer');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant()).toContainText('The model finished thinking without an answer');
+  await expect(chat.header(chat.thinking())).toHaveAttribute('aria-expanded', 'true');
+  await expect(chat.body(chat.thinking())).toContainText('Let me think');
+});

@@ -1,0 +1,25 @@
+import { expect, test } from '@playwright/test';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+
+test('the reasoning stays pinned to the bottom until the reader scrolls up, then stays put', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:huge');
+  const body = chat.body(chat.thinking());
+  await expect(body).toBeVisible();
+  const gap = () => body.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+  await expect.poll(async () => body.evaluate((el) => el.scrollHeight > el.clientHeight * 2)).toBe(true);
+  await expect.poll(gap).toBeLessThan(30);
+  // Height-capped.
+  const height = await body.evaluate((el) => el.clientHeight);
+  expect(height).toBeLessThan(400);
+  // The reader scrolls up: new text does not pull them down.
+  await body.evaluate((el) => {
+    el.scrollTop = 0;
+    el.dispatchEvent(new Event('scroll'));
+  });
+  const grown = await body.evaluate((el) => el.scrollHeight);
+  await expect.poll(async () => body.evaluate((el) => el.scrollHeight)).toBeGreaterThan(grown);
+  expect(await body.evaluate((el) => el.scrollTop)).toBe(0);
+  await page.getByTestId('stop').click();
+});
