@@ -14,8 +14,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ADDR ?= $(or $(LEPTOS_SITE_ADDR),127.0.0.1:3000)
 PROFILE ?= release
 
-.PHONY: run test setup setup-build setup-browser build-debug build-release \
-        test-rust test-lint test-fmt test-e2e serve-debug
+.PHONY: run test setup-build setup-browser build-debug \
+        test-rust test-lint test-fmt test-e2e fuzz
+
+FUZZ_SECONDS ?= 60
 
 ## make run: build (release) and serve on $(ADDR) — the demo model unless a provider is configured.
 run: setup-build
@@ -36,11 +38,20 @@ test-rust:
 	cargo test --lib --no-default-features turn::
 	cargo test --features ssr
 
+# cargo leptos build right before Playwright: the server binary cargo test links
+# (with dev-dependencies unified in) must not be the one the browser hydrates against.
 test-e2e: build-debug
 	cd end2end && npx playwright test
 
 build-debug:
 	cargo leptos build
+
+## make fuzz: each cargo-fuzz target for FUZZ_SECONDS (nightly toolchain, cargo-fuzz).
+fuzz:
+	@cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+	for target in tags parse; do \
+		cargo +nightly fuzz run $$target fuzz/corpus/$$target -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 || exit 1; \
+	done
 
 ## Tools for building: wasm target, cargo-leptos, wasm-bindgen (the Cargo.lock version), wasm-opt.
 setup-build:

@@ -35,12 +35,20 @@ fn contrast(a: &str, b: &str) -> f64 {
 
 #[test]
 fn every_text_token_has_at_least_4_5_to_1_on_every_surface_in_both_themes() {
-    let css = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/style/main.css")).expect("css");
+    let css = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/style/main.css"))
+        .expect("css");
     let light_start = css.find(":root {").expect("light tokens");
-    let dark_start = css.find("@media (prefers-color-scheme: dark)").expect("dark tokens");
+    let dark_start = css
+        .find("@media (prefers-color-scheme: dark)")
+        .expect("dark tokens");
     let light = tokens(&css[light_start..dark_start]);
     let mut dark = light.clone();
-    dark.extend(tokens(&css[dark_start..css[dark_start..].find("}\n}").map_or(css.len(), |e| dark_start + e)]));
+    dark.extend(tokens(
+        &css[dark_start
+            ..css[dark_start..]
+                .find("}\n}")
+                .map_or(css.len(), |e| dark_start + e)],
+    ));
     for (theme, t) in [("light", &light), ("dark", &dark)] {
         for text in ["--text", "--text-muted", "--accent", "--danger"] {
             for surface in ["--bg", "--surface", "--surface-2"] {

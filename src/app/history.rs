@@ -1,68 +1,166 @@
-//! Conversation history in localStorage (DESIGN §5). Reading never throws data
-//! away: an unreadable record is moved to a backup key and the user is told.
-//! On the server every call is a no-op (there is no localStorage there).
+//! Conversation history in localStorage (DESIGN §5): one key per conversation
+//! plus a small index, so a turn rewrites only its own conversation. Reading
+//! never throws data away: an unreadable record is moved to a backup key, the
+//! user is told and can download it. On the server every call is a no-op.
 
-#[cfg(feature = "hydrate")]
-use crate::turn::message;
-use crate::turn::message::Conversation;
+use crate::turn::message::{Conversation, Summary};
 
-/// Key holding the id of the conversation shown on load.
-#[cfg(feature = "hydrate")]
-const CURRENT_KEY: &str = "pensive.current";
+/// Something the user must know about their saved data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub message: String,
+    /// The unreadable data, offered as a download.
+    pub backup: Option<String>,
+}
 
-#[cfg(feature = "hydrate")]
-fn conversation_key(id: &str) -> String {
-    format!("pensive.conversation.{id}")
+impl Notice {
+    fn plain(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            backup: None,
+        }
+    }
 }
 
 /// What loading found.
 #[derive(Debug, Default)]
 pub struct Loaded {
+    pub index: Vec<Summary>,
     pub conversation: Option<Conversation>,
-    /// A message for the user when something could not be read.
-    pub notice: Option<String>,
+    pub notices: Vec<Notice>,
 }
 
-/// Loads the current conversation, quarantining anything unreadable.
-pub fn load_current() -> Loaded {
+#[cfg(feature = "hydrate")]
+mod store {
+    use super::*;
+    use crate::turn::message::{self, upsert_summary, DecodeError};
+
+    pub const CURRENT_KEY: &str = "pensive.current";
+    pub const INDEX_KEY: &str = "pensive.index";
+    pub const PREFIX: &str = "pensive.conversation.";
+
+    pub fn storage() -> Option<web_sys::Storage> {
+        web_sys::window()?.local_storage().ok().flatten()
+    }
+
+    pub fn key(id: &str) -> String {
+        format!("{PREFIX}{id}")
+    }
+
+    /// Moves an unreadable value to a backup key; returns the notice.
+    pub fn quarantine(
+        storage: &web_sys::Storage,
+        key: &str,
+        raw: String,
+        err: &DecodeError,
+    ) -> Notice {
+        let backup = format!(
+            "pensive.backup.{}.{}",
+            key.trim_start_matches("pensive."),
+            js_sys::Date::now() as u64
+        );
+        let kept = storage.set_item(&backup, &raw).is_ok();
+        if kept {
+            let _ = storage.remove_item(key);
+        }
+        let where_kept = if kept {
+            format!("It was kept under \u{201c}{backup}\u{201d}")
+        } else {
+            "It was left in place".to_owned()
+        };
+        Notice {
+            message: format!("Some saved data could not be opened ({err}). {where_kept}; the rest of your history is here."),
+            backup: Some(raw),
+        }
+    }
+
+    pub fn load(
+        storage: &web_sys::Storage,
+        id: &str,
+        notices: &mut Vec<Notice>,
+    ) -> Option<Conversation> {
+        let key = key(id);
+        let raw = storage.get_item(&key).ok().flatten()?;
+        match message::decode(&raw) {
+            Ok(c) => Some(c),
+            Err(err) => {
+                notices.push(quarantine(storage, &key, raw, &err));
+                None
+            }
+        }
+    }
+
+    /// Every stored conversation key (to rebuild a missing or broken index).
+    pub fn scan(storage: &web_sys::Storage, notices: &mut Vec<Notice>) -> Vec<Summary> {
+        let len = storage.length().unwrap_or(0);
+        let ids: Vec<String> = (0..len)
+            .filter_map(|i| storage.key(i).ok().flatten())
+            .filter_map(|k| k.strip_prefix(PREFIX).map(str::to_owned))
+            .collect();
+        let mut index = Vec::new();
+        for id in ids {
+            if let Some(c) = load(storage, &id, notices) {
+                upsert_summary(&mut index, c.summary());
+            }
+        }
+        index
+    }
+
+    pub fn write_index(storage: &web_sys::Storage, index: &[Summary]) -> Result<(), String> {
+        storage
+            .set_item(INDEX_KEY, &message::encode_index(index))
+            .map_err(|_| full())
+    }
+
+    pub fn full() -> String {
+        "Could not save: browser storage is full. The last saved state is kept; delete or export old conversations to make room.".into()
+    }
+}
+
+/// Loads the index and the current conversation, quarantining anything unreadable.
+pub fn load_all() -> Loaded {
     #[cfg(feature = "hydrate")]
     {
-        let Some(storage) = local_storage() else {
+        use crate::turn::message::decode_index;
+        let Some(storage) = store::storage() else {
             return Loaded {
-                conversation: None,
-                notice: Some("Browser storage is unavailable: history will not be kept.".into()),
+                notices: vec![Notice::plain(
+                    "Browser storage is unavailable: history will not be kept.",
+                )],
+                ..Loaded::default()
             };
         };
-        let Ok(Some(id)) = storage.get_item(CURRENT_KEY) else {
-            return Loaded::default();
-        };
-        let key = conversation_key(&id);
-        let Ok(Some(raw)) = storage.get_item(&key) else {
-            return Loaded::default();
-        };
-        match message::decode(&raw) {
-            Ok(conversation) => Loaded {
-                conversation: Some(conversation),
-                notice: None,
+        let mut notices = Vec::new();
+        let index = match storage.get_item(store::INDEX_KEY).ok().flatten() {
+            None => store::scan(&storage, &mut notices),
+            Some(raw) => match decode_index(&raw) {
+                Ok(index) => index,
+                Err(err) => {
+                    notices.push(store::quarantine(&storage, store::INDEX_KEY, raw, &err));
+                    store::scan(&storage, &mut notices)
+                }
             },
-            Err(err) => {
-                let backup = format!("pensive.backup.{}.{}", id, js_sys::Date::now() as u64);
-                let kept = storage.set_item(&backup, &raw).is_ok();
-                if kept {
-                    let _ = storage.remove_item(&key);
-                }
-                let where_kept = if kept {
-                    format!("It was kept in localStorage under \u{201c}{backup}\u{201d}.")
-                } else {
-                    "It was left in place.".to_owned()
-                };
-                Loaded {
-                    conversation: None,
-                    notice: Some(format!(
-                        "Your saved conversation could not be opened ({err}). {where_kept} Starting a new conversation."
-                    )),
-                }
-            }
+        };
+        let current = storage.get_item(store::CURRENT_KEY).ok().flatten();
+        let conversation = current
+            .as_deref()
+            .or(index.first().map(|s| s.id.as_str()))
+            .and_then(|id| store::load(&storage, id, &mut notices));
+        // Drop index lines whose record is gone (quarantined or deleted elsewhere).
+        let index = index
+            .into_iter()
+            .filter(|s| {
+                storage
+                    .get_item(&store::key(&s.id))
+                    .ok()
+                    .flatten()
+                    .is_some()
+            })
+            .collect();
+        Loaded {
+            index,
+            conversation,
+            notices,
         }
     }
     #[cfg(not(feature = "hydrate"))]
@@ -71,28 +169,80 @@ pub fn load_current() -> Loaded {
     }
 }
 
-/// Saves a conversation and makes it current. `Err` is a message for the user.
-pub fn save(conversation: &Conversation, now_ms: f64) -> Result<(), String> {
+/// Loads one conversation (switching); `Err` explains what happened.
+pub fn load(id: &str) -> Result<Conversation, Notice> {
     #[cfg(feature = "hydrate")]
     {
-        let storage = local_storage().ok_or("Browser storage is unavailable.")?;
-        let encoded = message::encode(conversation, now_ms);
-        storage
-            .set_item(&conversation_key(&conversation.id), &encoded)
-            .and_then(|_| storage.set_item(CURRENT_KEY, &conversation.id))
-            .map_err(|_| {
-                "Could not save the conversation: browser storage is full. The last saved state is kept."
-                    .to_owned()
+        let storage =
+            store::storage().ok_or_else(|| Notice::plain("Browser storage is unavailable."))?;
+        let mut notices = Vec::new();
+        store::load(&storage, id, &mut notices).ok_or_else(|| {
+            notices.pop().unwrap_or_else(|| {
+                Notice::plain("That conversation is no longer stored (deleted in another tab?).")
             })
+        })
     }
     #[cfg(not(feature = "hydrate"))]
     {
-        let _ = (conversation, now_ms);
+        let _ = id;
+        Err(Notice::plain("History is only available in the browser."))
+    }
+}
+
+/// Saves a conversation, makes it current and updates its index line.
+/// `Err` is a message for the user; the last good state stays stored.
+pub fn save(
+    conversation: &Conversation,
+    index: &mut Vec<Summary>,
+    now_ms: f64,
+) -> Result<(), String> {
+    crate::turn::message::upsert_summary(index, conversation.summary());
+    #[cfg(feature = "hydrate")]
+    {
+        let storage = store::storage().ok_or("Browser storage is unavailable.")?;
+        let encoded = crate::turn::message::encode(conversation, now_ms);
+        storage
+            .set_item(&store::key(&conversation.id), &encoded)
+            .map_err(|_| store::full())?;
+        store::write_index(&storage, index)?;
+        let _ = storage.set_item(store::CURRENT_KEY, &conversation.id);
+        Ok(())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = now_ms;
         Ok(())
     }
 }
 
-#[cfg(feature = "hydrate")]
-fn local_storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok().flatten()
+/// Removes a conversation and its index line.
+pub fn delete(id: &str, index: &mut Vec<Summary>) {
+    index.retain(|s| s.id != id);
+    #[cfg(feature = "hydrate")]
+    if let Some(storage) = store::storage() {
+        let _ = storage.remove_item(&store::key(id));
+        let _ = store::write_index(&storage, index);
+        if storage
+            .get_item(store::CURRENT_KEY)
+            .ok()
+            .flatten()
+            .as_deref()
+            == Some(id)
+        {
+            let _ = storage.remove_item(store::CURRENT_KEY);
+        }
+    }
+}
+
+/// Forgets which conversation is current (a new, unsaved one is shown).
+pub fn clear_current() {
+    #[cfg(feature = "hydrate")]
+    if let Some(storage) = store::storage() {
+        let _ = storage.remove_item(store::CURRENT_KEY);
+    }
+}
+
+/// True when a `storage` event's key belongs to Pensive's history.
+pub fn is_history_key(key: Option<&str>) -> bool {
+    key.is_none_or(|k| k.starts_with("pensive.conversation.") || k == "pensive.index")
 }

@@ -126,6 +126,73 @@ pub enum DecodeError {
     WrongShape(String),
 }
 
+/// One line of the conversation list (the index), newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub id: String,
+    pub title: String,
+    pub updated_at: f64,
+}
+
+impl Conversation {
+    /// This conversation's line in the index.
+    pub fn summary(&self) -> Summary {
+        Summary {
+            id: self.id.clone(),
+            title: if self.title.trim().is_empty() {
+                "New conversation".into()
+            } else {
+                self.title.clone()
+            },
+            updated_at: self.updated_at,
+        }
+    }
+}
+
+/// The stored index: `{"version": 1, "conversations": [...]}`.
+#[derive(Serialize, Deserialize)]
+struct IndexEnvelope {
+    version: u32,
+    conversations: Vec<Summary>,
+}
+
+/// Replaces (or adds) a conversation's line and keeps the list newest first.
+pub fn upsert_summary(index: &mut Vec<Summary>, summary: Summary) {
+    index.retain(|s| s.id != summary.id);
+    index.push(summary);
+    index.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+}
+
+/// Serializes the index.
+pub fn encode_index(index: &[Summary]) -> String {
+    serde_json::to_string(&IndexEnvelope {
+        version: SCHEMA_VERSION,
+        conversations: index.to_vec(),
+    })
+    .unwrap_or_default()
+}
+
+/// Reads the index (newest first).
+pub fn decode_index(raw: &str) -> Result<Vec<Summary>, DecodeError> {
+    let value: serde_json::Value =
+        serde_json::from_str(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
+    match value.get("version").and_then(serde_json::Value::as_u64) {
+        Some(v) if v > u64::from(SCHEMA_VERSION) => {
+            return Err(DecodeError::FutureVersion(
+                u32::try_from(v).unwrap_or(u32::MAX),
+            ))
+        }
+        Some(_) => {}
+        None => return Err(DecodeError::WrongShape("no version field".into())),
+    }
+    let mut envelope: IndexEnvelope =
+        serde_json::from_value(value).map_err(|e| DecodeError::WrongShape(e.to_string()))?;
+    envelope
+        .conversations
+        .sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+    Ok(envelope.conversations)
+}
+
 /// Serializes a conversation in the current schema at client time `now_ms`.
 pub fn encode(conversation: &Conversation, now_ms: f64) -> String {
     let envelope = Envelope {
@@ -269,6 +336,27 @@ mod tests {
             panic!("assistant expected")
         };
         assert_eq!(turn.blocks.len(), 1);
+    }
+
+    #[test]
+    fn the_index_keeps_one_line_per_conversation_newest_first() {
+        let mut index = Vec::new();
+        let mut a = Conversation::new("a".into(), 1.0);
+        a.title = "First".into();
+        upsert_summary(&mut index, a.summary());
+        let b = Conversation::new("b".into(), 2.0);
+        upsert_summary(&mut index, b.summary());
+        a.updated_at = 3.0;
+        upsert_summary(&mut index, a.summary());
+        let ids: Vec<&str> = index.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(index[1].title, "New conversation");
+        assert_eq!(decode_index(&encode_index(&index)).unwrap(), index);
+        assert!(matches!(
+            decode_index(r#"{"version":7,"conversations":[]}"#),
+            Err(DecodeError::FutureVersion(7))
+        ));
+        assert!(decode_index("[]").is_err());
     }
 
     #[test]

@@ -1,0 +1,33 @@
+import { expect, test } from '@playwright/test';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+
+test('unreadable saved data is kept in a backup, the user is told, and the rest loads', async ({ page }) => {
+  const good = {
+    version: 1,
+    conversation: {
+      id: 'good', title: 'Readable one', created_at: 1, updated_at: 2,
+      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', blocks: [{ kind: 'answer', text: 'hello' }], status: 'done' }],
+    },
+  };
+  await page.addInitScript((good) => {
+    if (sessionStorage.getItem('planted')) return;
+    sessionStorage.setItem('planted', '1');
+    localStorage.setItem('pensive.conversation.good', JSON.stringify(good));
+    localStorage.setItem('pensive.conversation.broken', '{"version":1, this is not json');
+    localStorage.setItem('pensive.conversation.future', JSON.stringify({ version: 99, conversation: {} }));
+    localStorage.setItem('pensive.current', 'broken');
+  }, good);
+  const chat = new ChatPage(page);
+  await page.goto(`${MOCKED}/`);
+  await chat.hydrated();
+  await expect(page.getByTestId('notice').first()).toContainText('could not be opened');
+  await expect(page.getByTestId('download-backup').first()).toHaveAttribute('href', /^data:application\/json/);
+  await expect(page.getByTestId('conversation-item')).toHaveCount(1);
+  await expect(page.getByTestId('conversation-item')).toContainText('Readable one');
+  const keys = await page.evaluate(() => Object.keys(localStorage));
+  const backups = keys.filter((k) => k.startsWith('pensive.backup.'));
+  expect(backups.length).toBe(2);
+  const kept = await page.evaluate((k) => k.map((key) => localStorage.getItem(key)), backups);
+  expect(kept.join('\n')).toContain('this is not json');
+  expect(kept.join('\n')).toContain('"version":99');
+});

@@ -1,0 +1,20 @@
+import { expect, test } from '@playwright/test';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+
+test('reloading mid-turn keeps the partial turn, shown as interrupted with its reasoning', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:headlines');
+  await expect(chat.body(chat.thinking())).toContainText('Converting metres to feet');
+  // Saved at most once a second while streaming: wait for a save that holds the text.
+  await expect
+    .poll(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('pensive.conversation.')).map((k) => localStorage.getItem(k)).join('')))
+    .toContain('Converting metres');
+  await page.reload();
+  await chat.hydrated();
+  const turn = chat.assistant();
+  await expect(turn).toHaveAttribute('data-status', 'stopped');
+  await expect(chat.header(chat.thinking())).toHaveText(/^Stopped after \d+s$/);
+  await chat.header(chat.thinking()).click();
+  await expect(chat.body(chat.thinking())).toContainText('Reading the question');
+});

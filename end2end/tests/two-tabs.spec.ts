@@ -1,0 +1,22 @@
+import { expect, test } from '@playwright/test';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+
+test('two tabs on the same history: the other tab refreshes, nothing is corrupted', async ({ context }) => {
+  const a = new ChatPage(await context.newPage());
+  const b = new ChatPage(await context.newPage());
+  await a.open(MOCKED);
+  await b.open(MOCKED);
+  await a.send('From tab A mock:normal');
+  await expect(a.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(b.page.getByTestId('conversation-item')).toContainText(['From tab A']);
+
+  await b.page.getByTestId('new-conversation').click();
+  await b.send('From tab B mock:normal');
+  await expect(b.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(a.page.getByTestId('conversation-item')).toHaveCount(2);
+  // Every stored record is readable.
+  const records = await a.page.evaluate(() =>
+    Object.keys(localStorage).filter((k) => k.startsWith('pensive.conversation.')).map((k) => JSON.parse(localStorage.getItem(k)!)),
+  );
+  expect(records.map((r) => r.conversation.title).sort()).toEqual(['From tab A mock:normal', 'From tab B mock:normal']);
+});

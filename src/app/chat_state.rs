@@ -1,0 +1,419 @@
+//! The chat page's state and what the user can do with it: send, stop, retry,
+//! and the conversation list (new, switch, rename, delete, undo).
+//!
+//! The pure `Conversation` (with the live reducer `Turn` inside) is the source of
+//! truth; `TurnView`s mirror it for rendering, one signal per block.
+
+use futures::future::{AbortHandle, Abortable};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::browser::{now_ms, wall_ms};
+use super::history::{self, Notice};
+use super::turn_client::stream_turn;
+use super::turn_view::TurnView;
+use crate::turn::message::{Conversation, Message, Summary};
+use crate::turn::reducer::Turn;
+use crate::turn::{ChatRequest, TurnEvent};
+
+/// One rendered message.
+#[derive(Clone)]
+pub enum MessageView {
+    User { key: usize, content: String },
+    Assistant { key: usize, turn: TurnView },
+}
+
+impl MessageView {
+    pub fn key(&self) -> usize {
+        match self {
+            MessageView::User { key, .. } | MessageView::Assistant { key, .. } => *key,
+        }
+    }
+}
+
+/// How often a streaming turn is saved, at most (DESIGN §5).
+const SAVE_INTERVAL_MS: f64 = 1000.0;
+
+/// The page's state, shared by its handlers (all fields are `Copy` handles).
+#[derive(Clone, Copy)]
+pub struct ChatState {
+    conversation: StoredValue<Conversation>,
+    pub messages: RwSignal<Vec<MessageView>>,
+    pub running: RwSignal<Option<AbortHandle>>,
+    pub clock: RwSignal<f64>,
+    pub notices: RwSignal<Vec<Notice>>,
+    pub announcement: RwSignal<String>,
+    /// Conversations, newest first.
+    pub index: RwSignal<Vec<Summary>>,
+    /// The id of the conversation shown ("" until its first message).
+    pub current_id: RwSignal<String>,
+    /// The conversation last deleted, for Undo.
+    pub deleted: RwSignal<Option<Conversation>>,
+    last_save_ms: StoredValue<f64>,
+    next_key: StoredValue<usize>,
+    /// The page's reactive owner: message signals are created under it, not
+    /// under the component whose handler happened to run (Retry disposes that one).
+    owner: StoredValue<Owner>,
+}
+
+impl ChatState {
+    pub fn new() -> Self {
+        Self {
+            conversation: StoredValue::new(Conversation::new(String::new(), 0.0)),
+            messages: RwSignal::new(Vec::new()),
+            running: RwSignal::new(None),
+            clock: RwSignal::new(0.0),
+            notices: RwSignal::new(Vec::new()),
+            announcement: RwSignal::new(String::new()),
+            index: RwSignal::new(Vec::new()),
+            current_id: RwSignal::new(String::new()),
+            deleted: RwSignal::new(None),
+            last_save_ms: StoredValue::new(0.0),
+            next_key: StoredValue::new(0),
+            owner: StoredValue::new(Owner::current().unwrap_or_default()),
+        }
+    }
+
+    fn key(&self) -> usize {
+        let key = self.next_key.get_value();
+        self.next_key.set_value(key + 1);
+        key
+    }
+
+    fn view_of(&self, message: &Message) -> MessageView {
+        let owner = self.owner.get_value();
+        owner.with(|| self.view_in_owner(message))
+    }
+
+    fn view_in_owner(&self, message: &Message) -> MessageView {
+        match message {
+            Message::User { content } => MessageView::User {
+                key: self.key(),
+                content: content.clone(),
+            },
+            Message::Assistant(turn) => MessageView::Assistant {
+                key: self.key(),
+                turn: TurnView::new(turn),
+            },
+        }
+    }
+
+    /// Loads history (after hydration: the server cannot see localStorage).
+    pub fn load_history(&self) {
+        let loaded = history::load_all();
+        self.index.set(loaded.index);
+        if let Some(conversation) = loaded.conversation {
+            self.show(conversation);
+        }
+        if !loaded.notices.is_empty() {
+            self.notices.update(|n| n.extend(loaded.notices));
+        }
+    }
+
+    /// Another tab changed history: refresh the list, and the shown
+    /// conversation unless a turn is streaming here (last writer wins).
+    pub fn refresh_from_storage(&self) {
+        if self.running.get_untracked().is_some() {
+            return;
+        }
+        let loaded = history::load_all();
+        self.index.set(loaded.index);
+        let id = self.current_id.get_untracked();
+        if id.is_empty() {
+            return;
+        }
+        match history::load(&id) {
+            Ok(conversation) => {
+                if self.conversation.with_value(|c| *c != conversation) {
+                    self.show(conversation);
+                }
+            }
+            Err(_) => self.new_conversation(),
+        }
+    }
+
+    /// Shows a conversation loaded from history.
+    fn show(&self, conversation: Conversation) {
+        self.current_id.set(conversation.id.clone());
+        let views = conversation
+            .messages
+            .iter()
+            .map(|m| self.view_of(m))
+            .collect();
+        self.conversation.set_value(conversation);
+        self.messages.set(views);
+    }
+
+    fn live_view(&self) -> Option<TurnView> {
+        self.messages.with_untracked(|m| match m.last() {
+            Some(MessageView::Assistant { turn, .. }) => Some(*turn),
+            _ => None,
+        })
+    }
+
+    /// Starts a turn for the user's text.
+    pub fn send(&self, text: String) {
+        let now = now_ms();
+        let wall = wall_ms();
+        let request = self.conversation.try_update_value(|c| {
+            if c.id.is_empty() {
+                *c = Conversation::new(format!("c{}", wall as u64), wall);
+            }
+            if c.title.is_empty() {
+                c.title = text
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .take(60)
+                    .collect();
+            }
+            c.messages.push(Message::User {
+                content: text.clone(),
+            });
+            let request = ChatRequest {
+                messages: c.to_chat_messages(),
+                model: c.model.clone(),
+            };
+            c.messages.push(Message::Assistant(Turn::new(now)));
+            c.updated_at = wall;
+            request
+        });
+        let Some(request) = request else { return };
+        self.current_id
+            .set(self.conversation.with_value(|c| c.id.clone()));
+        let user = self.view_of(&Message::User { content: text });
+        let turn = self.view_of(&Message::Assistant(Turn::new(now)));
+        self.messages.update(|m| {
+            m.push(user);
+            m.push(turn);
+        });
+        self.clock.set(now);
+        self.announcement.set("Thinking".into());
+        self.save();
+
+        let state = *self;
+        let ticker = set_interval_with_handle(
+            move || state.clock.set(now_ms()),
+            std::time::Duration::from_millis(250),
+        )
+        .ok();
+        let (handle, registration) = AbortHandle::new_pair();
+        self.running.set(Some(handle));
+        spawn_local(async move {
+            let turn = stream_turn(request, move |event| state.apply(event));
+            let _ = Abortable::new(turn, registration).await;
+            if let Some(ticker) = ticker {
+                ticker.clear();
+            }
+            state.finish_turn();
+        });
+    }
+
+    /// Folds one event into the live turn and its view.
+    fn apply(&self, event: TurnEvent) {
+        let now = now_ms();
+        let Some(view) = self.live_view() else { return };
+        if let Some(text) = announcement_for(&event) {
+            self.announcement.set(text);
+        }
+        self.conversation.update_value(|c| {
+            if let Some(Message::Assistant(turn)) = c.messages.last_mut() {
+                let changes = turn.apply(event, now);
+                view.sync(turn, &changes);
+            }
+        });
+        if now - self.last_save_ms.get_value() >= SAVE_INTERVAL_MS {
+            self.save();
+        }
+    }
+
+    /// Retry the turn shown with `key`: the last turn is replaced, an older one
+    /// is asked again at the end.
+    pub fn retry(&self, key: usize) {
+        if self.running.get_untracked().is_some() {
+            return;
+        }
+        let Some(index) = self
+            .messages
+            .with_untracked(|m| m.iter().position(|v| v.key() == key))
+        else {
+            return;
+        };
+        let is_last = self.messages.with_untracked(|m| index + 1 == m.len());
+        let user_text = self.conversation.with_value(|c| {
+            match index.checked_sub(1).and_then(|i| c.messages.get(i)) {
+                Some(Message::User { content }) => Some(content.clone()),
+                _ => None,
+            }
+        });
+        let Some(text) = user_text else { return };
+        if is_last {
+            self.conversation
+                .update_value(|c| c.messages.truncate(index - 1));
+            self.messages.update(|m| m.truncate(index - 1));
+        }
+        self.send(text);
+    }
+
+    /// Stop pressed: freeze the turn where it is.
+    pub fn stop(&self) {
+        if let Some(handle) = self.running.get_untracked() {
+            handle.abort();
+        }
+        let now = now_ms();
+        if let Some(view) = self.live_view() {
+            self.conversation.update_value(|c| {
+                if let Some(Message::Assistant(turn)) = c.messages.last_mut() {
+                    let changes = turn.stop(now);
+                    view.sync(turn, &changes);
+                }
+            });
+        }
+        self.announcement.set("Stopped".into());
+        self.finish_turn();
+    }
+
+    fn finish_turn(&self) {
+        if self.running.get_untracked().is_some() {
+            self.running.set(None);
+        }
+        self.save();
+    }
+
+    fn save(&self) {
+        let now = now_ms();
+        self.last_save_ms.set_value(now);
+        if self.conversation.with_value(|c| c.id.is_empty()) {
+            return; // nothing sent yet: nothing to keep
+        }
+        let mut index = self.index.get_untracked();
+        let result = self
+            .conversation
+            .with_value(|c| history::save(c, &mut index, now));
+        self.index.set(index);
+        if let Err(message) = result {
+            self.notice(message);
+        }
+    }
+
+    fn notice(&self, message: String) {
+        self.notices.update(|n| {
+            if !n.iter().any(|x| x.message == message) {
+                n.push(Notice {
+                    message,
+                    backup: None,
+                });
+            }
+        });
+    }
+
+    /// Starts an empty conversation (saved once its first message is sent).
+    pub fn new_conversation(&self) {
+        self.stop_if_running();
+        self.conversation
+            .set_value(Conversation::new(String::new(), 0.0));
+        self.messages.set(Vec::new());
+        self.current_id.set(String::new());
+        history::clear_current();
+    }
+
+    /// Shows another stored conversation.
+    pub fn switch(&self, id: String) {
+        if self.current_id.get_untracked() == id {
+            return;
+        }
+        self.stop_if_running();
+        match history::load(&id) {
+            Ok(conversation) => {
+                self.show(conversation);
+                self.save();
+            }
+            Err(notice) => {
+                self.notices.update(|n| n.push(notice));
+                self.refresh_from_storage();
+            }
+        }
+    }
+
+    /// Renames a conversation (the shown one or another).
+    pub fn rename(&self, id: String, title: String) {
+        if self.current_id.get_untracked() == id {
+            self.conversation.update_value(|c| c.title = title);
+            self.save();
+            return;
+        }
+        if let Ok(mut conversation) = history::load(&id) {
+            conversation.title = title;
+            let mut index = self.index.get_untracked();
+            if let Err(message) = history::save(&conversation, &mut index, now_ms()) {
+                self.notice(message);
+            }
+            self.index.set(index);
+            // Saving made it current in storage; the shown one stays current.
+            let shown = self.conversation.with_value(|c| c.clone());
+            if !shown.id.is_empty() {
+                let mut index = self.index.get_untracked();
+                let _ = history::save(&shown, &mut index, now_ms());
+                self.index.set(index);
+            }
+        }
+    }
+
+    /// Deletes a conversation; `undo_delete` brings it back.
+    pub fn delete(&self, id: String) {
+        let removed = if self.current_id.get_untracked() == id {
+            self.stop_if_running();
+            let c = self.conversation.with_value(|c| c.clone());
+            self.new_conversation();
+            Some(c)
+        } else {
+            history::load(&id).ok()
+        };
+        let mut index = self.index.get_untracked();
+        history::delete(&id, &mut index);
+        self.index.set(index);
+        self.deleted.set(removed);
+    }
+
+    /// Restores the conversation deleted last, and shows it.
+    pub fn undo_delete(&self) {
+        let Some(conversation) = self.deleted.get_untracked() else {
+            return;
+        };
+        self.deleted.set(None);
+        self.stop_if_running();
+        self.show(conversation);
+        self.save();
+    }
+
+    fn stop_if_running(&self) {
+        if self.running.get_untracked().is_some() {
+            self.stop();
+        }
+    }
+}
+
+impl Default for ChatState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What the polite status line says for an event (never the streaming text).
+fn announcement_for(event: &TurnEvent) -> Option<String> {
+    match event {
+        TurnEvent::ThinkingStart => Some("Thinking".into()),
+        TurnEvent::ThinkingEnd { duration_ms, .. } => {
+            let seconds = (*duration_ms as f64 / 1000.0).round() as u64;
+            Some(match seconds {
+                0 => "Thought for less than a second".into(),
+                1 => "Thought for 1 second".into(),
+                n => format!("Thought for {n} seconds"),
+            })
+        }
+        TurnEvent::Done { .. } => Some("Answer complete".into()),
+        TurnEvent::Error { message, .. } => Some(format!("Error: {message}")),
+        _ => None,
+    }
+}
