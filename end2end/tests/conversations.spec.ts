@@ -21,7 +21,7 @@ test('conversations: new, listed newest first, switch, rename, delete with undo'
 
   // Switch back: the first conversation's turn is shown, folded, as stored.
   await items.nth(1).locator('.conversation-title').click();
-  await expect(page.getByTestId('user-message')).toHaveText(['First question mock:normal']);
+  await expect(page.getByTestId('user-text')).toHaveText(['First question mock:normal']);
   await expect(chat.header(chat.thinking())).toHaveAttribute('aria-expanded', 'false');
 
   // Rename with the keyboard.
@@ -37,7 +37,7 @@ test('conversations: new, listed newest first, switch, rename, delete with undo'
   await expect(page.getByTestId('undo-delete')).toContainText('Renamed chat');
   await page.getByTestId('undo-delete').getByRole('button', { name: 'Undo' }).click();
   await expect(items).toHaveCount(2);
-  await expect(page.getByTestId('user-message')).toHaveText(['First question mock:normal']);
+  await expect(page.getByTestId('user-text')).toHaveText(['First question mock:normal']);
 
   // Everything survives a reload.
   await page.reload();

@@ -7,7 +7,7 @@ test('thinking streams open with a ticking timer, folds at the answer, toggles, 
   await expect(page.getByTestId('model-badge')).toContainText('Demo model');
 
   await chat.send('Why is the sky blue?');
-  await expect(page.getByTestId('user-message').last()).toHaveText('Why is the sky blue?');
+  await expect(page.getByTestId('user-text').last()).toHaveText('Why is the sky blue?');
   await expect(chat.composer).toBeDisabled();
 
   const block = chat.thinking();
@@ -46,7 +46,7 @@ test('thinking streams open with a ticking timer, folds at the answer, toggles, 
   await expect(chat.header(restored)).toHaveText(folded!);
   await expect(chat.header(restored)).toHaveAttribute('aria-expanded', 'false');
   await expect(chat.assistant().getByTestId('answer')).toContainText('The main points');
-  await expect(page.getByTestId('user-message')).toHaveText('Why is the sky blue?');
+  await expect(page.getByTestId('user-text')).toHaveText('Why is the sky blue?');
   await chat.header(restored).click();
   await expect(chat.body(restored)).toContainText('Planning the answer');
   await chat.expectNoConsoleErrors();

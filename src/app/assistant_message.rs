@@ -17,9 +17,13 @@ pub fn AssistantMessage(
     /// The page clock (ms).
     #[prop(into)]
     now: Signal<f64>,
-    /// Offered on a failed or stopped turn: send the same message again.
+    /// Offered on a failed or stopped turn (Retry) and on the last finished
+    /// turn (Regenerate): send the same message again.
     #[prop(optional)]
     on_retry: Option<Callback<()>>,
+    /// True for the conversation's last turn.
+    #[prop(into, optional)]
+    is_last: Signal<bool>,
 ) -> impl IntoView {
     let blocks = turn.blocks;
     let reasoning_tokens = Memo::new(move |_| turn.usage.get().and_then(|u| u.reasoning_tokens));
@@ -141,6 +145,13 @@ pub fn AssistantMessage(
             </Show>
             <Show when=move || !turn.status.get().is_live() && !answer_text().trim().is_empty()>
                 <div class="turn-actions">
+                    <Show when=move || is_last.get() && on_retry.is_some() && turn.status.get() == TurnStatus::Done>
+                        <button class="copy-button" data-testid="regenerate" on:click=move |_| {
+                            if let Some(retry) = on_retry {
+                                retry.run(());
+                            }
+                        }>"Regenerate"</button>
+                    </Show>
                     <button class="copy-button" on:click=copy_answer>
                         {move || if copied.get() { "Copied" } else { "Copy answer" }}
                     </button>

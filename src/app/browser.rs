@@ -48,3 +48,59 @@ pub fn copy_to_clipboard(text: &str) {
     #[cfg(not(feature = "hydrate"))]
     let _ = text;
 }
+
+/// Offers `text` as a file download named `file_name`.
+pub fn download(file_name: &str, mime: &str, text: &str) {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type(mime);
+        let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+            return;
+        };
+        let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+            return;
+        };
+        if let Ok(anchor) = document.create_element("a") {
+            if let Ok(anchor) = anchor.dyn_into::<web_sys::HtmlAnchorElement>() {
+                anchor.set_href(&url);
+                anchor.set_download(file_name);
+                anchor.click();
+            }
+        }
+        let _ = web_sys::Url::revoke_object_url(&url);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (file_name, mime, text);
+}
+
+/// Reads the first file chosen in a file input (`Err`: a message for the user).
+pub async fn read_chosen_file(input: leptos::web_sys::EventTarget) -> Result<String, String> {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        let input = input
+            .dyn_into::<web_sys::HtmlInputElement>()
+            .map_err(|_| "No file input.".to_owned())?;
+        let file = input
+            .files()
+            .and_then(|files| files.get(0))
+            .ok_or_else(|| "No file chosen.".to_owned())?;
+        input.set_value("");
+        let text = wasm_bindgen_futures::JsFuture::from(file.text())
+            .await
+            .map_err(|_| "The file could not be read.".to_owned())?;
+        text.as_string()
+            .ok_or_else(|| "The file is not text.".to_owned())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = input;
+        Err("Import is only available in the browser.".into())
+    }
+}

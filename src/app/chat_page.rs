@@ -47,7 +47,7 @@ pub fn ChatPage() -> impl IntoView {
                 <h1 class="brand">"Pensive"</h1>
                 <FoldPreferencePicker preference=fold_preference/>
                 <Suspense fallback=|| ()>
-                    {move || models.get().and_then(Result::ok).and_then(|m| m.into_iter().next()).map(model_badge)}
+                    {move || models.get().and_then(Result::ok).map(|list| model_chooser(state, list))}
                 </Suspense>
             </header>
             <For
@@ -62,6 +62,25 @@ pub fn ChatPage() -> impl IntoView {
                     <button on:click=move |_| state.deleted.set(None)>"Dismiss"</button>
                 </div>
             })}
+            <div class="conversation-actions">
+                <button class="copy-button" data-testid="export-markdown"
+                    disabled=move || state.messages.with(Vec::is_empty)
+                    on:click=move |_| state.export(false)>"Export Markdown"</button>
+                <button class="copy-button" data-testid="export-json"
+                    disabled=move || state.messages.with(Vec::is_empty)
+                    on:click=move |_| state.export(true)>"Export JSON"</button>
+                <label class="copy-button import-label">
+                    "Import JSON"
+                    <input type="file" accept="application/json,.json" class="visually-hidden" data-testid="import-json"
+                        on:change=move |ev| {
+                            if let Some(target) = ev.target() {
+                                leptos::task::spawn_local(async move {
+                                    state.import(super::browser::read_chosen_file(target).await);
+                                });
+                            }
+                        }/>
+                </label>
+            </div>
             <main class="conversation" data-testid="conversation">
                 <Show when=move || state.messages.with(Vec::is_empty)>
                     <div class="empty-state">
@@ -72,11 +91,27 @@ pub fn ChatPage() -> impl IntoView {
                 <For
                     each=move || state.messages.get()
                     key=MessageView::key
-                    children=move |message| match message {
-                        MessageView::User { content, .. } => view! { <UserMessage content/> }.into_any(),
-                        MessageView::Assistant { turn, key } => {
-                            let on_retry = Callback::new(move |_| state.retry(key));
-                            view! { <AssistantMessage turn now on_retry/> }.into_any()
+                    children=move |message| {
+                        let key = message.key();
+                        let is_last = Signal::derive(move || {
+                            state.messages.with(|m| m.last().map(MessageView::key) == Some(key))
+                        });
+                        match message {
+                            MessageView::User { content, .. } => {
+                                // The last user message sits right before the last turn.
+                                let editable = Signal::derive(move || {
+                                    state.running.with(Option::is_none)
+                                        && state.messages.with(|m| {
+                                            m.len() >= 2 && m[m.len() - 2].key() == key
+                                        })
+                                });
+                                let on_edit = Callback::new(move |text| state.edit_and_resend(key, text));
+                                view! { <UserMessage content editable on_edit/> }.into_any()
+                            }
+                            MessageView::Assistant { turn, .. } => {
+                                let on_retry = Callback::new(move |_| state.retry(key));
+                                view! { <AssistantMessage turn now on_retry is_last/> }.into_any()
+                            }
                         }
                     }
                 />
@@ -122,6 +157,30 @@ fn percent_encode(text: &str) -> String {
         }
     }
     out
+}
+
+/// One model: a badge. Several: a picker bound to the conversation's model.
+fn model_chooser(state: ChatState, models: Vec<PublicModel>) -> AnyView {
+    if models.len() < 2 {
+        return models.into_iter().next().map(model_badge).into_any();
+    }
+    let default = models.first().map(|m| m.id.clone()).unwrap_or_default();
+    view! {
+        <label class="preference">
+            <span>"Model: "</span>
+            <select
+                data-testid="model-picker"
+                on:change=move |ev| state.pick_model(event_target_value(&ev))
+                prop:value=move || state.model.get().unwrap_or_else(|| default.clone())
+            >
+                {models
+                    .into_iter()
+                    .map(|m| view! { <option value=m.id.clone()>{m.label}</option> })
+                    .collect_view()}
+            </select>
+        </label>
+    }
+    .into_any()
 }
 
 fn model_badge(model: PublicModel) -> impl IntoView {

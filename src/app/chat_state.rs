@@ -49,6 +49,8 @@ pub struct ChatState {
     pub current_id: RwSignal<String>,
     /// The conversation last deleted, for Undo.
     pub deleted: RwSignal<Option<Conversation>>,
+    /// The model picked for this conversation (`None`: the server's default).
+    pub model: RwSignal<Option<String>>,
     last_save_ms: StoredValue<f64>,
     next_key: StoredValue<usize>,
     /// The page's reactive owner: message signals are created under it, not
@@ -68,6 +70,7 @@ impl ChatState {
             index: RwSignal::new(Vec::new()),
             current_id: RwSignal::new(String::new()),
             deleted: RwSignal::new(None),
+            model: RwSignal::new(None),
             last_save_ms: StoredValue::new(0.0),
             next_key: StoredValue::new(0),
             owner: StoredValue::new(Owner::current().unwrap_or_default()),
@@ -135,6 +138,9 @@ impl ChatState {
     /// Shows a conversation loaded from history.
     fn show(&self, conversation: Conversation) {
         self.current_id.set(conversation.id.clone());
+        if conversation.model.is_some() {
+            self.model.set(conversation.model.clone());
+        }
         let views = conversation
             .messages
             .iter()
@@ -171,6 +177,9 @@ impl ChatState {
             c.messages.push(Message::User {
                 content: text.clone(),
             });
+            if c.model.is_none() {
+                c.model = self.model.get_untracked();
+            }
             let request = ChatRequest {
                 messages: c.to_chat_messages(),
                 model: c.model.clone(),
@@ -256,6 +265,24 @@ impl ChatState {
         self.send(text);
     }
 
+    /// Replaces the user message shown with `key` (and everything after it)
+    /// with `text`, and asks again.
+    pub fn edit_and_resend(&self, key: usize, text: String) {
+        if self.running.get_untracked().is_some() {
+            return;
+        }
+        let Some(index) = self
+            .messages
+            .with_untracked(|m| m.iter().position(|v| v.key() == key))
+        else {
+            return;
+        };
+        self.conversation
+            .update_value(|c| c.messages.truncate(index));
+        self.messages.update(|m| m.truncate(index));
+        self.send(text);
+    }
+
     /// Stop pressed: freeze the turn where it is.
     pub fn stop(&self) {
         if let Some(handle) = self.running.get_untracked() {
@@ -306,6 +333,57 @@ impl ChatState {
                 });
             }
         });
+    }
+
+    /// The user picked a model: this conversation uses it from now on.
+    pub fn pick_model(&self, id: String) {
+        self.model.set(Some(id.clone()));
+        self.conversation.update_value(|c| c.model = Some(id));
+        self.save();
+    }
+
+    /// Downloads the shown conversation as Markdown or JSON.
+    pub fn export(&self, as_json: bool) {
+        self.conversation.with_value(|c| {
+            if as_json {
+                let name = crate::turn::export::file_name(c, "json");
+                super::browser::download(
+                    &name,
+                    "application/json",
+                    &crate::turn::message::encode(c, now_ms()),
+                );
+            } else {
+                let name = crate::turn::export::file_name(c, "md");
+                super::browser::download(
+                    &name,
+                    "text/markdown",
+                    &crate::turn::export::to_markdown(c),
+                );
+            }
+        });
+    }
+
+    /// Imports an exported JSON conversation; a bad file changes nothing.
+    pub fn import(&self, raw: Result<String, String>) {
+        let parsed = raw.and_then(|raw| {
+            crate::turn::message::decode(&raw)
+                .map_err(|e| format!("That file is not a Pensive conversation: {e}"))
+        });
+        match parsed {
+            Ok(mut conversation) => {
+                if conversation.id.is_empty()
+                    || self
+                        .index
+                        .with_untracked(|i| i.iter().any(|s| s.id == conversation.id))
+                {
+                    conversation.id = format!("c{}", wall_ms() as u64);
+                }
+                self.stop_if_running();
+                self.show(conversation);
+                self.save();
+            }
+            Err(message) => self.notice(format!("Import failed: {message} Nothing was changed.")),
+        }
     }
 
     /// Starts an empty conversation (saved once its first message is sent).

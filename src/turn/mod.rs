@@ -4,6 +4,7 @@
 
 pub mod contract;
 pub mod event;
+pub mod export;
 pub mod framer;
 pub mod message;
 pub mod reducer;
