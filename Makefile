@@ -50,7 +50,8 @@ build-debug:
 fuzz:
 	@cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	for target in tags parse; do \
-		cargo +nightly fuzz run $$target fuzz/corpus/$$target -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 || exit 1; \
+		rm -rf target/fuzz-corpus/$$target && mkdir -p target/fuzz-corpus && cp -r fuzz/corpus/$$target target/fuzz-corpus/$$target; \
+		cargo +nightly fuzz run $$target target/fuzz-corpus/$$target -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 || exit 1; \
 	done
 
 ## Tools for building: wasm target, cargo-leptos, wasm-bindgen (the Cargo.lock version), wasm-opt.
