@@ -8,6 +8,8 @@ pub mod http;
 pub mod ollama;
 pub mod openai_chat;
 pub mod responses;
+#[cfg(test)]
+mod test_support;
 pub mod wire;
 
 use futures::stream::BoxStream;

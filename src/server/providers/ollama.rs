@@ -236,48 +236,14 @@ impl Encoder for OllamaEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::normalizer::Normalizer;
+    use crate::server::providers::test_support::*;
     use crate::server::scripted::Pace;
-    use crate::turn::{ChatMessage, Role, TurnEvent};
+    use crate::turn::{ChatMessage, Role};
 
     fn deltas(data: &str) -> Vec<Delta> {
         OllamaDecoder::default()
             .decode(WireEvent { event: None, data })
             .unwrap()
-    }
-
-    fn r(text: &str) -> Delta {
-        Delta::Reasoning(text.into())
-    }
-
-    fn a(text: &str) -> Delta {
-        Delta::Answer(text.into())
-    }
-
-    /// Runs deltas through the normalizer; returns the thinking block count.
-    fn blocks(deltas: &[Delta]) -> usize {
-        let mut normalizer = Normalizer::default();
-        let mut events = Vec::new();
-        for d in deltas {
-            events.extend(normalizer.push(d.clone(), 0));
-        }
-        events.extend(normalizer.finish(0));
-        events
-            .iter()
-            .filter(|e| matches!(e, TurnEvent::ThinkingStart))
-            .count()
-    }
-
-    fn texts(deltas: &[Delta]) -> (String, String) {
-        let (mut reasoning, mut answer) = (String::new(), String::new());
-        for d in deltas {
-            match d {
-                Delta::Reasoning(t) => reasoning.push_str(t),
-                Delta::Answer(t) => answer.push_str(t),
-                _ => {}
-            }
-        }
-        (reasoning, answer)
     }
 
     #[test]

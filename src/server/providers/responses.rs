@@ -586,9 +586,9 @@ impl Encoder for ResponsesEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::normalizer::Normalizer;
+    use crate::server::providers::test_support::*;
     use crate::server::scripted::Pace;
-    use crate::turn::{ChatMessage, Role, TurnEvent};
+    use crate::turn::{ChatMessage, Role};
 
     fn decode_all(decoder: &mut ResponsesDecoder, events: &[&str]) -> Vec<Delta> {
         events
@@ -599,57 +599,6 @@ mod tests {
 
     fn deltas(events: &[&str]) -> Vec<Delta> {
         decode_all(&mut ResponsesDecoder::default(), events)
-    }
-
-    fn r(text: &str) -> Delta {
-        Delta::Reasoning(text.into())
-    }
-
-    fn a(text: &str) -> Delta {
-        Delta::Answer(text.into())
-    }
-
-    /// Splits SSE text into (event name, data) pairs.
-    fn sse_events(text: &str) -> Vec<(Option<String>, String)> {
-        let mut events = Vec::new();
-        let (mut name, mut data): (Option<String>, Vec<&str>) = (None, Vec::new());
-        for line in text.lines().chain([""]) {
-            if let Some(rest) = line.strip_prefix("event:") {
-                name = Some(rest.trim().to_owned());
-            } else if let Some(rest) = line.strip_prefix("data:") {
-                data.push(rest.strip_prefix(' ').unwrap_or(rest));
-            } else if line.is_empty() && (!data.is_empty() || name.is_some()) {
-                events.push((name.take(), data.join("\n")));
-                data.clear();
-            }
-        }
-        events
-    }
-
-    /// Runs deltas through the normalizer; returns the thinking block count.
-    fn blocks(deltas: &[Delta]) -> usize {
-        let mut normalizer = Normalizer::default();
-        let mut events = Vec::new();
-        for d in deltas {
-            events.extend(normalizer.push(d.clone(), 0));
-        }
-        events.extend(normalizer.finish(0));
-        events
-            .iter()
-            .filter(|e| matches!(e, TurnEvent::ThinkingStart))
-            .count()
-    }
-
-    fn texts(deltas: &[Delta]) -> (String, String) {
-        let (mut reasoning, mut answer) = (String::new(), String::new());
-        for d in deltas {
-            match d {
-                Delta::Reasoning(t) => reasoning.push_str(t),
-                Delta::Answer(t) => answer.push_str(t),
-                _ => {}
-            }
-        }
-        (reasoning, answer)
     }
 
     #[test]

@@ -1,0 +1,53 @@
+//! Helpers shared by the dialect tests: short delta constructors, SSE
+//! splitting through the project's own framer, and what a delta list becomes.
+
+use crate::server::normalizer::{Delta, Normalizer};
+use crate::server::sse::{Framer, Framing};
+use crate::turn::TurnEvent;
+
+pub fn r(text: &str) -> Delta {
+    Delta::Reasoning(text.into())
+}
+
+pub fn a(text: &str) -> Delta {
+    Delta::Answer(text.into())
+}
+
+/// Splits SSE text into (event name, data) pairs with the real framer.
+pub fn sse_events(text: &str) -> Vec<(Option<String>, String)> {
+    let mut framer = Framer::new(Framing::Sse);
+    let mut framed = framer.push(text.as_bytes());
+    framed.extend(framer.finish());
+    framed
+        .into_iter()
+        .map(|f| f.expect("fixture frames cleanly"))
+        .map(|f| (f.event, f.data))
+        .collect()
+}
+
+/// Runs deltas through the normalizer; returns the thinking block count.
+pub fn blocks(deltas: &[Delta]) -> usize {
+    let mut normalizer = Normalizer::default();
+    let mut events = Vec::new();
+    for d in deltas {
+        events.extend(normalizer.push(d.clone(), 0));
+    }
+    events.extend(normalizer.finish(0));
+    events
+        .iter()
+        .filter(|e| matches!(e, TurnEvent::ThinkingStart))
+        .count()
+}
+
+/// The concatenated reasoning and answer text of deltas.
+pub fn texts(deltas: &[Delta]) -> (String, String) {
+    let (mut reasoning, mut answer) = (String::new(), String::new());
+    for d in deltas {
+        match d {
+            Delta::Reasoning(t) => reasoning.push_str(t),
+            Delta::Answer(t) => answer.push_str(t),
+            _ => {}
+        }
+    }
+    (reasoning, answer)
+}
