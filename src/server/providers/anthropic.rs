@@ -713,18 +713,7 @@ mod tests {
     fn recorded_stream_fixture_decodes_to_the_exact_texts_and_usage() {
         let fixture =
             include_str!("../../../tests/fixtures/anthropic-extended-thinking-clear-thinking.sse");
-        let mut decoder = AnthropicDecoder::default();
-        let mut decoded = Vec::new();
-        for (name, data) in sse_events(fixture) {
-            decoded.extend(
-                decoder
-                    .decode(WireEvent {
-                        event: name.as_deref(),
-                        data: &data,
-                    })
-                    .unwrap(),
-            );
-        }
+        let decoded = decode_sse(&mut AnthropicDecoder::default(), fixture);
         // Expected texts come from concatenating the fixture's `thinking_delta`
         // and `text_delta` fields (python3).
         assert_eq!(

@@ -581,18 +581,7 @@ mod tests {
     fn recorded_stream_fixture_decodes_to_the_exact_texts_and_usage() {
         let fixture =
             include_str!("../../../tests/fixtures/gemini-3-pro-hidden-thoughts-signature.sse");
-        let mut decoder = GeminiDecoder::default();
-        let mut decoded = Vec::new();
-        for (name, data) in sse_events(fixture) {
-            decoded.extend(
-                decoder
-                    .decode(WireEvent {
-                        event: name.as_deref(),
-                        data: &data,
-                    })
-                    .unwrap(),
-            );
-        }
+        let decoded = decode_sse(&mut GeminiDecoder::default(), fixture);
         // Expected texts come from concatenating the fixture's `parts[].text`
         // by `thought` (python3): this model hides its thoughts.
         assert_eq!(

@@ -225,15 +225,7 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
 
 /// The full upstream request (used by tests and the mock to check what is sent).
 pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
-    let mut headers = Vec::new();
-    if let Some(key) = &model.api_key {
-        headers.push(("authorization".into(), format!("Bearer {key}")));
-    }
-    UpstreamRequest {
-        url: format!("{}/chat/completions", model.base_url.trim_end_matches('/')),
-        headers,
-        body: request_body(model, request),
-    }
+    UpstreamRequest::bearer(model, "/chat/completions", request_body(model, request))
 }
 
 /// Opens a live stream through async-openai.

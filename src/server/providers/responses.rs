@@ -255,15 +255,7 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
 
 /// The full upstream request.
 pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
-    let mut headers = Vec::new();
-    if let Some(key) = &model.api_key {
-        headers.push(("authorization".into(), format!("Bearer {key}")));
-    }
-    UpstreamRequest {
-        url: format!("{}/responses", model.base_url.trim_end_matches('/')),
-        headers,
-        body: request_body(model, request),
-    }
+    UpstreamRequest::bearer(model, "/responses", request_body(model, request))
 }
 
 /// The output item being written.

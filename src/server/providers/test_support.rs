@@ -1,6 +1,7 @@
 //! Helpers shared by the dialect tests: short delta constructors, SSE
 //! splitting through the project's own framer, and what a delta list becomes.
 
+use super::wire::{Decoder, WireEvent};
 use crate::server::normalizer::{Delta, Normalizer};
 use crate::server::sse::{Framer, Framing};
 use crate::turn::TurnEvent;
@@ -50,4 +51,19 @@ pub fn texts(deltas: &[Delta]) -> (String, String) {
         }
     }
     (reasoning, answer)
+}
+
+/// Decodes a whole SSE recording with `decoder`.
+pub fn decode_sse(decoder: &mut dyn Decoder, text: &str) -> Vec<Delta> {
+    sse_events(text)
+        .iter()
+        .flat_map(|(name, data)| {
+            decoder
+                .decode(WireEvent {
+                    event: name.as_deref(),
+                    data,
+                })
+                .expect("fixture decodes")
+        })
+        .collect()
 }

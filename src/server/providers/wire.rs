@@ -140,3 +140,24 @@ pub struct UpstreamRequest {
     pub headers: Vec<(String, String)>,
     pub body: serde_json::Value,
 }
+
+impl UpstreamRequest {
+    /// `POST {base_url}{path}` with a bearer token when the model has a key
+    /// (the OpenAI dialects and Ollama authenticate this way).
+    pub fn bearer(
+        model: &crate::server::config::ModelConfig,
+        path: &str,
+        body: serde_json::Value,
+    ) -> Self {
+        let headers = model
+            .api_key
+            .iter()
+            .map(|key| ("authorization".to_owned(), format!("Bearer {key}")))
+            .collect();
+        Self {
+            url: format!("{}{path}", model.base_url.trim_end_matches('/')),
+            headers,
+            body,
+        }
+    }
+}
