@@ -3,6 +3,9 @@
 //! `turn` is the pure core shared by both builds, `app` the Leptos UI (server
 //! rendered and hydrated), `server` the ssr-only providers and turn runner.
 
+// The chat page's view type is deep; optimised builds need a higher limit.
+#![recursion_limit = "256"]
+
 pub mod app;
 #[cfg(feature = "ssr")]
 pub mod server;
