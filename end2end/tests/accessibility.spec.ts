@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 
 test('the header is a labelled toggle for a region that is inert when folded; one polite status line', async ({ page }) => {

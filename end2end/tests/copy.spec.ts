@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 
 test('copy buttons put the reasoning and the answer on the clipboard', async ({ page, context }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 
 test('unreadable saved data is kept in a backup, the user is told, and the rest loads', async ({ page }) => {

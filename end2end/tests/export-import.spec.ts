@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import * as fs from 'fs';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED, MOCK_UPSTREAM } from './fixtures/chat-page';
 
 test('a connection lost mid-thinking freezes the timer, keeps the reasoning, and offers Retry', async ({ page }) => {

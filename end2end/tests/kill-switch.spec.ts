@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, NO_THINKING } from './fixtures/chat-page';
 
 test('the kill switch: no thinking reaches the page, the answer does', async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED, MOCK_UPSTREAM } from './fixtures/chat-page';
 
 test('with several models configured, the picker chooses one and the conversation remembers it', async ({ page, request }) => {

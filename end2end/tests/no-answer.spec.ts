@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 
 test('thinking without an answer shows the fallback and keeps the reasoning', async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 
 test('"Keep open" keeps the block open after the answer, and the choice survives a reload', async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 
 test('reloading mid-turn keeps the partial turn, shown as interrupted with its reasoning', async ({ page }) => {

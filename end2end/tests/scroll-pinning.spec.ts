@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 
 test('the reasoning stays pinned to the bottom until the reader scrolls up, then stays put', async ({ page }) => {

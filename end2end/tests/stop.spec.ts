@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage } from './fixtures/chat-page';
 
 test('Stop ends the turn mid-thinking: the timer freezes, the reasoning stays, the composer is usable', async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED, MOCK_UPSTREAM } from './fixtures/chat-page';
 
 test('thinking is never sent back to the model in later turns', async ({ page, request }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage } from './fixtures/chat-page';
 
 test('thinking streams open with a ticking timer, folds at the answer, toggles, and survives a reload', async ({ page }) => {

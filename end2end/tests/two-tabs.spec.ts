@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 
 test('two tabs on the same history: the other tab refreshes, nothing is corrupted', async ({ context }) => {

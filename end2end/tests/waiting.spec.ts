@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 
 test('waiting shows its own timer, and the first-token guard ends a silent turn', async ({ page }) => {
