@@ -148,6 +148,46 @@ async fn bad_requests_are_in_band_errors() {
 }
 
 #[tokio::test]
+async fn oversized_requests_are_refused_in_band_with_a_clear_message() {
+    let huge = "x".repeat(200_001);
+    let too_long =
+        serde_json::json!({"request": {"messages": [{"role": "user", "content": huge}]}});
+    let (events, _) = run(app(Pace::INSTANT), &too_long.to_string()).await;
+    assert!(
+        matches!(&events[..], [TurnEvent::Error { kind: ErrorKind::BadRequest, message }] if message.contains("200000")),
+        "{events:?}"
+    );
+    let many: Vec<_> = (0..501)
+        .map(|i| serde_json::json!({"role": "user", "content": format!("m{i}")}))
+        .collect();
+    let too_many = serde_json::json!({"request": {"messages": many}});
+    let (events, _) = run(app(Pace::INSTANT), &too_many.to_string()).await;
+    assert!(
+        matches!(&events[..], [TurnEvent::Error { kind: ErrorKind::BadRequest, message }] if message.contains("limit is 500")),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
+async fn every_response_carries_the_security_headers() {
+    let response = app(Pace::INSTANT)
+        .oneshot(Request::get("/").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned()
+    };
+    assert_eq!(header("x-content-type-options"), "nosniff");
+    assert_eq!(header("referrer-policy"), "no-referrer");
+    assert!(header("content-security-policy").contains("frame-ancestors 'none'"));
+}
+
+#[tokio::test]
 async fn the_kill_switch_keeps_thinking_off_the_wire() {
     let config = AppConfig {
         models: vec![ModelConfig::demo(Pace::INSTANT)],

@@ -1,19 +1,41 @@
 //! The axum router: Leptos pages, server functions (with the turn service in
 //! their context) and static files. Shared by `pensive serve` and the HTTP tests.
 
+use axum::http::{header, HeaderValue};
 use axum::Router;
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::TurnService;
 use crate::app::{shell, App};
+
+/// Headers on every response: no MIME sniffing, no referrer leaks, and the
+/// app may not be framed by another site (clickjacking).
+fn security_headers(router: Router) -> Router {
+    let headers = [
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (
+            header::CONTENT_SECURITY_POLICY,
+            "frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
+        ),
+    ];
+    headers.into_iter().fold(router, |router, (name, value)| {
+        router.layer(SetResponseHeaderLayer::if_not_present(
+            name,
+            HeaderValue::from_static(value),
+        ))
+    })
+}
 
 /// Builds the whole app. No compression layer: it would buffer streamed turns.
 pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     let routes = generate_route_list(App);
     let context = move || provide_context(turns.clone());
-    Router::new()
+    let router = Router::new()
         .leptos_routes_with_context(&options, routes, context.clone(), {
             let options = options.clone();
             move || shell(options.clone())
@@ -21,5 +43,6 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
         .fallback(leptos_axum::file_and_error_handler_with_context(
             context, shell,
         ))
-        .with_state(options)
+        .with_state(options);
+    security_headers(router)
 }

@@ -106,6 +106,11 @@ impl TurnService {
     }
 }
 
+/// Most messages a request may carry.
+pub const MAX_MESSAGES: usize = 500;
+/// Most characters in one message.
+pub const MAX_MESSAGE_CHARS: usize = 200_000;
+
 /// Checks the request before any upstream call; `Err` is the error to stream.
 fn validate<'c>(
     config: &'c AppConfig,
@@ -120,6 +125,28 @@ fn validate<'c>(
             ),
         )
     })?;
+    if request.messages.len() > MAX_MESSAGES {
+        return Err((
+            ErrorKind::BadRequest,
+            format!(
+                "This conversation has {} messages; the limit is {MAX_MESSAGES}. Start a new conversation.",
+                request.messages.len()
+            ),
+        ));
+    }
+    if let Some(long) = request
+        .messages
+        .iter()
+        .find(|m| m.content.chars().count() > MAX_MESSAGE_CHARS)
+    {
+        return Err((
+            ErrorKind::BadRequest,
+            format!(
+                "A message is {} characters long; the limit is {MAX_MESSAGE_CHARS}.",
+                long.content.chars().count()
+            ),
+        ));
+    }
     match request.messages.last() {
         None => Err((ErrorKind::BadRequest, "The request has no messages.".into())),
         Some(last) if last.role != Role::User || last.content.trim().is_empty() => Err((
