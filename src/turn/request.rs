@@ -38,6 +38,26 @@ pub struct ChatRequest {
 }
 
 impl ChatRequest {
+    /// The system messages joined, for providers that take the system prompt
+    /// apart from the conversation (Anthropic, Gemini).
+    pub fn system_prompt(&self) -> Option<String> {
+        let parts: Vec<&str> = self
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .map(|m| m.content.as_str())
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
+    }
+
+    /// The user and assistant messages with text (those providers reject
+    /// empty text, e.g. an answer that was all thinking).
+    pub fn dialogue(&self) -> impl Iterator<Item = &ChatMessage> {
+        self.messages
+            .iter()
+            .filter(|m| m.role != Role::System && !m.content.is_empty())
+    }
+
     /// The last user message's text, or "" (scripted models pick scenarios from it).
     pub fn last_user_text(&self) -> &str {
         self.messages
@@ -62,6 +82,16 @@ mod tests {
         assert_eq!(request.messages[0].role, Role::System);
         assert_eq!(request.model, None);
         assert_eq!(request.last_user_text(), "Why?");
+    }
+
+    #[test]
+    fn system_prompt_and_dialogue_split_the_messages() {
+        let body = r#"{"messages":[{"role":"system","content":"a"},{"role":"user","content":"q"},
+            {"role":"assistant","content":""},{"role":"system","content":"b"}]}"#;
+        let request: ChatRequest = serde_json::from_str(body).unwrap();
+        assert_eq!(request.system_prompt().as_deref(), Some("a\n\nb"));
+        assert_eq!(request.dialogue().count(), 1);
+        assert_eq!(ChatRequest::default().system_prompt(), None);
     }
 
     #[test]

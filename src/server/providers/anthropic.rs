@@ -145,18 +145,7 @@ fn stream_error(error: &Value) -> ProviderError {
         "api_error" => (ErrorKind::Upstream, "The provider had an internal error"),
         _ => (ErrorKind::Upstream, "The provider reported an error"),
     };
-    let detail: String = str_at(error, "message")
-        .unwrap_or("")
-        .trim()
-        .chars()
-        .take(300)
-        .collect();
-    let message = if detail.is_empty() {
-        format!("{lead}.")
-    } else {
-        format!("{lead}: {detail}")
-    };
-    ProviderError::Stream { kind, message }
+    ProviderError::stream(kind, lead, str_at(error, "message").unwrap_or(""))
 }
 
 /// The request body: extended thinking on, system messages in `system`.
@@ -167,17 +156,9 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
     if budget >= max_tokens {
         max_tokens = budget.saturating_add(ANSWER_HEADROOM);
     }
-    let system: Vec<&str> = request
-        .messages
-        .iter()
-        .filter(|m| m.role == Role::System)
-        .map(|m| m.content.as_str())
-        .collect();
     // The API rejects empty text content (an answer that was all thinking).
     let messages: Vec<Value> = request
-        .messages
-        .iter()
-        .filter(|m| m.role != Role::System && !m.content.is_empty())
+        .dialogue()
         .map(|m| {
             let role = if m.role == Role::Assistant {
                 "assistant"
@@ -194,8 +175,8 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
         "thinking": {"type": "enabled", "budget_tokens": budget},
         "messages": messages,
     });
-    if !system.is_empty() {
-        body["system"] = json!(system.join("\n\n"));
+    if let Some(system) = request.system_prompt() {
+        body["system"] = json!(system);
     }
     body
 }

@@ -150,20 +150,11 @@ fn stream_error(error: &Value) -> ProviderError {
         ),
         _ => (ErrorKind::Upstream, "The provider reported an error"),
     };
-    let detail: String = error
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .trim()
-        .chars()
-        .take(300)
-        .collect();
-    let message = if detail.is_empty() {
-        format!("{lead}.")
-    } else {
-        format!("{lead}: {detail}")
-    };
-    ProviderError::Stream { kind, message }
+    ProviderError::stream(
+        kind,
+        lead,
+        error.get("message").and_then(Value::as_str).unwrap_or(""),
+    )
 }
 
 /// Decodes recorded `streamGenerateContent?alt=sse` chunks.
@@ -188,17 +179,9 @@ impl Decoder for GeminiDecoder {
 
 /// The request body: thoughts included, system messages as `systemInstruction`.
 pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
-    let system: Vec<&str> = request
-        .messages
-        .iter()
-        .filter(|m| m.role == Role::System)
-        .map(|m| m.content.as_str())
-        .collect();
     // Gemini rejects parts with empty text (an answer that was all thinking).
     let contents: Vec<Value> = request
-        .messages
-        .iter()
-        .filter(|m| m.role != Role::System && !m.content.is_empty())
+        .dialogue()
         .map(|m| {
             let role = if m.role == Role::Assistant {
                 "model"
@@ -217,8 +200,8 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
         generation["maxOutputTokens"] = json!(max);
     }
     let mut body = json!({"contents": contents, "generationConfig": generation});
-    if !system.is_empty() {
-        body["systemInstruction"] = json!({"parts": [{"text": system.join("\n\n")}]});
+    if let Some(system) = request.system_prompt() {
+        body["systemInstruction"] = json!({"parts": [{"text": system}]});
     }
     body
 }

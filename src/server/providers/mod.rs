@@ -70,14 +70,19 @@ impl ProviderError {
             500..=599 => "The provider had an internal error",
             _ => "The provider answered with an error",
         };
-        let detail = detail.trim();
-        let message = if detail.is_empty() {
-            format!("{lead}.")
-        } else {
-            let short: String = detail.chars().take(300).collect();
-            format!("{lead}: {short}")
-        };
-        ProviderError::Http { status, message }
+        ProviderError::Http {
+            status,
+            message: with_detail(lead, detail),
+        }
+    }
+
+    /// An error the provider reported inside its stream: our lead sentence,
+    /// then the provider's own words (shortened).
+    pub fn stream(kind: ErrorKind, lead: &str, detail: &str) -> Self {
+        ProviderError::Stream {
+            kind,
+            message: with_detail(lead, detail),
+        }
     }
 
     /// A network failure described without the URL (reqwest's text contains it).
@@ -92,6 +97,17 @@ impl ProviderError {
             "the request to the model provider failed"
         };
         ProviderError::Network(capitalize(what))
+    }
+}
+
+/// "Lead." or "Lead: detail" with the detail cut to 300 characters.
+fn with_detail(lead: &str, detail: &str) -> String {
+    let detail = detail.trim();
+    if detail.is_empty() {
+        format!("{lead}.")
+    } else {
+        let short: String = detail.chars().take(300).collect();
+        format!("{lead}: {short}")
     }
 }
 

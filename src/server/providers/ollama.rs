@@ -88,13 +88,7 @@ fn stream_error(text: &str) -> ProviderError {
     } else {
         ErrorKind::Upstream
     };
-    let detail: String = text.trim().chars().take(300).collect();
-    let message = if detail.is_empty() {
-        "The provider reported an error.".to_owned()
-    } else {
-        format!("The provider reported an error: {detail}")
-    };
-    ProviderError::Stream { kind, message }
+    ProviderError::stream(kind, "The provider reported an error", text)
 }
 
 /// Decodes Ollama `/api/chat` NDJSON lines (blank lines are skipped).

@@ -220,18 +220,7 @@ fn stream_error(error: &Value) -> ProviderError {
         ErrorKind::BadRequest => "The provider rejected the request",
         _ => "The provider reported an error",
     };
-    let detail: String = str_at(error, "message")
-        .unwrap_or("")
-        .trim()
-        .chars()
-        .take(300)
-        .collect();
-    let message = if detail.is_empty() {
-        format!("{lead}.")
-    } else {
-        format!("{lead}: {detail}")
-    };
-    ProviderError::Stream { kind, message }
+    ProviderError::stream(kind, lead, str_at(error, "message").unwrap_or(""))
 }
 
 /// The request body: streaming on, reasoning summaries requested, effort and
