@@ -227,3 +227,56 @@ async fn the_page_is_server_rendered_with_the_composer() {
     assert!(html.contains("data-testid=\"composer\""));
     assert!(html.contains("Pensive"));
 }
+
+/// Collects what the tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut bytes) = self.0.lock() {
+            bytes.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn with_the_kill_switch_the_turn_log_still_counts_the_thinking() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let config = AppConfig {
+        models: vec![ModelConfig::demo(Pace::INSTANT)],
+        first_token_timeout: Duration::from_secs(5),
+        show_thinking: false,
+    };
+    let app = build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    );
+    let (events, _) = run(app, SKY).await;
+    assert!(events
+        .iter()
+        .all(|e| !matches!(e, TurnEvent::ThinkingDelta { .. })));
+    let log = String::from_utf8(captured.0.lock().map(|b| b.clone()).unwrap_or_default())
+        .unwrap_or_default();
+    let line = log
+        .lines()
+        .find(|l| l.contains(" turn "))
+        .unwrap_or_else(|| panic!("no turn line in {log}"));
+    assert!(line.contains("outcome=\"done\""), "{line}");
+    assert!(line.contains("thinking_blocks=1"), "{line}");
+    assert!(!line.contains("thinking_chars=0"), "{line}");
+    assert!(
+        !line.contains("Why is the sky blue"),
+        "the prompt is never logged: {line}"
+    );
+}
