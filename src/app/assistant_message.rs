@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::browser;
-use super::markdown::render_markdown;
+use super::streaming_markdown::StreamingMarkdown;
 use super::thinking_block::ThinkingBlock;
 use super::turn_view::{BlockKind, BlockView, TurnView};
 use crate::turn::reducer::TurnStatus;
@@ -44,20 +44,23 @@ pub fn AssistantMessage(
             })
         })
     };
-    let render_block = move |block: BlockView| {
-        match block.kind {
+    let render_block = move |block: BlockView| match block.kind {
         BlockKind::Thinking => {
             let key = block.key;
             let tokens = Signal::derive(move || {
-                (last_thinking_key.get() == Some(key)).then(|| reasoning_tokens.get()).flatten()
+                (last_thinking_key.get() == Some(key))
+                    .then(|| reasoning_tokens.get())
+                    .flatten()
             });
-            view! { <ThinkingBlock block followed=followed(key) now reasoning_tokens=tokens/> }.into_any()
+            view! { <ThinkingBlock block followed=followed(key) now reasoning_tokens=tokens/> }
+                .into_any()
         }
         BlockKind::Answer => view! {
-            <div class="answer markdown" data-testid="answer" inner_html=move || render_markdown(&block.text.get())></div>
+            <div class="answer markdown" data-testid="answer">
+                <StreamingMarkdown text=block.text/>
+            </div>
         }
         .into_any(),
-    }
     };
 
     let any_visible_thinking = move || {

@@ -12,6 +12,7 @@ pub mod history;
 pub mod markdown;
 pub mod preferences;
 pub mod sidebar;
+pub mod streaming_markdown;
 pub mod thinking_block;
 pub mod turn_client;
 pub mod turn_view;

@@ -8,8 +8,8 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::headline::{last_line, strip_topics, HeadlineTracker};
-use super::markdown::render_markdown;
 use super::preferences::{use_fold_preference, FoldPreference};
+use super::streaming_markdown::StreamingMarkdown;
 use super::turn_view::{BlockView, ThinkingMeta};
 use crate::turn::reducer::BlockState;
 
@@ -132,19 +132,16 @@ pub fn ThinkingBlock(
             stick_to_bottom.set_value(at_bottom);
         }
     };
-    let body_html = move || {
-        if open.get() {
-            block.text.with(|t| render_markdown(&strip_topics(t)))
-        } else {
-            String::new()
-        }
-    };
+    // Pinned to the bottom while the reader has not scrolled up; after the
+    // frame's layout, so the new text is measured.
     Effect::new(move |_| {
         block.text.track();
-        if stick_to_bottom.get_value() {
-            if let Some(el) = body_ref.get() {
-                el.set_scroll_top(el.scroll_height());
-            }
+        if open.get() && stick_to_bottom.get_value() {
+            request_animation_frame(move || {
+                if let Some(el) = body_ref.get_untracked() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            });
         }
     });
 
@@ -188,8 +185,9 @@ pub fn ThinkingBlock(
                     hidden=move || !open.get() || opaque.get()
                     inert=move || !open.get()
                     on:scroll=on_scroll
-                    inner_html=body_html
-                ></div>
+                >
+                    <StreamingMarkdown text=block.text active=open without_topics=true/>
+                </div>
             </section>
         </Show>
     }

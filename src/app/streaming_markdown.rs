@@ -1,0 +1,61 @@
+//! Markdown that grows while it streams. Finished blocks (up to the last
+//! blank line outside a code fence) are rendered once and appended; only the
+//! unfinished tail is re-rendered on each update, so per-chunk work does not
+//! grow with the text before it. Every piece is sanitized by `render_markdown`.
+
+use leptos::html::Div;
+use leptos::prelude::*;
+
+use super::headline::strip_topics;
+use super::markdown::{render_markdown, stable_end};
+
+/// Sanitized markdown for a text that only grows.
+#[component]
+pub fn StreamingMarkdown(
+    /// The text so far.
+    #[prop(into)]
+    text: Signal<String>,
+    /// While false (a folded block) nothing is rendered; it catches up when true.
+    #[prop(into, optional, default = Signal::stored(true))]
+    active: Signal<bool>,
+    /// Remove `<topic>` labels (reasoning text: they are the header's headline).
+    #[prop(optional)]
+    without_topics: bool,
+) -> impl IntoView {
+    let done_ref = NodeRef::<Div>::new();
+    let tail_ref = NodeRef::<Div>::new();
+    let rendered_to = StoredValue::new(0usize);
+    let render = move |piece: &str| {
+        if without_topics {
+            render_markdown(&strip_topics(piece))
+        } else {
+            render_markdown(piece)
+        }
+    };
+    Effect::new(move |_| {
+        if !active.get() {
+            return;
+        }
+        let (Some(done), Some(tail)) = (done_ref.get(), tail_ref.get()) else {
+            return;
+        };
+        text.with(|t| {
+            let mut from = rendered_to.get_value();
+            if from > t.len() || !t.is_char_boundary(from) {
+                // Not an append (never expected): start over.
+                done.set_inner_html("");
+                from = 0;
+            }
+            let end = stable_end(t, from);
+            if end > from {
+                let _ = done.insert_adjacent_html("beforeend", &render(&t[from..end]));
+                rendered_to.set_value(end);
+            }
+            tail.set_inner_html(&render(&t[end..]));
+        });
+    });
+    view! {
+        <div class="md-done" node_ref=done_ref></div>
+        <div class="md-tail" node_ref=tail_ref></div>
+    }
+}
