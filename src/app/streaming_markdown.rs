@@ -1,7 +1,8 @@
 //! Markdown that grows while it streams. Finished blocks (up to the last
 //! blank line outside a code fence) are rendered once and appended; only the
-//! unfinished tail is re-rendered on each update, so per-chunk work does not
-//! grow with the text before it. Every piece is sanitized by `render_markdown`.
+//! unfinished tail is re-rendered, at most once per animation frame, so
+//! per-chunk work does not grow with the text before it. Every piece is
+//! sanitized by `render_markdown`.
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -21,6 +22,9 @@ pub fn StreamingMarkdown(
     /// Remove `<topic>` labels (reasoning text: they are the header's headline).
     #[prop(optional)]
     without_topics: bool,
+    /// Called after each render (e.g. to keep a scroll box pinned to the bottom).
+    #[prop(optional)]
+    on_rendered: Option<Callback<()>>,
 ) -> impl IntoView {
     let done_ref = NodeRef::<Div>::new();
     let tail_ref = NodeRef::<Div>::new();
@@ -32,14 +36,15 @@ pub fn StreamingMarkdown(
             render_markdown(piece)
         }
     };
-    Effect::new(move |_| {
-        if !active.get() {
-            return;
-        }
-        let (Some(done), Some(tail)) = (done_ref.get(), tail_ref.get()) else {
+    // Renders what arrived since the last frame, once per frame however many
+    // chunks came in it.
+    let frame_pending = StoredValue::new(false);
+    let render_now = move || {
+        frame_pending.set_value(false);
+        let (Some(done), Some(tail)) = (done_ref.get_untracked(), tail_ref.get_untracked()) else {
             return;
         };
-        text.with(|t| {
+        text.with_untracked(|t| {
             let mut from = rendered_to.get_value();
             if from > t.len() || !t.is_char_boundary(from) {
                 // Not an append (never expected): start over.
@@ -53,6 +58,18 @@ pub fn StreamingMarkdown(
             }
             tail.set_inner_html(&render(&t[end..]));
         });
+        if let Some(callback) = on_rendered {
+            callback.run(());
+        }
+    };
+    Effect::new(move |_| {
+        text.track();
+        done_ref.track();
+        tail_ref.track();
+        if active.get() && !frame_pending.get_value() {
+            frame_pending.set_value(true);
+            request_animation_frame(render_now);
+        }
     });
     view! {
         <div class="md-done" node_ref=done_ref></div>

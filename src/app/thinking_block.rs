@@ -132,16 +132,13 @@ pub fn ThinkingBlock(
             stick_to_bottom.set_value(at_bottom);
         }
     };
-    // Pinned to the bottom while the reader has not scrolled up; after the
-    // frame's layout, so the new text is measured.
-    Effect::new(move |_| {
-        block.text.track();
-        if open.get() && stick_to_bottom.get_value() {
-            request_animation_frame(move || {
-                if let Some(el) = body_ref.get_untracked() {
-                    el.set_scroll_top(el.scroll_height());
-                }
-            });
+    // Pinned to the bottom while the reader has not scrolled up, measured
+    // right after the new text is in the page.
+    let pin_to_bottom = Callback::new(move |_| {
+        if stick_to_bottom.get_value() {
+            if let Some(el) = body_ref.get_untracked() {
+                el.set_scroll_top(el.scroll_height());
+            }
         }
     });
 
@@ -186,7 +183,7 @@ pub fn ThinkingBlock(
                     inert=move || !open.get()
                     on:scroll=on_scroll
                 >
-                    <StreamingMarkdown text=block.text active=open without_topics=true/>
+                    <StreamingMarkdown text=block.text active=open without_topics=true on_rendered=pin_to_bottom/>
                 </div>
             </section>
         </Show>
