@@ -203,6 +203,28 @@ pub fn encode(conversation: &Conversation, now_ms: f64) -> String {
     serde_json::to_string(&envelope).unwrap_or_default()
 }
 
+/// One migration step: turns a record of version `N` into version `N + 1`.
+type Migration = fn(serde_json::Value) -> Result<serde_json::Value, DecodeError>;
+
+/// `MIGRATIONS[i]` upgrades version `i + 1` to `i + 2`. Version 1 is the first
+/// schema, so there is no step yet; a schema change adds one here, with a
+/// stored sample of the old version in the tests.
+const MIGRATIONS: &[Migration] = &[];
+
+/// Brings a record of `version` up to `SCHEMA_VERSION`, one step at a time.
+fn migrate(mut value: serde_json::Value, version: u32) -> Result<serde_json::Value, DecodeError> {
+    if version == 0 {
+        return Err(DecodeError::WrongShape("version 0 never existed".into()));
+    }
+    for step in MIGRATIONS.iter().skip(version as usize - 1) {
+        value = step(value)?;
+    }
+    if let Some(v) = value.get_mut("version") {
+        *v = serde_json::json!(SCHEMA_VERSION);
+    }
+    Ok(value)
+}
+
 /// Reads a stored conversation of any known version.
 pub fn decode(raw: &str) -> Result<Conversation, DecodeError> {
     let value: serde_json::Value =
@@ -215,6 +237,7 @@ pub fn decode(raw: &str) -> Result<Conversation, DecodeError> {
     if version > SCHEMA_VERSION {
         return Err(DecodeError::FutureVersion(version));
     }
+    let value = migrate(value, version)?;
     let envelope: Envelope<Conversation> =
         serde_json::from_value(value).map_err(|e| DecodeError::WrongShape(e.to_string()))?;
     let mut conversation = envelope.conversation;
@@ -357,6 +380,14 @@ mod tests {
             Err(DecodeError::FutureVersion(7))
         ));
         assert!(decode_index("[]").is_err());
+    }
+
+    #[test]
+    fn every_known_version_has_a_migration_path_to_the_current_one() {
+        assert_eq!(MIGRATIONS.len() as u32, SCHEMA_VERSION - 1);
+        let v1 = serde_json::json!({"version": 1, "conversation": {}});
+        assert_eq!(migrate(v1.clone(), 1).unwrap(), v1);
+        assert!(migrate(v1, 0).is_err());
     }
 
     #[test]
