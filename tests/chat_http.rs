@@ -19,6 +19,7 @@ fn app(pace: Pace) -> axum::Router {
     let config = AppConfig {
         models: vec![ModelConfig::demo(pace)],
         first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
         show_thinking: true,
     };
     let options = LeptosOptions::builder().output_name("pensive").build();
@@ -192,6 +193,7 @@ async fn the_kill_switch_keeps_thinking_off_the_wire() {
     let config = AppConfig {
         models: vec![ModelConfig::demo(Pace::INSTANT)],
         first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
         show_thinking: false,
     };
     let options = LeptosOptions::builder().output_name("pensive").build();
@@ -256,6 +258,7 @@ async fn with_the_kill_switch_the_turn_log_still_counts_the_thinking() {
     let config = AppConfig {
         models: vec![ModelConfig::demo(Pace::INSTANT)],
         first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
         show_thinking: false,
     };
     let app = build_router(
@@ -279,4 +282,30 @@ async fn with_the_kill_switch_the_turn_log_still_counts_the_thinking() {
         !line.contains("Why is the sky blue"),
         "the prompt is never logged: {line}"
     );
+}
+
+#[tokio::test]
+async fn healthz_counts_live_turns_and_a_dropped_client_brings_it_back_to_zero() {
+    let app = app(Pace::REALISTIC);
+    let health = || async {
+        let response = app
+            .clone()
+            .oneshot(Request::get("/healthz").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        serde_json::from_slice::<serde_json::Value>(&body).unwrap()["active_turns"].as_u64()
+    };
+    assert_eq!(health().await, Some(0));
+    let response = app.clone().oneshot(chat_request(SKY)).await.unwrap();
+    let mut body = response.into_body();
+    let first = body
+        .frame()
+        .await
+        .expect("a first frame")
+        .expect("ok frame");
+    assert!(first.data_ref().is_some());
+    assert_eq!(health().await, Some(1));
+    drop(body); // the client goes away mid-thinking
+    assert_eq!(health().await, Some(0));
 }

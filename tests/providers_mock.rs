@@ -60,6 +60,7 @@ fn app(base: &str) -> axum::Router {
     let config = AppConfig {
         models: Dialect::ALL.iter().map(|d| model(*d, base)).collect(),
         first_token_timeout: Duration::from_secs(2),
+        idle_timeout: Duration::from_secs(1),
         show_thinking: true,
     };
     build_router(
@@ -382,4 +383,29 @@ async fn a_huge_reasoning_stream_arrives_whole() {
     let events = ask(&app, Dialect::Chat, "mock:huge").await;
     assert!(thinking_text(&events).len() >= 1024 * 1024);
     assert_eq!(answer_text(&events), ANSWER);
+}
+
+#[tokio::test]
+async fn a_stall_mid_stream_ends_with_a_timeout_and_keeps_the_reasoning() {
+    let (base, _) = start_mock().await;
+    let app = app(&base);
+    for dialect in [Dialect::Chat, Dialect::Anthropic] {
+        let started = std::time::Instant::now();
+        let events = ask(&app, dialect, "mock:stall").await;
+        assert_eq!(
+            error_kind(&events),
+            Some(ErrorKind::Timeout),
+            "{dialect:?}: {events:?}"
+        );
+        assert!(
+            !thinking_text(&events).is_empty(),
+            "{dialect:?}: reasoning so far is kept"
+        );
+        // Bounded by the 1 s idle timeout, not by the mock's 600 s silence.
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+        assert_eq!(
+            answer_text(&ask(&app, dialect, "mock:normal").await),
+            ANSWER
+        );
+    }
 }

@@ -97,6 +97,8 @@ pub struct AppConfig {
     pub models: Vec<ModelConfig>,
     /// A turn that receives nothing for this long ends with a timeout error.
     pub first_token_timeout: Duration,
+    /// After the first token: a turn that then receives nothing for this long ends.
+    pub idle_timeout: Duration,
     /// `PENSIVE_SHOW_THINKING=0`: reasoning is counted but never sent.
     pub show_thinking: bool,
 }
@@ -233,6 +235,10 @@ impl AppConfig {
             }
             None => Duration::from_secs(120),
         };
+        let idle_timeout = match get("PENSIVE_IDLE_TIMEOUT_SECS") {
+            Some(v) => Duration::from_secs_f64(parse_number(&v, "PENSIVE_IDLE_TIMEOUT_SECS")?),
+            None => Duration::from_secs(120),
+        };
         let show_thinking = !matches!(
             get("PENSIVE_SHOW_THINKING").as_deref(),
             Some("0") | Some("false") | Some("off") | Some("no")
@@ -240,6 +246,7 @@ impl AppConfig {
         Ok(Self {
             models: vec![model],
             first_token_timeout,
+            idle_timeout,
             show_thinking,
         })
     }

@@ -256,6 +256,10 @@ fn scenario_body(
                     yield Err(std::io::Error::other("mock: connection dropped"));
                     return;
                 }
+                Fault::StallAfter(n) if index == n => {
+                    // Silent but connected, until the client gives up (bounded).
+                    tokio::time::sleep(Duration::from_secs(600)).await;
+                }
                 Fault::MalformedAfter(n) if index == n => {
                     let bad = if dialect.is_ndjson() { "{\"message\": {oops\n" } else { "data: {\"oops\": \n\n" };
                     yield Ok(Bytes::from_static(bad.as_bytes()));

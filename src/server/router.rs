@@ -34,15 +34,26 @@ fn security_headers(router: Router) -> Router {
 /// Builds the whole app. No compression layer: it would buffer streamed turns.
 pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     let routes = generate_route_list(App);
+    let health = turns.clone();
     let context = move || provide_context(turns.clone());
-    let router = Router::new()
-        .leptos_routes_with_context(&options, routes, context.clone(), {
-            let options = options.clone();
-            move || shell(options.clone())
-        })
-        .fallback(leptos_axum::file_and_error_handler_with_context(
-            context, shell,
-        ))
-        .with_state(options);
+    let router =
+        Router::new()
+            .route(
+                "/healthz",
+                axum::routing::get(move || {
+                    let active = health.active_turns();
+                    async move {
+                        axum::Json(serde_json::json!({"status": "ok", "active_turns": active}))
+                    }
+                }),
+            )
+            .leptos_routes_with_context(&options, routes, context.clone(), {
+                let options = options.clone();
+                move || shell(options.clone())
+            })
+            .fallback(leptos_axum::file_and_error_handler_with_context(
+                context, shell,
+            ))
+            .with_state(options);
     security_headers(router)
 }

@@ -24,6 +24,8 @@ pub enum Fault {
     MalformedAfter(usize),
     /// Wait this long before the first byte of the body.
     SlowFirst(Duration),
+    /// Go silent (connection open) after this many steps.
+    StallAfter(usize),
     /// Write every frame in pieces split inside multi-byte characters.
     SplitBytes,
 }
@@ -58,6 +60,7 @@ pub const KEYWORDS: &[&str] = &[
     "huge",
     "multibyte",
     "headlines",
+    "stall",
 ];
 
 pub const REASONING: &str =
@@ -216,6 +219,11 @@ fn build(name: &'static str, delay: Duration) -> Scenario {
                 ending("stop", 5),
             ]
             .concat()
+        }
+        "stall" => {
+            let r = reasoning(REASONING);
+            fault = Fault::StallAfter(r.len() / 2);
+            r
         }
         "headlines" => [
             chunk_text(HEADLINES, 4)

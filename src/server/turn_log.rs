@@ -2,6 +2,8 @@
 //! reasoning text. The line is written when the turn's stream is dropped, so a
 //! client that disconnects is logged too (outcome `cancelled`).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::turn::TurnEvent;
@@ -9,6 +11,8 @@ use crate::turn::TurnEvent;
 /// Counters of one turn, fed every event the normalizer produced.
 #[derive(Debug)]
 pub struct TurnLog {
+    /// The server's count of live turns: +1 while this turn's stream exists.
+    active: Arc<AtomicUsize>,
     model: String,
     provider: &'static str,
     started: Instant,
@@ -21,8 +25,10 @@ pub struct TurnLog {
 }
 
 impl TurnLog {
-    pub fn new(model: &str, provider: &'static str) -> Self {
+    pub fn new(active: Arc<AtomicUsize>, model: &str, provider: &'static str) -> Self {
+        active.fetch_add(1, Ordering::SeqCst);
         Self {
+            active,
             model: model.to_owned(),
             provider,
             started: Instant::now(),
@@ -63,6 +69,7 @@ impl TurnLog {
 
 impl Drop for TurnLog {
     fn drop(&mut self) {
+        self.active.fetch_sub(1, Ordering::SeqCst);
         tracing::info!(
             model = %self.model,
             provider = self.provider,

@@ -18,13 +18,21 @@ use crate::turn::{ChatRequest, ErrorKind, Role, TurnEvent};
 #[derive(Debug, Clone)]
 pub struct TurnService {
     config: std::sync::Arc<AppConfig>,
+    /// Turns whose stream is alive (returns to 0 when clients go away).
+    active: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl TurnService {
     pub fn new(config: AppConfig) -> Self {
         Self {
             config: std::sync::Arc::new(config),
+            active: Default::default(),
         }
+    }
+
+    /// How many turns are streaming right now.
+    pub fn active_turns(&self) -> usize {
+        self.active.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn config(&self) -> &AppConfig {
@@ -37,6 +45,7 @@ impl TurnService {
         let show_thinking = config.show_thinking;
         let checked = validate(&config, &request).cloned();
         let mut log = TurnLog::new(
+            self.active.clone(),
             checked.as_ref().map(|m| m.id.as_str()).unwrap_or("?"),
             checked
                 .as_ref()
@@ -70,11 +79,12 @@ impl TurnService {
             let mut received_any = false;
             loop {
                 let next = if received_any {
-                    Ok(upstream.next().await)
+                    tokio::time::timeout(config.idle_timeout, upstream.next()).await
                 } else {
                     tokio::time::timeout_at(deadline, upstream.next()).await
                 };
                 let events = match next {
+                    Err(_) if received_any => normalizer.fail(ErrorKind::Timeout, idle_message(config.idle_timeout), elapsed()),
                     Err(_) => normalizer.fail(ErrorKind::Timeout, first_token_message(config.first_token_timeout), elapsed()),
                     Ok(None) => normalizer.finish(elapsed()),
                     Ok(Some(Err(err))) => normalizer.fail(err.kind(), err.to_string(), elapsed()),
@@ -164,6 +174,13 @@ fn is_thinking(event: &TurnEvent) -> bool {
             | TurnEvent::ThinkingDelta { .. }
             | TurnEvent::ThinkingEnd { .. }
             | TurnEvent::AnswerWasThinking { .. }
+    )
+}
+
+fn idle_message(limit: Duration) -> String {
+    format!(
+        "The model stopped sending for {} seconds, so the turn was ended; what arrived is kept. Raise PENSIVE_IDLE_TIMEOUT_SECS if your model pauses longer.",
+        limit.as_secs()
     )
 }
 
