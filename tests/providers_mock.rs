@@ -409,3 +409,59 @@ async fn a_stall_mid_stream_ends_with_a_timeout_and_keeps_the_reasoning() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_api_key_and_upstream_url_never_reach_a_response() {
+    let (base, _) = start_mock().await;
+    let app = app(&base);
+    let host = base.trim_start_matches("http://").to_owned();
+    let mut seen = String::new();
+    for path in ["/", "/healthz"] {
+        let response = app
+            .clone()
+            .oneshot(Request::get(path).body(Body::empty()).expect("request"))
+            .await
+            .expect("response");
+        seen.push_str(&format!("{:?}", response.headers()));
+        seen.push_str(&String::from_utf8_lossy(
+            &response
+                .into_body()
+                .collect()
+                .await
+                .expect("body")
+                .to_bytes(),
+        ));
+    }
+    let models = app
+        .clone()
+        .oneshot(
+            Request::post("/api/models")
+                .header("content-type", "application/json")
+                .body(Body::from("{}"))
+                .expect("request"),
+        )
+        .await
+        .expect("response");
+    seen.push_str(&String::from_utf8_lossy(
+        &models.into_body().collect().await.expect("body").to_bytes(),
+    ));
+    for dialect in Dialect::ALL {
+        for keyword in [
+            "normal",
+            "http-401",
+            "http-429",
+            "http-500",
+            "malformed",
+            "drop-answer",
+        ] {
+            let events = ask(&app, dialect, &format!("mock:{keyword}")).await;
+            seen.push_str(&serde_json::to_string(&events).expect("json"));
+        }
+    }
+    assert!(
+        seen.contains("mock-model") || seen.contains("chat"),
+        "the responses were collected"
+    );
+    assert!(!seen.contains(KEY), "the API key leaked");
+    assert!(!seen.contains(&host), "the upstream address leaked");
+}
