@@ -4,9 +4,7 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 export PATH := $(HOME)/.cargo/bin:$(PATH)
-# cargo-leptos sets this at compile time; setting it for every cargo call keeps
-# one set of build fingerprints for cargo test, clippy and cargo leptos.
-export LEPTOS_OUTPUT_NAME := pensive
+# LEPTOS_OUTPUT_NAME is set for every cargo call in .cargo/config.toml.
 
 CARGO_LEPTOS_VERSION := 0.3.6
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/{getline; gsub(/"/,"",$$3); print $$3}' Cargo.lock)
