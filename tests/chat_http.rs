@@ -20,6 +20,7 @@ fn app(pace: Pace) -> axum::Router {
         models: vec![ModelConfig::demo(pace)],
         first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
+        access_token: None,
         show_thinking: true,
     };
     let options = LeptosOptions::builder().output_name("pensive").build();
@@ -194,6 +195,7 @@ async fn the_kill_switch_keeps_thinking_off_the_wire() {
         models: vec![ModelConfig::demo(Pace::INSTANT)],
         first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
+        access_token: None,
         show_thinking: false,
     };
     let options = LeptosOptions::builder().output_name("pensive").build();
@@ -259,6 +261,7 @@ async fn with_the_kill_switch_the_turn_log_still_counts_the_thinking() {
         models: vec![ModelConfig::demo(Pace::INSTANT)],
         first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
+        access_token: None,
         show_thinking: false,
     };
     let app = build_router(
@@ -308,4 +311,104 @@ async fn healthz_counts_live_turns_and_a_dropped_client_brings_it_back_to_zero()
     assert_eq!(health().await, Some(1));
     drop(body); // the client goes away mid-thinking
     assert_eq!(health().await, Some(0));
+}
+
+fn guarded_app() -> axum::Router {
+    let config = AppConfig {
+        models: vec![ModelConfig::demo(Pace::INSTANT)],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: Some("open-sesame-42".into()),
+        show_thinking: true,
+    };
+    build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    )
+}
+
+fn sign_in_request(token: &str) -> Request<Body> {
+    Request::post("/sign-in")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from(format!("token={token}")))
+        .expect("request")
+}
+
+#[tokio::test]
+async fn with_an_access_token_nothing_works_until_sign_in_and_the_cookie_is_strict() {
+    let app = guarded_app();
+    let page = app
+        .clone()
+        .oneshot(Request::get("/").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::SEE_OTHER);
+    assert_eq!(page.headers()["location"], "/sign-in");
+    let api = app.clone().oneshot(chat_request(SKY)).await.unwrap();
+    assert_eq!(api.status(), StatusCode::UNAUTHORIZED);
+    let form = app
+        .clone()
+        .oneshot(Request::get("/sign-in").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(form.status(), StatusCode::OK);
+
+    let wrong = app.clone().oneshot(sign_in_request("guess")).await.unwrap();
+    assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+    assert!(wrong.headers().get("set-cookie").is_none());
+
+    let right = app
+        .clone()
+        .oneshot(sign_in_request("open-sesame-42"))
+        .await
+        .unwrap();
+    assert_eq!(right.status(), StatusCode::SEE_OTHER);
+    let cookie = right.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let cookie_pair = cookie.split(';').next().unwrap().to_owned();
+
+    let mut signed_in = chat_request(SKY);
+    signed_in
+        .headers_mut()
+        .insert("cookie", cookie_pair.parse().unwrap());
+    let response = app.clone().oneshot(signed_in).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = String::from_utf8(
+        response
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec(),
+    )
+    .unwrap();
+    assert!(body.contains("\"type\":\"done\""));
+}
+
+#[tokio::test]
+async fn sign_in_attempts_are_rate_limited() {
+    let app = guarded_app();
+    let mut statuses = Vec::new();
+    for _ in 0..12 {
+        statuses.push(
+            app.clone()
+                .oneshot(sign_in_request("guess"))
+                .await
+                .unwrap()
+                .status(),
+        );
+    }
+    assert_eq!(statuses[..10], [StatusCode::UNAUTHORIZED; 10]);
+    assert_eq!(statuses[10..], [StatusCode::TOO_MANY_REQUESTS; 2]);
+    // Even the right token waits out the window.
+    let right = app
+        .clone()
+        .oneshot(sign_in_request("open-sesame-42"))
+        .await
+        .unwrap();
+    assert_eq!(right.status(), StatusCode::TOO_MANY_REQUESTS);
 }

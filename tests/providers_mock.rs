@@ -61,6 +61,7 @@ fn app(base: &str) -> axum::Router {
         models: Dialect::ALL.iter().map(|d| model(*d, base)).collect(),
         first_token_timeout: Duration::from_secs(2),
         idle_timeout: Duration::from_secs(1),
+        access_token: None,
         show_thinking: true,
     };
     build_router(

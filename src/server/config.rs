@@ -99,6 +99,8 @@ pub struct AppConfig {
     pub first_token_timeout: Duration,
     /// After the first token: a turn that then receives nothing for this long ends.
     pub idle_timeout: Duration,
+    /// `PENSIVE_ACCESS_TOKEN`: when set, the app needs it (sign-in page, cookie).
+    pub access_token: Option<String>,
     /// `PENSIVE_SHOW_THINKING=0`: reasoning is counted but never sent.
     pub show_thinking: bool,
 }
@@ -247,6 +249,7 @@ impl AppConfig {
             models: vec![model],
             first_token_timeout,
             idle_timeout,
+            access_token: get("PENSIVE_ACCESS_TOKEN"),
             show_thinking,
         })
     }

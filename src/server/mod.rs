@@ -1,6 +1,7 @@
 //! Server-only code: configuration, providers, the reasoning normalizer, the
 //! scripted model and per-turn logging. Compiled only with the `ssr` feature.
 
+pub mod access;
 pub mod config;
 pub mod mock_upstream;
 pub mod normalizer;

@@ -8,6 +8,7 @@ use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use super::access::{require_access, sign_in, sign_in_page, Access};
 use super::TurnService;
 use crate::app::{shell, App};
 
@@ -35,6 +36,7 @@ fn security_headers(router: Router) -> Router {
 pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     let routes = generate_route_list(App);
     let health = turns.clone();
+    let access_token = turns.config().access_token.clone();
     let context = move || provide_context(turns.clone());
     let router =
         Router::new()
@@ -55,5 +57,20 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
                 context, shell,
             ))
             .with_state(options);
+    let router = match access_token {
+        Some(token) => with_access_control(router, Access::new(token)),
+        None => router,
+    };
     security_headers(router)
+}
+
+/// Puts the app behind `PENSIVE_ACCESS_TOKEN`: a sign-in page, and a check on
+/// every other request.
+fn with_access_control(router: Router, access: Access) -> Router {
+    let sign_in = Router::new()
+        .route("/sign-in", axum::routing::get(sign_in_page).post(sign_in))
+        .with_state(access.clone());
+    router
+        .merge(sign_in)
+        .layer(axum::middleware::from_fn_with_state(access, require_access))
 }
