@@ -15,6 +15,8 @@ export const MOCKED_PORT = 3101;
 export const MOCK_UPSTREAM_PORT = 4100;
 /** The demo model with the kill switch on (PENSIVE_SHOW_THINKING=0). */
 export const NO_THINKING_PORT = 3102;
+/** The demo model behind PENSIVE_ACCESS_TOKEN. */
+export const GUARDED_PORT = 3103;
 
 export default defineConfig({
   testDir: './tests',
@@ -82,6 +84,21 @@ export default defineConfig({
         LEPTOS_ENV: 'PROD',
         PENSIVE_DEMO_PACE: '0.1',
         PENSIVE_SHOW_THINKING: '0',
+      },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: '../target/debug/pensive serve',
+      url: `http://127.0.0.1:${GUARDED_PORT}/healthz`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: {
+        LEPTOS_SITE_ADDR: `127.0.0.1:${GUARDED_PORT}`,
+        LEPTOS_SITE_ROOT: '../target/site',
+        LEPTOS_ENV: 'PROD',
+        PENSIVE_DEMO_PACE: '0.1',
+        PENSIVE_ACCESS_TOKEN: 'e2e-access-token',
       },
       stdout: 'ignore',
       stderr: 'pipe',
