@@ -15,16 +15,31 @@ use pensive::turn::{ErrorKind, TurnEvent};
 use std::time::Duration;
 use tower::ServiceExt;
 
-fn app(pace: Pace) -> axum::Router {
-    let config = AppConfig {
+/// The demo model at `pace`, short timeouts, no access token, thinking shown.
+fn demo_config(pace: Pace) -> AppConfig {
+    AppConfig {
         models: vec![ModelConfig::demo(pace)],
         first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
         access_token: None,
         show_thinking: true,
-    };
+    }
+}
+
+fn app_with(config: AppConfig) -> axum::Router {
     let options = LeptosOptions::builder().output_name("pensive").build();
     build_router(TurnService::new(config), options)
+}
+
+fn app(pace: Pace) -> axum::Router {
+    app_with(demo_config(pace))
+}
+
+fn without_thinking() -> axum::Router {
+    app_with(AppConfig {
+        show_thinking: false,
+        ..demo_config(Pace::INSTANT)
+    })
 }
 
 fn chat_request(body: &str) -> Request<Body> {
@@ -191,15 +206,7 @@ async fn every_response_carries_the_security_headers() {
 
 #[tokio::test]
 async fn the_kill_switch_keeps_thinking_off_the_wire() {
-    let config = AppConfig {
-        models: vec![ModelConfig::demo(Pace::INSTANT)],
-        first_token_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(5),
-        access_token: None,
-        show_thinking: false,
-    };
-    let options = LeptosOptions::builder().output_name("pensive").build();
-    let app = build_router(TurnService::new(config), options);
+    let app = without_thinking();
     let (events, _) = run(app, SKY).await;
     check_stream(&events).expect("DESIGN §2 rules hold");
     assert!(events.iter().all(|e| !matches!(
@@ -257,17 +264,7 @@ async fn with_the_kill_switch_the_turn_log_still_counts_the_thinking() {
         .with_ansi(false)
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
-    let config = AppConfig {
-        models: vec![ModelConfig::demo(Pace::INSTANT)],
-        first_token_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(5),
-        access_token: None,
-        show_thinking: false,
-    };
-    let app = build_router(
-        TurnService::new(config),
-        LeptosOptions::builder().output_name("pensive").build(),
-    );
+    let app = without_thinking();
     let (events, _) = run(app, SKY).await;
     assert!(events
         .iter()
@@ -314,17 +311,10 @@ async fn healthz_counts_live_turns_and_a_dropped_client_brings_it_back_to_zero()
 }
 
 fn guarded_app() -> axum::Router {
-    let config = AppConfig {
-        models: vec![ModelConfig::demo(Pace::INSTANT)],
-        first_token_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(5),
+    app_with(AppConfig {
         access_token: Some("open-sesame-42".into()),
-        show_thinking: true,
-    };
-    build_router(
-        TurnService::new(config),
-        LeptosOptions::builder().output_name("pensive").build(),
-    )
+        ..demo_config(Pace::INSTANT)
+    })
 }
 
 fn sign_in_request(token: &str) -> Request<Body> {

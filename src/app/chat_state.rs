@@ -308,6 +308,7 @@ impl ChatState {
         self.save();
     }
 
+    /// Saves the shown conversation and makes it the one a reload shows.
     fn save(&self) {
         let now = now_ms();
         self.last_save_ms.set_value(now);
@@ -315,9 +316,10 @@ impl ChatState {
             return; // nothing sent yet: nothing to keep
         }
         let mut index = self.index.get_untracked();
-        let result = self
-            .conversation
-            .with_value(|c| history::save(c, &mut index, now));
+        let result = self.conversation.with_value(|c| {
+            history::set_current(&c.id);
+            history::save(c, &mut index, now)
+        });
         self.index.set(index);
         if let Err(message) = result {
             self.notice(message);
@@ -428,13 +430,6 @@ impl ChatState {
                 self.notice(message);
             }
             self.index.set(index);
-            // Saving made it current in storage; the shown one stays current.
-            let shown = self.conversation.with_value(|c| c.clone());
-            if !shown.id.is_empty() {
-                let mut index = self.index.get_untracked();
-                let _ = history::save(&shown, &mut index, now_ms());
-                self.index.set(index);
-            }
         }
     }
 

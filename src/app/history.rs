@@ -189,7 +189,7 @@ pub fn load(id: &str) -> Result<Conversation, Notice> {
     }
 }
 
-/// Saves a conversation, makes it current and updates its index line.
+/// Saves a conversation and updates its index line.
 /// `Err` is a message for the user; the last good state stays stored.
 pub fn save(
     conversation: &Conversation,
@@ -204,9 +204,7 @@ pub fn save(
         storage
             .set_item(&store::key(&conversation.id), &encoded)
             .map_err(|_| store::full())?;
-        store::write_index(&storage, index)?;
-        let _ = storage.set_item(store::CURRENT_KEY, &conversation.id);
-        Ok(())
+        store::write_index(&storage, index)
     }
     #[cfg(not(feature = "hydrate"))]
     {
@@ -232,6 +230,16 @@ pub fn delete(id: &str, index: &mut Vec<Summary>) {
             let _ = storage.remove_item(store::CURRENT_KEY);
         }
     }
+}
+
+/// Remembers which conversation is shown, for the next load.
+pub fn set_current(id: &str) {
+    #[cfg(feature = "hydrate")]
+    if let Some(storage) = store::storage() {
+        let _ = storage.set_item(store::CURRENT_KEY, id);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = id;
 }
 
 /// Forgets which conversation is current (a new, unsaved one is shown).

@@ -567,19 +567,10 @@ mod tests {
         };
         let request = ChatRequest {
             messages: vec![
-                ChatMessage {
-                    role: Role::System,
-                    content: "Be brief.".into(),
-                },
+                ChatMessage::system("Be brief."),
                 ChatMessage::user("Hi"),
-                ChatMessage {
-                    role: Role::Assistant,
-                    content: "Hello".into(),
-                },
-                ChatMessage {
-                    role: Role::System,
-                    content: "Use SI units.".into(),
-                },
+                ChatMessage::assistant("Hello"),
+                ChatMessage::system("Use SI units."),
                 ChatMessage::user("Why?"),
             ],
             model: None,

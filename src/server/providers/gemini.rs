@@ -466,15 +466,9 @@ mod tests {
         };
         let request = ChatRequest {
             messages: vec![
-                ChatMessage {
-                    role: Role::System,
-                    content: "Be brief.".into(),
-                },
+                ChatMessage::system("Be brief."),
                 ChatMessage::user("Hi"),
-                ChatMessage {
-                    role: Role::Assistant,
-                    content: "Hello".into(),
-                },
+                ChatMessage::assistant("Hello"),
                 ChatMessage::user("Why?"),
             ],
             model: None,

@@ -224,7 +224,7 @@ mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
     use crate::server::scripted::Pace;
-    use crate::turn::{ChatMessage, Role};
+    use crate::turn::ChatMessage;
 
     fn deltas(data: &str) -> Vec<Delta> {
         OllamaDecoder::default()
@@ -324,13 +324,7 @@ mod tests {
             ..ModelConfig::demo(Pace::INSTANT)
         };
         let request = ChatRequest {
-            messages: vec![
-                ChatMessage {
-                    role: Role::System,
-                    content: "Be brief.".into(),
-                },
-                ChatMessage::user("Why?"),
-            ],
+            messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Why?")],
             model: None,
         };
         let req = build_request(&model, &request);
