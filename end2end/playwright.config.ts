@@ -13,7 +13,7 @@ export const DEMO_PORT = 3100;
 /** A Pensive server talking to `pensive mock-upstream` (OpenAI Responses dialect). */
 export const MOCKED_PORT = 3101;
 export const MOCK_UPSTREAM_PORT = 4100;
-/** The demo model with the kill switch on (PENSIVE_SHOW_THINKING=0). */
+/** The demo model with the kill switch on (PENSIVE_SHOW_THINKING=0) and a 64 KB body limit. */
 export const NO_THINKING_PORT = 3102;
 /** The demo model behind PENSIVE_ACCESS_TOKEN. */
 export const GUARDED_PORT = 3103;
@@ -84,6 +84,7 @@ export default defineConfig({
         LEPTOS_ENV: 'PROD',
         PENSIVE_DEMO_PACE: '0.1',
         PENSIVE_SHOW_THINKING: '0',
+        PENSIVE_MAX_BODY_BYTES: '65536',
       },
       stdout: 'ignore',
       stderr: 'pipe',

@@ -23,6 +23,7 @@ fn demo_config(pace: Pace) -> AppConfig {
         idle_timeout: Duration::from_secs(5),
         access_token: None,
         show_thinking: true,
+        limits: Default::default(),
     }
 }
 
@@ -43,7 +44,11 @@ fn without_thinking() -> axum::Router {
 }
 
 fn chat_request(body: &str) -> Request<Body> {
-    Request::post("/api/chat")
+    chat_request_to("/api/chat", body)
+}
+
+fn chat_request_to(path: &str, body: &str) -> Request<Body> {
+    Request::post(path)
         .header("content-type", "application/json")
         .body(Body::from(body.to_owned()))
         .expect("valid request")
@@ -202,6 +207,50 @@ async fn every_response_carries_the_security_headers() {
     assert_eq!(header("x-content-type-options"), "nosniff");
     assert_eq!(header("referrer-policy"), "no-referrer");
     assert!(header("content-security-policy").contains("frame-ancestors 'none'"));
+}
+
+/// The page's policy names a fresh nonce, the hydration script carries that
+/// nonce, and nothing else inline may run; other responses run no script.
+#[tokio::test]
+async fn pages_allow_only_their_own_nonced_script_and_each_page_gets_a_new_nonce() {
+    let mut nonces = Vec::new();
+    for _ in 0..2 {
+        let response = app(Pace::INSTANT)
+            .oneshot(Request::get("/").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let policy = response.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let html = String::from_utf8_lossy(&body);
+        let nonce = policy
+            .split("'nonce-")
+            .nth(1)
+            .and_then(|rest| rest.split('\'').next())
+            .expect("the page policy names a nonce")
+            .to_owned();
+        assert!(policy.contains("script-src 'self' 'nonce-"), "{policy}");
+        assert!(!policy.contains("unsafe-inline"), "{policy}");
+        let scripts = html.matches("<script").count();
+        let nonced = html.matches(&format!("nonce=\"{nonce}\"")).count();
+        assert!(
+            scripts > 0 && nonced >= scripts,
+            "{scripts} scripts, {nonced} nonced: {html}"
+        );
+        nonces.push(nonce);
+    }
+    assert_ne!(nonces[0], nonces[1], "a nonce is never reused");
+
+    let models = app(Pace::INSTANT)
+        .oneshot(chat_request_to("/api/models", "{}"))
+        .await
+        .unwrap();
+    let policy = models.headers()["content-security-policy"]
+        .to_str()
+        .unwrap();
+    assert!(policy.starts_with("default-src 'none'"), "{policy}");
 }
 
 #[tokio::test]
@@ -401,4 +450,125 @@ async fn sign_in_attempts_are_rate_limited() {
         .await
         .unwrap();
     assert_eq!(right.status(), StatusCode::TOO_MANY_REQUESTS);
+}
+
+fn limited_app(limits: pensive::server::limits::Limits, pace: Pace) -> axum::Router {
+    app_with(AppConfig {
+        limits,
+        ..demo_config(pace)
+    })
+}
+
+/// A request from `ip` (as if the connection came from there).
+fn chat_from(ip: &str) -> Request<Body> {
+    let mut request = chat_request(SKY);
+    let addr: std::net::SocketAddr = format!("{ip}:40000").parse().unwrap();
+    request
+        .extensions_mut()
+        .insert(axum::extract::ConnectInfo(addr));
+    request
+}
+
+/// The first event of a turn that is still streaming (the body is kept open).
+async fn first_event(app: &axum::Router, request: Request<Body>) -> (TurnEvent, Body) {
+    let response = app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    let mut framer = NdjsonFramer::new();
+    loop {
+        let frame = body.frame().await.expect("a frame").expect("ok frame");
+        if let Some(event) = frame
+            .data_ref()
+            .and_then(|d| framer.push(d).into_iter().next())
+        {
+            return (event.expect("valid NDJSON"), body);
+        }
+    }
+}
+
+#[tokio::test]
+async fn concurrent_turns_per_client_are_limited_with_a_clear_in_band_error() {
+    let app = limited_app(
+        pensive::server::limits::Limits {
+            turns_per_client: 2,
+            ..Default::default()
+        },
+        Pace::REALISTIC,
+    );
+    let (_, first) = first_event(&app, chat_from("192.0.2.1")).await;
+    let (_, _second) = first_event(&app, chat_from("192.0.2.1")).await;
+    let (refused, _) = first_event(&app, chat_from("192.0.2.1")).await;
+    assert!(
+        matches!(&refused, TurnEvent::Error { kind: ErrorKind::RateLimit, message } if message.contains("the limit is 2")),
+        "{refused:?}"
+    );
+    let (other, _other_body) = first_event(&app, chat_from("192.0.2.2")).await;
+    assert_eq!(
+        other,
+        TurnEvent::ThinkingStart,
+        "another client is unaffected"
+    );
+    drop(first); // one turn ends (client gone): its slot frees
+    let (again, _) = first_event(&app, chat_from("192.0.2.1")).await;
+    assert_eq!(again, TurnEvent::ThinkingStart);
+}
+
+#[tokio::test]
+async fn an_optional_per_client_turn_rate_says_when_to_try_again() {
+    let app = limited_app(
+        pensive::server::limits::Limits {
+            turns_per_minute: 2,
+            ..Default::default()
+        },
+        Pace::REALISTIC,
+    );
+    for _ in 0..2 {
+        let (event, _) = first_event(&app, chat_from("192.0.2.9")).await;
+        assert_eq!(event, TurnEvent::ThinkingStart);
+    }
+    let (refused, _) = first_event(&app, chat_from("192.0.2.9")).await;
+    assert!(
+        matches!(&refused, TurnEvent::Error { kind: ErrorKind::RateLimit, message } if message.contains("Try again in")),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_refused_with_a_readable_413_before_it_is_read() {
+    let app = limited_app(
+        pensive::server::limits::Limits {
+            max_body_bytes: 64 * 1024,
+            ..Default::default()
+        },
+        Pace::INSTANT,
+    );
+    let big = "x".repeat(100 * 1024);
+    let body = serde_json::json!({"request": {"messages": [{"role": "user", "content": big}]}});
+    let body = body.to_string();
+    let mut request = chat_request(&body);
+    // As a browser's fetch declares it.
+    request
+        .headers_mut()
+        .insert("content-length", body.len().to_string().parse().unwrap());
+    let response = app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let text = response.into_body().collect().await.unwrap().to_bytes();
+    let error = <server_fn::ServerFnError as server_fn::error::FromServerFnError>::de(text);
+    assert!(
+        matches!(&error, server_fn::ServerFnError::ServerError(m) if m.contains("at most 64 KB")),
+        "{error:?}"
+    );
+    // A body without a declared length is cut off at the limit too.
+    let chunks = futures::stream::iter(
+        (0..100).map(|_| Ok::<_, std::io::Error>(bytes::Bytes::from(vec![b' '; 1024]))),
+    );
+    let chunked = Request::post("/api/chat")
+        .header("content-type", "application/json")
+        .body(Body::from_stream(chunks))
+        .unwrap();
+    let response = app.clone().oneshot(chunked).await.unwrap();
+    assert!(response.status().is_client_error() || response.status().is_server_error());
+    // A normal turn still works.
+    let (events, _) = run(app, SKY).await;
+    assert!(matches!(events.last(), Some(TurnEvent::Done { .. })));
 }

@@ -63,6 +63,7 @@ fn app(base: &str) -> axum::Router {
         idle_timeout: Duration::from_secs(1),
         access_token: None,
         show_thinking: true,
+        limits: Default::default(),
     };
     build_router(
         TurnService::new(config),

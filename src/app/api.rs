@@ -32,8 +32,19 @@ pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
             axum::http::HeaderValue::from_static("no-store"),
         );
     }
+    let client = match use_context::<axum::http::request::Parts>() {
+        Some(parts) => crate::server::limits::client_key(
+            &turns.config().limits,
+            &parts.headers,
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0),
+        ),
+        None => "unknown".to_owned(),
+    };
     let lines = turns
-        .start(request)
+        .start(request, &client)
         .map(|event| Ok::<_, ServerFnError>(crate::turn::framer::ndjson_line(&event)));
     Ok(ByteStream::new(lines))
 }

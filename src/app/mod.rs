@@ -27,6 +27,8 @@ use chat_page::ChatPage;
 
 /// The HTML document around the app (server side).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::server::csp::apply_page_policy();
     view! {
         <!DOCTYPE html>
         <html lang="en">

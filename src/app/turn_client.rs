@@ -20,6 +20,11 @@ pub async fn stream_turn(request: ChatRequest, mut on_event: impl FnMut(TurnEven
     };
     let stream = match chat(request).await {
         Ok(stream) => stream,
+        // The server refused the request itself (e.g. too large): its words.
+        Err(server_fn::ServerFnError::ServerError(message)) => {
+            deliver(TurnEvent::error(ErrorKind::BadRequest, message), &mut ended);
+            return;
+        }
         Err(err) => {
             let message = format!("Could not reach the Pensive server: {err}");
             deliver(TurnEvent::error(ErrorKind::Network, message), &mut ended);

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use super::limits::Limits;
 use super::providers::wire::Dialect;
 use super::scripted::Pace;
 use super::tags::TagSet;
@@ -103,6 +104,8 @@ pub struct AppConfig {
     pub access_token: Option<String>,
     /// `PENSIVE_SHOW_THINKING=0`: reasoning is counted but never sent.
     pub show_thinking: bool,
+    /// Body size, per-client concurrency and rate limits.
+    pub limits: Limits,
 }
 
 /// A setting that could not be understood.
@@ -251,6 +254,7 @@ impl AppConfig {
             idle_timeout,
             access_token: get("PENSIVE_ACCESS_TOKEN"),
             show_thinking,
+            limits: limits_from(&get)?,
         })
     }
 
@@ -261,6 +265,24 @@ impl AppConfig {
             Some(id) => self.models.iter().find(|m| m.id == id),
         }
     }
+}
+
+/// `PENSIVE_MAX_BODY_BYTES`, `PENSIVE_MAX_TURNS_PER_CLIENT`,
+/// `PENSIVE_TURNS_PER_MINUTE` and `PENSIVE_CLIENT_IP_HEADER`; defaults otherwise.
+fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigError> {
+    let defaults = Limits::default();
+    let count = |name: &'static str, default: usize| -> Result<usize, ConfigError> {
+        match get(name) {
+            Some(v) => parse_number(&v, name).map(|n| n as usize),
+            None => Ok(default),
+        }
+    };
+    Ok(Limits {
+        max_body_bytes: count("PENSIVE_MAX_BODY_BYTES", defaults.max_body_bytes)?,
+        turns_per_client: count("PENSIVE_MAX_TURNS_PER_CLIENT", defaults.turns_per_client)?,
+        turns_per_minute: count("PENSIVE_TURNS_PER_MINUTE", defaults.turns_per_minute)?,
+        client_ip_header: get("PENSIVE_CLIENT_IP_HEADER").map(|h| h.trim().to_ascii_lowercase()),
+    })
 }
 
 /// The TOML configuration file.

@@ -2,7 +2,10 @@
 //! scripted model and per-turn logging. Compiled only with the `ssr` feature.
 
 pub mod access;
+pub mod body_limit;
 pub mod config;
+pub mod csp;
+pub mod limits;
 pub mod mock_upstream;
 pub mod normalizer;
 pub mod parse;

@@ -19,10 +19,8 @@ fn security_headers(router: Router) -> Router {
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::REFERRER_POLICY, "no-referrer"),
         (header::X_FRAME_OPTIONS, "DENY"),
-        (
-            header::CONTENT_SECURITY_POLICY,
-            "frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
-        ),
+        // Pages replace this with their nonce policy (`csp::apply_page_policy`).
+        (header::CONTENT_SECURITY_POLICY, super::csp::NON_PAGE_POLICY),
     ];
     headers.into_iter().fold(router, |router, (name, value)| {
         router.layer(SetResponseHeaderLayer::if_not_present(
@@ -37,6 +35,7 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     let routes = generate_route_list(App);
     let health = turns.clone();
     let access_token = turns.config().access_token.clone();
+    let max_body = turns.config().limits.max_body_bytes;
     let context = move || provide_context(turns.clone());
     let router =
         Router::new()
@@ -57,6 +56,10 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
                 context, shell,
             ))
             .with_state(options);
+    let router = router.layer(axum::middleware::from_fn_with_state(
+        max_body,
+        super::body_limit::limit_api_bodies,
+    ));
     let router = match access_token {
         Some(token) => with_access_control(router, Access::new(token)),
         None => router,

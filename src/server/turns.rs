@@ -9,6 +9,7 @@ use async_stream::stream;
 use futures::{Stream, StreamExt};
 
 use super::config::{AppConfig, ModelConfig};
+use super::limits::TurnLimiter;
 use super::normalizer::Normalizer;
 use super::providers;
 use super::turn_log::TurnLog;
@@ -20,11 +21,14 @@ pub struct TurnService {
     config: std::sync::Arc<AppConfig>,
     /// Turns whose stream is alive (returns to 0 when clients go away).
     active: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// Per-client concurrency and rate limits.
+    limiter: TurnLimiter,
 }
 
 impl TurnService {
     pub fn new(config: AppConfig) -> Self {
         Self {
+            limiter: TurnLimiter::new(config.limits.clone()),
             config: std::sync::Arc::new(config),
             active: Default::default(),
         }
@@ -39,24 +43,34 @@ impl TurnService {
         &self.config
     }
 
-    /// The event stream of one turn. Never fails: problems are `error` events.
-    pub fn start(&self, request: ChatRequest) -> impl Stream<Item = TurnEvent> + Send + 'static {
+    /// The event stream of one turn for `client` (see `limits::client_key`).
+    /// Never fails: problems, refusals included, are `error` events.
+    pub fn start(
+        &self,
+        request: ChatRequest,
+        client: &str,
+    ) -> impl Stream<Item = TurnEvent> + Send + 'static {
         let config = self.config.clone();
         let show_thinking = config.show_thinking;
-        let checked = validate(&config, &request).cloned();
+        // The permit lives inside the stream: the slot frees when the turn ends
+        // or the client goes away.
+        let checked = validate(&config, &request).and_then(|model| {
+            let permit = self.limiter.admit(client, Instant::now())?;
+            Ok((model.clone(), permit))
+        });
         let mut log = TurnLog::new(
             self.active.clone(),
-            checked.as_ref().map(|m| m.id.as_str()).unwrap_or("?"),
+            checked.as_ref().map(|(m, _)| m.id.as_str()).unwrap_or("?"),
             checked
                 .as_ref()
-                .map(|m| m.provider.name())
+                .map(|(m, _)| m.provider.name())
                 .unwrap_or("none"),
         );
         let events = stream! {
             let started = Instant::now();
             let elapsed = move || started.elapsed().as_millis() as u64;
-            let model = match checked {
-                Ok(model) => model,
+            let (model, _permit) = match checked {
+                Ok(admitted) => admitted,
                 Err((kind, message)) => {
                     for event in Normalizer::default().fail(kind, message, elapsed()) { yield event; }
                     return;

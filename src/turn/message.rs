@@ -42,11 +42,16 @@ impl Conversation {
     }
 
     /// The messages to send to the model: user text and answer text only —
-    /// thinking is never sent back (DESIGN §5).
+    /// thinking is never sent back (DESIGN §5). A question the server refused
+    /// (too large, over a limit) is left out with its refusal: the model never
+    /// saw it, and resending it would only be refused again.
     pub fn to_chat_messages(&self) -> Vec<ChatMessage> {
+        let refused = |i: usize| matches!(self.messages.get(i + 1), Some(Message::Assistant(turn)) if turn.was_refused());
         self.messages
             .iter()
-            .filter_map(|m| match m {
+            .enumerate()
+            .filter_map(|(i, m)| match m {
+                Message::User { .. } if refused(i) => None,
                 Message::User { content } => Some(ChatMessage {
                     role: Role::User,
                     content: content.clone(),
@@ -248,7 +253,7 @@ pub fn decode(raw: &str) -> Result<Conversation, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::turn::event::TurnEvent;
+    use crate::turn::event::{ErrorKind, TurnEvent};
 
     fn finished_turn() -> Turn {
         let mut turn = Turn::new(0.0);
@@ -309,6 +314,43 @@ mod tests {
         assert_eq!(messages[1].role, Role::Assistant);
         assert_eq!(messages[1].content, "The answer.");
         assert!(messages.iter().all(|m| !m.content.contains("secret")));
+    }
+
+    #[test]
+    fn a_question_the_server_refused_is_not_sent_again() {
+        let mut c = conversation();
+        let mut refused = Turn::new(0.0);
+        refused.apply(
+            TurnEvent::error(ErrorKind::BadRequest, "at most 64 KB"),
+            1.0,
+        );
+        let mut failed_midway = Turn::new(0.0);
+        failed_midway.apply(
+            TurnEvent::AnswerDelta {
+                text: "part".into(),
+            },
+            1.0,
+        );
+        failed_midway.apply(TurnEvent::error(ErrorKind::Network, "lost"), 2.0);
+        c.messages.push(Message::User {
+            content: "huge paste".into(),
+        });
+        c.messages.push(Message::Assistant(refused));
+        c.messages.push(Message::User {
+            content: "next".into(),
+        });
+        c.messages.push(Message::Assistant(failed_midway));
+        let sent: Vec<_> = c
+            .to_chat_messages()
+            .into_iter()
+            .map(|m| m.content)
+            .collect();
+        assert!(!sent.contains(&"huge paste".to_owned()), "{sent:?}");
+        assert!(
+            sent.contains(&"next".to_owned()),
+            "a turn that started is kept: {sent:?}"
+        );
+        assert!(sent.contains(&"part".to_owned()));
     }
 
     #[test]

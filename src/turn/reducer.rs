@@ -212,6 +212,19 @@ impl Turn {
             .collect()
     }
 
+    /// True when the server refused the request itself (too large, over a
+    /// limit, invalid) before the model saw it: nothing arrived.
+    pub fn was_refused(&self) -> bool {
+        self.blocks.is_empty()
+            && matches!(
+                &self.error,
+                Some(TurnError {
+                    kind: ErrorKind::BadRequest | ErrorKind::RateLimit,
+                    ..
+                })
+            )
+    }
+
     /// True when the model reasoned but wrote no answer text.
     pub fn thought_without_answer(&self) -> bool {
         self.status == TurnStatus::Done

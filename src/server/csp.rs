@@ -1,0 +1,55 @@
+//! Content-Security-Policy. Pages get a per-response nonce (leptos_axum makes
+//! one per request; the hydration script carries it), so the only scripts a
+//! page can run are the app's own files and that one inline bootstrap. Markdown
+//! from a model is sanitized already; this is the second wall if that fails.
+
+use axum::http::{header, HeaderValue};
+use leptos::prelude::use_context;
+
+/// What every response may do when it is not a page (static files, API
+/// answers, the sign-in form): nothing runs, nothing frames it.
+pub const NON_PAGE_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// The policy for a rendered page with this nonce: own scripts and WASM only,
+/// own styles only (no inline `style` attributes), fetches to this origin only.
+pub fn page_policy(nonce: &str) -> String {
+    format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+         style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; \
+         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
+}
+
+/// Called while a page renders: sets the page's policy with this request's
+/// nonce. Without a nonce (never, with leptos_axum) the router's strict
+/// non-page policy stays, which blocks scripts: failing closed.
+pub fn apply_page_policy() {
+    let nonce = leptos::nonce::use_nonce();
+    let response = use_context::<leptos_axum::ResponseOptions>();
+    if let (Some(nonce), Some(response)) = (nonce, response) {
+        if let Ok(value) = HeaderValue::from_str(&page_policy(&nonce.to_string())) {
+            response.insert_header(header::CONTENT_SECURITY_POLICY, value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_policy_allows_only_own_scripts_the_nonce_and_wasm() {
+        let policy = page_policy("abc123");
+        assert!(policy.contains("script-src 'self' 'nonce-abc123' 'wasm-unsafe-eval';"));
+        assert!(!policy.contains("unsafe-inline"));
+        assert!(policy.contains("frame-ancestors 'none'"));
+        assert!(policy.contains("object-src 'none'"));
+    }
+
+    #[test]
+    fn non_page_policy_runs_no_script() {
+        assert!(NON_PAGE_POLICY.starts_with("default-src 'none'"));
+        assert!(!NON_PAGE_POLICY.contains("script-src"));
+    }
+}
