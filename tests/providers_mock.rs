@@ -237,45 +237,140 @@ async fn several_blocks_interleave_where_the_dialect_has_blocks() {
     }
 }
 
+/// One row of the fault matrix (docs/fault-matrix.md): the mock keyword, the
+/// error kind the turn must end with, words the message must contain, and
+/// whether reasoning / answer text arrived before the fault (and must be kept).
+struct Fault {
+    keyword: &'static str,
+    kind: ErrorKind,
+    says: &'static str,
+    keeps_thinking: bool,
+    keeps_answer: bool,
+}
+
+const fn fault(
+    keyword: &'static str,
+    kind: ErrorKind,
+    says: &'static str,
+    keeps: (bool, bool),
+) -> Fault {
+    Fault {
+        keyword,
+        kind,
+        says,
+        keeps_thinking: keeps.0,
+        keeps_answer: keeps.1,
+    }
+}
+
+const NOTHING: (bool, bool) = (false, false);
+const THINKING: (bool, bool) = (true, false);
+const BOTH: (bool, bool) = (true, true);
+
+const FAULT_MATRIX: &[Fault] = &[
+    fault(
+        "http-401",
+        ErrorKind::Auth,
+        "rejected the API key (401): Incorrect",
+        NOTHING,
+    ),
+    fault(
+        "http-403",
+        ErrorKind::Auth,
+        "refused access (403): Your key",
+        NOTHING,
+    ),
+    fault(
+        "http-404",
+        ErrorKind::BadRequest,
+        "does not know this model",
+        NOTHING,
+    ),
+    fault(
+        "http-429",
+        ErrorKind::RateLimit,
+        "Try again in 7 s",
+        NOTHING,
+    ),
+    fault(
+        "http-500",
+        ErrorKind::Upstream,
+        "internal error: The server had",
+        NOTHING,
+    ),
+    fault(
+        "http-503",
+        ErrorKind::Upstream,
+        "overloaded, please try again later. Try again in 30 s",
+        NOTHING,
+    ),
+    fault(
+        "slow-first",
+        ErrorKind::Timeout,
+        "sent nothing for 2 seconds",
+        NOTHING,
+    ),
+    fault(
+        "stall",
+        ErrorKind::Timeout,
+        "stopped sending for 1 seconds",
+        THINKING,
+    ),
+    fault("malformed", ErrorKind::Upstream, "could not read", THINKING),
+    fault(
+        "no-terminator",
+        ErrorKind::Interrupted,
+        "before the model finished",
+        BOTH,
+    ),
+    fault("drop-thinking", ErrorKind::Network, "broke off", THINKING),
+    fault("drop-answer", ErrorKind::Network, "broke off", BOTH),
+    fault("huge-line", ErrorKind::Upstream, "longer than", THINKING),
+    fault(
+        "invalid-utf8",
+        ErrorKind::Upstream,
+        "not valid UTF-8",
+        THINKING,
+    ),
+];
+
+/// Every fault in every dialect: the right kind, a message a person can act
+/// on (and no address or key in it), what arrived before the fault kept, and
+/// the very next turn on the same server succeeds.
 #[tokio::test]
-async fn failures_end_the_turn_with_the_right_kind() {
+async fn the_fault_matrix_holds_in_every_dialect() {
     let (base, _) = start_mock().await;
     let app = app(&base);
+    let host = base.trim_start_matches("http://").to_owned();
     for dialect in Dialect::ALL {
-        assert_eq!(
-            error_kind(&ask(&app, dialect, "mock:http-401").await),
-            Some(ErrorKind::Auth),
-            "{dialect:?}"
-        );
-        let limited = ask(&app, dialect, "mock:http-429").await;
-        assert_eq!(
-            error_kind(&limited),
-            Some(ErrorKind::RateLimit),
-            "{dialect:?}"
-        );
-        assert_eq!(
-            error_kind(&ask(&app, dialect, "mock:http-500").await),
-            Some(ErrorKind::Upstream),
-            "{dialect:?}"
-        );
-        let dropped = ask(&app, dialect, "mock:drop-thinking").await;
-        assert_eq!(
-            error_kind(&dropped),
-            Some(ErrorKind::Network),
-            "{dialect:?}: {dropped:?}"
-        );
-        assert!(
-            !thinking_text(&dropped).is_empty(),
-            "{dialect:?}: reasoning so far is kept"
-        );
-        let malformed = ask(&app, dialect, "mock:malformed").await;
-        assert!(
-            error_kind(&malformed).is_some(),
-            "{dialect:?}: {malformed:?}"
-        );
-        // The next turn on the same server works.
-        let ok = ask(&app, dialect, "mock:normal").await;
-        assert_eq!(answer_text(&ok), ANSWER, "{dialect:?}");
+        for case in FAULT_MATRIX {
+            let what = format!("{dialect:?} mock:{}", case.keyword);
+            let events = ask(&app, dialect, &format!("mock:{}", case.keyword)).await;
+            let Some(TurnEvent::Error { kind, message }) = events.last() else {
+                panic!("{what}: no error at the end: {events:?}");
+            };
+            assert_eq!(*kind, case.kind, "{what}: {message}");
+            assert!(message.contains(case.says), "{what}: {message}");
+            assert!(
+                message.starts_with(char::is_uppercase)
+                    && !message.contains(&host)
+                    && !message.contains(KEY)
+                    && !message.contains('{'),
+                "{what}: a plain sentence, no address, key or raw JSON: {message}"
+            );
+            let thinking = thinking_text(&events);
+            let answer = answer_text(&events);
+            assert!(REASONING.starts_with(&thinking), "{what}: {thinking}");
+            assert!(ANSWER.starts_with(&answer), "{what}: {answer}");
+            assert_eq!(
+                !thinking.is_empty(),
+                case.keeps_thinking,
+                "{what}: {events:?}"
+            );
+            assert_eq!(!answer.is_empty(), case.keeps_answer, "{what}: {events:?}");
+            let next = ask(&app, dialect, "mock:normal").await;
+            assert_eq!(answer_text(&next), ANSWER, "{what}: the next turn works");
+        }
     }
 }
 
@@ -357,23 +452,26 @@ async fn requests_carry_the_key_and_the_reasoning_switch_and_never_the_thinking(
 }
 
 #[tokio::test]
-async fn a_refused_connection_is_a_network_error() {
+async fn refused_connections_and_unknown_hosts_are_network_errors_without_the_address() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let closed = format!("http://{}", listener.local_addr().expect("addr"));
     drop(listener);
-    let app = app(&base);
-    for dialect in Dialect::ALL {
-        let events = ask(&app, dialect, "hi").await;
-        assert_eq!(
-            error_kind(&events),
-            Some(ErrorKind::Network),
-            "{dialect:?}: {events:?}"
-        );
-        if let Some(TurnEvent::Error { message, .. }) = events.last() {
+    for (base, needle) in [
+        (closed.as_str(), "127.0.0.1"),
+        ("http://pensive-no-such-host.invalid", "no-such-host"),
+    ] {
+        let app = app(base);
+        for dialect in Dialect::ALL {
+            let events = ask(&app, dialect, "hi").await;
+            let Some(TurnEvent::Error { kind, message }) = events.last() else {
+                panic!("{dialect:?} {base}: {events:?}");
+            };
+            assert_eq!(*kind, ErrorKind::Network, "{dialect:?} {base}: {message}");
             assert!(
-                !message.contains("127.0.0.1"),
-                "no upstream URL in messages: {message}"
+                message.to_lowercase().contains("could not connect"),
+                "{message}"
             );
+            assert!(!message.contains(needle), "no upstream address: {message}");
         }
     }
 }

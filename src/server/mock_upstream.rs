@@ -207,7 +207,10 @@ fn status_response(code: u16, retry_after: Option<u64>) -> Response {
     let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let message = match code {
         401 => "Incorrect API key provided.",
+        403 => "Your key does not have access to this model.",
+        404 => "The model `mock-model` does not exist or you do not have access to it.",
         429 => "Rate limit reached for requests.",
+        503 => "The engine is currently overloaded, please try again later.",
         _ => "The server had an error while processing your request.",
     };
     let body =
@@ -264,6 +267,20 @@ fn scenario_body(
                     let bad = if dialect.is_ndjson() { "{\"message\": {oops\n" } else { "data: {\"oops\": \n\n" };
                     yield Ok(Bytes::from_static(bad.as_bytes()));
                 }
+                Fault::HugeLineAfter { after, bytes } if index == after => {
+                    // In 64 KB writes, as a runaway upstream would send it.
+                    let prefix = if dialect.is_ndjson() { "{\"junk\":\"" } else { "data: {\"junk\":\"" };
+                    yield Ok(Bytes::from_static(prefix.as_bytes()));
+                    let piece = Bytes::from(vec![b'a'; 64 * 1024]);
+                    for _ in 0..bytes / piece.len() {
+                        yield Ok(piece.clone());
+                    }
+                    yield Ok(Bytes::from_static(if dialect.is_ndjson() { b"\"}\n" } else { b"\"}\n\n" }));
+                }
+                Fault::InvalidUtf8After(n) if index == n => {
+                    let bad: &[u8] = if dialect.is_ndjson() { b"{\"junk\":\"\xff\xfe\"}\n" } else { b"data: {\"junk\":\"\xff\xfe\"}\n\n" };
+                    yield Ok(Bytes::from_static(bad));
+                }
                 _ => {}
             }
             if !step.delay.is_zero() {
@@ -280,6 +297,9 @@ fn scenario_body(
                     yield Ok(Bytes::from(text));
                 }
             }
+        }
+        if scenario.fault == Fault::NoTerminator {
+            return;
         }
         for frame in encoder.finish() {
             yield Ok(Bytes::from(frame_bytes(dialect, &frame)));

@@ -41,6 +41,9 @@ pub struct Normalizer {
     held_whitespace: String,
     answer_started: bool,
     finish_reason: Option<String>,
+    /// The provider said it finished (its end marker): a stream that simply
+    /// stops without one was cut off.
+    saw_finish: bool,
     ended: bool,
 }
 
@@ -61,6 +64,7 @@ impl Normalizer {
             held_whitespace: String::new(),
             answer_started: false,
             finish_reason: None,
+            saw_finish: false,
             ended: false,
         }
     }
@@ -92,6 +96,7 @@ impl Normalizer {
             }
             Delta::Usage(usage) => out.push(TurnEvent::Usage(usage)),
             Delta::Finish(reason) => {
+                self.saw_finish = true;
                 if reason.is_some() {
                     self.finish_reason = reason;
                 }
@@ -110,6 +115,21 @@ impl Normalizer {
             });
         }
         out
+    }
+
+    /// The live provider stream ended. With the provider's end marker that is
+    /// `done`; without it the model did not finish (a proxy or the provider cut
+    /// the stream short), so the turn ends interrupted, keeping what arrived.
+    pub fn end_of_stream(&mut self, now_ms: u64) -> Vec<TurnEvent> {
+        if self.saw_finish {
+            self.finish(now_ms)
+        } else {
+            self.fail(
+                ErrorKind::Interrupted,
+                "The provider's stream ended before the model finished (no end marker); what arrived is kept. Try again.",
+                now_ms,
+            )
+        }
     }
 
     /// The turn failed: close what is open, then one `error`.

@@ -28,6 +28,15 @@ pub enum Fault {
     StallAfter(usize),
     /// Write every frame in pieces split inside multi-byte characters.
     SplitBytes,
+    /// End the body cleanly but without the dialect's end marker.
+    NoTerminator,
+    /// Write one line of this many bytes (no newline for all of it) after `after` steps.
+    HugeLineAfter {
+        after: usize,
+        bytes: usize,
+    },
+    /// Write a frame holding bytes that are not UTF-8 after this many steps.
+    InvalidUtf8After(usize),
 }
 
 /// A scenario: steps and a fault.
@@ -56,6 +65,12 @@ pub const KEYWORDS: &[&str] = &[
     "http-401",
     "http-429",
     "http-500",
+    "http-403",
+    "http-404",
+    "http-503",
+    "no-terminator",
+    "huge-line",
+    "invalid-utf8",
     "malformed",
     "huge",
     "multibyte",
@@ -187,13 +202,34 @@ fn build(name: &'static str, delay: Duration) -> Scenario {
             fault = Fault::SlowFirst(Duration::from_secs(3));
             [reasoning(REASONING), answer(ANSWER), ending("stop", 20)].concat()
         }
-        "http-401" | "http-429" | "http-500" => {
+        "http-401" | "http-403" | "http-404" | "http-429" | "http-500" | "http-503" => {
             let code = name[5..].parse().unwrap_or(500);
             fault = Fault::Status {
                 code,
-                retry_after: (code == 429).then_some(7),
+                retry_after: match code {
+                    429 => Some(7),
+                    503 => Some(30),
+                    _ => None,
+                },
             };
             Vec::new()
+        }
+        "no-terminator" => {
+            fault = Fault::NoTerminator;
+            [reasoning(REASONING), answer(ANSWER)].concat()
+        }
+        "huge-line" => {
+            let r = reasoning(REASONING);
+            fault = Fault::HugeLineAfter {
+                after: r.len() / 2,
+                bytes: 10 * 1024 * 1024,
+            };
+            [r, answer(ANSWER), ending("stop", 20)].concat()
+        }
+        "invalid-utf8" => {
+            let r = reasoning(REASONING);
+            fault = Fault::InvalidUtf8After(r.len() / 2);
+            [r, answer(ANSWER), ending("stop", 20)].concat()
         }
         "malformed" => {
             let r = reasoning(REASONING);

@@ -100,7 +100,7 @@ impl TurnService {
                 let events = match next {
                     Err(_) if received_any => normalizer.fail(ErrorKind::Timeout, idle_message(config.idle_timeout), elapsed()),
                     Err(_) => normalizer.fail(ErrorKind::Timeout, first_token_message(config.first_token_timeout), elapsed()),
-                    Ok(None) => normalizer.finish(elapsed()),
+                    Ok(None) => normalizer.end_of_stream(elapsed()),
                     Ok(Some(Err(err))) => normalizer.fail(err.kind(), err.to_string(), elapsed()),
                     Ok(Some(Ok(deltas))) => {
                         let now = elapsed();

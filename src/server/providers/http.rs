@@ -10,8 +10,8 @@ use super::wire::{Dialect, UpstreamRequest, WireEvent};
 use super::{DeltaStream, ProviderError};
 use crate::server::sse::{Framer, Framing};
 
-/// Shared client: connection pooling across turns.
-fn client() -> &'static reqwest::Client {
+/// Shared client: connection pooling across turns (async-openai's too).
+pub(super) fn client() -> &'static reqwest::Client {
     static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
     CLIENT.get_or_init(reqwest::Client::new)
 }
@@ -31,17 +31,10 @@ pub async fn open(
         .map_err(|e| ProviderError::from_reqwest(&e))?;
     let status = response.status();
     if !status.is_success() {
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let retry_after = super::retry_after(response.headers());
         let body = response.text().await.unwrap_or_default();
-        let mut error = ProviderError::from_status(status.as_u16(), &provider_message(&body));
-        if let (Some(seconds), ProviderError::Http { message, .. }) = (retry_after, &mut error) {
-            message.push_str(&format!(" Try again in {seconds} s."));
-        }
-        return Err(error);
+        let error = ProviderError::from_status(status.as_u16(), &provider_message(&body));
+        return Err(error.with_retry_after(retry_after));
     }
     let framing = if dialect.is_ndjson() {
         Framing::Ndjson
@@ -80,7 +73,7 @@ pub async fn open(
 }
 
 /// The provider's own error message from a JSON error body, if any.
-fn provider_message(body: &str) -> String {
+pub(super) fn provider_message(body: &str) -> String {
     let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|v| {
         v.pointer("/error/message")

@@ -32,7 +32,7 @@ pub enum ProviderError {
     Http { status: u16, message: String },
     #[error("{0}")]
     Network(String),
-    #[error("the provider sent data Pensive could not read: {0}")]
+    #[error("The provider sent data Pensive could not read ({0}).")]
     Malformed(String),
     #[error("{0}")]
     Config(String),
@@ -66,6 +66,7 @@ impl ProviderError {
             403 => "The provider refused access (403)",
             404 => "The provider does not know this model or path (404)",
             429 => "The provider is rate limiting requests (429)",
+            503 => "The provider is overloaded or down for maintenance (503)",
             400 | 422 => "The provider rejected the request",
             500..=599 => "The provider had an internal error",
             _ => "The provider answered with an error",
@@ -74,6 +75,15 @@ impl ProviderError {
             status,
             message: with_detail(lead, detail),
         }
+    }
+
+    /// Adds when to try again (the provider's `Retry-After`, in seconds) to an
+    /// HTTP error's message.
+    pub fn with_retry_after(mut self, seconds: Option<u64>) -> Self {
+        if let (Some(seconds), ProviderError::Http { message, .. }) = (seconds, &mut self) {
+            message.push_str(&format!(" Try again in {seconds} s."));
+        }
+        self
     }
 
     /// An error the provider reported inside its stream: our lead sentence,
@@ -149,4 +159,20 @@ pub async fn open(
             http::open(dialect, build_request(dialect, model, request)).await
         }
     }
+}
+
+/// A `Retry-After` header in seconds. The HTTP-date form is read too, as the
+/// seconds from now (a provider's clock skew only shifts the advice).
+pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<u64> {
+    let value = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(seconds);
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    let wait = when.duration_since(std::time::SystemTime::now()).ok()?;
+    Some(wait.as_secs().max(1))
 }

@@ -5,15 +5,18 @@
 
 use async_openai::config::OpenAIConfig;
 use async_openai::error::OpenAIError;
+use async_openai::middleware::HttpRequestFactory;
 use async_openai::Client;
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::future::Future;
 
 use super::wire::{Decoder, Encoder, UpstreamRequest, WireEvent, WireFrame};
 use super::{DeltaStream, ProviderError};
 use crate::server::config::ModelConfig;
 use crate::server::normalizer::Delta;
+use crate::server::sse::{FrameError, StreamGuard};
 use crate::turn::{ChatRequest, Usage};
 
 /// One streamed chunk, only the fields we read.
@@ -236,22 +239,128 @@ pub async fn open(
     let config = OpenAIConfig::new()
         .with_api_base(model.base_url.trim_end_matches('/'))
         .with_api_key(model.api_key.clone().unwrap_or_default());
-    let client = Client::with_config(config);
+    let notes = TransportNotes::default();
+    let client = Client::with_config(config).with_http_service(transport(notes.clone()));
     let stream = client
         .chat()
         .create_stream_byot::<_, ChatChunk>(request_body(model, request))
         .await
-        .map_err(map_error)?;
+        .map_err(|err| map_error(err).with_retry_after(notes.take_retry_after()))?;
     Ok(stream
-        .map(|item| item.map_err(map_error).and_then(ChatChunk::into_deltas))
+        .map(move |item| {
+            // A body the guard refused surfaces here as a generic stream error:
+            // say what was actually wrong.
+            item.map_err(|err| match notes.take_refusal() {
+                Some(refusal) => ProviderError::Malformed(refusal.to_string()),
+                None => map_error(err),
+            })
+            .and_then(ChatChunk::into_deltas)
+        })
         .boxed())
+}
+
+/// What the transport saw that async-openai's error type has no room for: a
+/// refusal's `Retry-After`, and why the body guard cut a stream off.
+#[derive(Clone, Default)]
+struct TransportNotes(std::sync::Arc<std::sync::Mutex<Notes>>);
+
+#[derive(Default)]
+struct Notes {
+    retry_after: Option<u64>,
+    refusal: Option<FrameError>,
+}
+
+impl TransportNotes {
+    fn with<T>(&self, f: impl FnOnce(&mut Notes) -> T) -> Option<T> {
+        self.0.lock().ok().map(|mut notes| f(&mut notes))
+    }
+
+    fn take_retry_after(&self) -> Option<u64> {
+        self.with(|n| n.retry_after.take()).flatten()
+    }
+
+    fn take_refusal(&self) -> Option<FrameError> {
+        self.with(|n| n.refusal.take()).flatten()
+    }
+}
+
+/// async-openai's HTTP layer, replaced: the shared pooled client, no silent
+/// retries (a person is waiting; they see the error and when to try again,
+/// instead of a spinner while the library backs off), `Retry-After` noted, and
+/// the body checked by `StreamGuard` (async-openai's event source would buffer
+/// an endless line whole).
+fn transport(
+    notes: TransportNotes,
+) -> impl tower::Service<
+    HttpRequestFactory,
+    Response = reqwest::Response,
+    Error = OpenAIError,
+    Future = impl Future<Output = Result<reqwest::Response, OpenAIError>> + Send + 'static,
+> + Clone
+       + Send
+       + Sync
+       + 'static {
+    tower::service_fn(move |factory: HttpRequestFactory| {
+        let notes = notes.clone();
+        async move {
+            let request = factory.build().await?;
+            let response = super::http::client()
+                .execute(request)
+                .await
+                .map_err(OpenAIError::Reqwest)?;
+            if !response.status().is_success() {
+                let retry_after = super::retry_after(response.headers());
+                notes.with(|n| n.retry_after = retry_after);
+                return Ok(response);
+            }
+            Ok(guarded(response, notes))
+        }
+    })
+}
+
+/// Longest chat-completion line accepted. One chunk carries one small delta
+/// (a few KB at most, with usage); the limit is far above that and low enough
+/// that the event source's re-scanning of a runaway line stays cheap.
+const CHUNK_LINE_LIMIT: usize = 1024 * 1024;
+
+/// The same response with its body passed through a `StreamGuard`.
+fn guarded(response: reqwest::Response, notes: TransportNotes) -> reqwest::Response {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let mut body = response.bytes_stream();
+    let checked = async_stream::stream! {
+        let mut guard = StreamGuard::new(CHUNK_LINE_LIMIT);
+        while let Some(chunk) = body.next().await {
+            let checked = match &chunk {
+                Ok(bytes) => guard.check(bytes),
+                Err(_) => Ok(()),
+            };
+            if let Err(refusal) = checked {
+                notes.with(|n| n.refusal = Some(refusal));
+                yield Err(std::io::Error::other("refused by the stream guard"));
+                return;
+            }
+            yield chunk.map_err(std::io::Error::other);
+        }
+        if let Err(refusal) = guard.finish() {
+            notes.with(|n| n.refusal = Some(refusal));
+            yield Err(std::io::Error::other("refused by the stream guard"));
+        }
+    };
+    let mut rebuilt = axum::http::Response::new(reqwest::Body::wrap_stream(checked));
+    *rebuilt.status_mut() = status;
+    *rebuilt.headers_mut() = headers;
+    reqwest::Response::from(rebuilt)
 }
 
 fn map_error(err: OpenAIError) -> ProviderError {
     match err {
-        OpenAIError::ApiError(api) => {
-            ProviderError::from_status(api.status_code.as_u16(), &api.api_error.message)
-        }
+        // A body async-openai could not read as OpenAI's error shape arrives
+        // whole as the message: take the provider's own words out of it.
+        OpenAIError::ApiError(api) => ProviderError::from_status(
+            api.status_code.as_u16(),
+            &super::http::provider_message(&api.api_error.message),
+        ),
         OpenAIError::Reqwest(e) => match e.status() {
             Some(status) => ProviderError::from_status(status.as_u16(), ""),
             None => ProviderError::from_reqwest(&e),
