@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ADDR ?= $(or $(LEPTOS_SITE_ADDR),127.0.0.1:3000)
 PROFILE ?= release
 
-.PHONY: run test setup-build setup-browser build-debug \
+.PHONY: run test setup-build setup-browser setup-nginx build-debug \
         test-rust test-lint test-fmt test-e2e fuzz
 
 FUZZ_SECONDS ?= 60
@@ -23,7 +23,7 @@ run: setup-build
 	LEPTOS_SITE_ADDR=$(ADDR) LEPTOS_SITE_ROOT=target/site ./target/$(PROFILE)/pensive serve
 
 ## make test: every layer — fmt, clippy (both builds), cargo tests, Playwright.
-test: setup-build setup-browser test-fmt test-lint test-rust test-e2e
+test: setup-build setup-browser setup-nginx test-fmt test-lint test-rust test-e2e
 
 test-fmt:
 	cargo fmt --check
@@ -66,3 +66,8 @@ setup-browser:
 	@test -x /usr/bin/chromium || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
 	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
 		(cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci)
+
+## nginx for the reverse-proxy test (tests/proxy_nginx.rs), started by the test itself.
+setup-nginx:
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
+		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y nginx; }

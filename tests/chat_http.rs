@@ -253,6 +253,26 @@ async fn pages_allow_only_their_own_nonced_script_and_each_page_gets_a_new_nonce
     assert!(policy.starts_with("default-src 'none'"), "{policy}");
 }
 
+/// Reverse proxies (nginx) must pass a turn on as it streams, and never cache
+/// it: docs/nginx.md and tests/proxy_nginx.rs rely on these headers.
+#[tokio::test]
+async fn the_turn_stream_tells_proxies_not_to_buffer_or_store_it() {
+    let response = app(Pace::INSTANT)
+        .oneshot(chat_request(SKY))
+        .await
+        .expect("router answers");
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    assert_eq!(header("x-accel-buffering").as_deref(), Some("no"));
+    assert_eq!(header("cache-control").as_deref(), Some("no-store"));
+    assert_eq!(header("content-encoding"), None, "never compressed");
+}
+
 #[tokio::test]
 async fn the_kill_switch_keeps_thinking_off_the_wire() {
     let app = without_thinking();

@@ -22,13 +22,16 @@ const WINDOW: Duration = Duration::from_secs(60);
 #[derive(Clone)]
 pub struct Access {
     token: Arc<String>,
+    /// How a client is told apart (its address, or a trusted proxy's header).
+    limits: Arc<super::limits::Limits>,
     attempts: Arc<Mutex<HashMap<String, (u32, Instant)>>>,
 }
 
 impl Access {
-    pub fn new(token: String) -> Self {
+    pub fn new(token: String, limits: super::limits::Limits) -> Self {
         Self {
             token: Arc::new(token),
+            limits: Arc::new(limits),
             attempts: Arc::default(),
         }
     }
@@ -107,11 +110,14 @@ pub struct SignIn {
 
 /// `POST /sign-in`: sets the cookie when the token is right.
 pub async fn sign_in(State(access): State<Access>, request: Request) -> Response {
-    let client = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip().to_string())
-        .unwrap_or_else(|| "unknown".into());
+    let client = super::limits::client_key(
+        &access.limits,
+        request.headers(),
+        request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0),
+    );
     let Ok(Form(form)) = Form::<SignIn>::from_request(request, &()).await else {
         return (
             StatusCode::BAD_REQUEST,

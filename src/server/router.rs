@@ -35,7 +35,8 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     let routes = generate_route_list(App);
     let health = turns.clone();
     let access_token = turns.config().access_token.clone();
-    let max_body = turns.config().limits.max_body_bytes;
+    let limits = turns.config().limits.clone();
+    let max_body = limits.max_body_bytes;
     let context = move || provide_context(turns.clone());
     let router =
         Router::new()
@@ -61,7 +62,7 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
         super::body_limit::limit_api_bodies,
     ));
     let router = match access_token {
-        Some(token) => with_access_control(router, Access::new(token)),
+        Some(token) => with_access_control(router, Access::new(token, limits)),
         None => router,
     };
     security_headers(router)

@@ -1,0 +1,398 @@
+//! Pensive behind nginx and scaled out, as docs/nginx.md recommends: two
+//! `pensive serve` processes against one `pensive mock-upstream`, load-balanced
+//! by a real nginx running deploy/nginx/pensive.conf, all on loopback.
+//! Needs nginx installed (Debian: `apt-get install nginx`); fails, never skips,
+//! without it.
+
+#![cfg(feature = "ssr")]
+
+// Helpers live beside this file (tests/proxy_nginx/) so cargo does not take
+// them for test targets of their own.
+#[path = "proxy_nginx/cluster.rs"]
+mod cluster;
+#[path = "proxy_nginx/nginx_conf.rs"]
+mod nginx_conf;
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use cluster::{http_get, Cluster, Options, POLL_INTERVAL};
+use pensive::server::scenarios::{ANSWER, REASONING};
+use pensive::turn::contract::check_stream;
+use pensive::turn::framer::NdjsonFramer;
+use pensive::turn::TurnEvent;
+use reqwest::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, COOKIE, SET_COOKIE};
+use reqwest::StatusCode;
+
+/// Each test's HTTP part ends within this (start-up has its own bound), so a
+/// whole test stays well under a minute.
+const TEST_BUDGET: Duration = Duration::from_secs(40);
+const TOKEN: &str = "proxy-test-access-token";
+
+async fn within<T>(work: impl Future<Output = T>) -> T {
+    tokio::time::timeout(TEST_BUDGET, work)
+        .await
+        .unwrap_or_else(|_| panic!("the test did not finish within {TEST_BUDGET:?}"))
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(20))
+        .build()
+        .expect("an HTTP client")
+}
+
+/// `POST /api/chat` through nginx, announcing gzip as a browser does.
+async fn send_turn(cluster: &Cluster, cookie: Option<&str>) -> reqwest::Response {
+    let body = r#"{"request":{"messages":[{"role":"user","content":"Why is the sky blue?"}]}}"#;
+    let mut request = client()
+        .post(format!("http://{}/api/chat", cluster.nginx))
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT_ENCODING, "gzip, deflate, br")
+        .body(body);
+    if let Some(cookie) = cookie {
+        request = request.header(COOKIE, cookie);
+    }
+    request.send().await.expect("nginx answers")
+}
+
+/// A turn as the client received it.
+struct Received {
+    bytes: Vec<u8>,
+    events: Vec<TurnEvent>,
+    /// Network reads that carried bytes.
+    reads: usize,
+    first_event_after: Duration,
+    finished_after: Duration,
+}
+
+/// Reads a turn to its end; `on_first_event` runs the moment the first whole
+/// event is in (the rest of the turn still unread), and its output is returned.
+async fn receive<T, F: Future<Output = T>>(
+    mut response: reqwest::Response,
+    sent_at: Instant,
+    on_first_event: impl FnOnce() -> F,
+) -> (Received, Option<T>) {
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers().get(CONTENT_ENCODING),
+        None,
+        "the turn stream must not be compressed (gzip holds bytes back)"
+    );
+    let mut framer = NdjsonFramer::new();
+    let mut received = Received {
+        bytes: Vec::new(),
+        events: Vec::new(),
+        reads: 0,
+        first_event_after: Duration::ZERO,
+        finished_after: Duration::ZERO,
+    };
+    let mut on_first_event = Some(on_first_event);
+    let mut observed = None;
+    while let Some(chunk) = response.chunk().await.expect("the body streams") {
+        received.reads += 1;
+        received.bytes.extend_from_slice(&chunk);
+        for event in framer.push(&chunk) {
+            received.events.push(event.expect("valid NDJSON"));
+        }
+        if !received.events.is_empty() {
+            if let Some(hook) = on_first_event.take() {
+                received.first_event_after = sent_at.elapsed();
+                observed = Some(hook().await);
+            }
+        }
+    }
+    received.finished_after = sent_at.elapsed();
+    received
+        .events
+        .extend(framer.finish().map(|e| e.expect("valid NDJSON")));
+    (received, observed)
+}
+
+/// The mock's scripted `normal` turn, arrived whole: every line an event, the
+/// exact reasoning and answer, and a clean end.
+fn assert_complete(received: &Received) {
+    assert_eq!(
+        received.bytes.last(),
+        Some(&b'\n'),
+        "the last line is whole"
+    );
+    let lines = received.bytes.split(|b| *b == b'\n').count() - 1;
+    assert_eq!(lines, received.events.len(), "one event per line");
+    check_stream(&received.events).expect("DESIGN §2 rules hold");
+    let text = |pick: fn(&TurnEvent) -> Option<&str>| -> String {
+        received.events.iter().filter_map(pick).collect()
+    };
+    let thinking = text(|e| match e {
+        TurnEvent::ThinkingDelta { text } => Some(text),
+        _ => None,
+    });
+    let answer = text(|e| match e {
+        TurnEvent::AnswerDelta { text } => Some(text),
+        _ => None,
+    });
+    assert_eq!(thinking, REASONING);
+    assert_eq!(answer, ANSWER);
+    assert_eq!(
+        received.events.last(),
+        Some(&TurnEvent::Done {
+            finish_reason: Some("stop".into())
+        })
+    );
+}
+
+async fn mock_stats(cluster: &Cluster) -> serde_json::Value {
+    client()
+        .get(format!("http://{}/_mock/stats", cluster.mock))
+        .send()
+        .await
+        .expect("the mock answers")
+        .json()
+        .await
+        .expect("stats are JSON")
+}
+
+async fn active_turns(addr: &str) -> Option<u64> {
+    let body = client()
+        .get(format!("http://{addr}/healthz"))
+        .send()
+        .await
+        .ok()?
+        .json::<serde_json::Value>()
+        .await
+        .ok()?;
+    body["active_turns"].as_u64()
+}
+
+/// Polls `condition` until it holds; panics with `what` after `limit`.
+async fn eventually<F: Future<Output = bool>>(
+    what: &str,
+    limit: Duration,
+    mut condition: impl FnMut() -> F,
+) {
+    let deadline = Instant::now() + limit;
+    while !condition().await {
+        assert!(Instant::now() < deadline, "{what} within {limit:?}");
+        tokio::time::sleep(POLL_INTERVAL).await;
+    }
+}
+
+#[tokio::test]
+async fn a_paced_turn_streams_through_nginx_whole_and_stop_reaches_the_provider() {
+    // 80 ms before each of the mock's 18 chunks: about 1.5 s of streaming.
+    let cluster = Cluster::start(Options {
+        base_port: 6010,
+        delay_ms: 80,
+        access_token: None,
+    });
+    within(async {
+        let sent_at = Instant::now();
+        let response = send_turn(&cluster, None).await;
+        let (received, stats_at_first_event) =
+            receive(response, sent_at, || mock_stats(&cluster)).await;
+        eprintln!(
+            "through nginx: first event after {:?}, whole turn after {:?}, {} bytes in {} reads",
+            received.first_event_after,
+            received.finished_after,
+            received.bytes.len(),
+            received.reads
+        );
+        assert_eq!(
+            stats_at_first_event.and_then(|s| s["active"].as_u64()),
+            Some(1),
+            "the first event reached the client while the provider was still streaming"
+        );
+        assert!(
+            received.first_event_after < received.finished_after / 2,
+            "the first event arrives well before the end: {:?} of {:?}",
+            received.first_event_after,
+            received.finished_after
+        );
+        assert!(
+            received.reads > 5,
+            "the turn arrives in many reads, not one buffered block: {}",
+            received.reads
+        );
+        assert_complete(&received);
+
+        // Stop: the client goes away after the first event; nginx closes its
+        // connection to the backend, which drops the provider's stream.
+        let response = send_turn(&cluster, None).await;
+        let mut chunks = response;
+        let first = chunks.chunk().await.expect("a first chunk");
+        assert!(first.is_some_and(|c| !c.is_empty()));
+        drop(chunks);
+        eventually(
+            "the provider's stream is closed early and no turn is left running",
+            Duration::from_secs(10),
+            || async {
+                let stats = mock_stats(&cluster).await;
+                stats["closed_early"].as_u64() == Some(1)
+                    && stats["active"].as_u64() == Some(0)
+                    && active_turns(&cluster.backends[0]).await == Some(0)
+                    && active_turns(&cluster.backends[1]).await == Some(0)
+            },
+        )
+        .await;
+    })
+    .await;
+}
+
+/// One line of the `pensive_upstream` access log.
+struct LogEntry {
+    request: String,
+    status: u16,
+    /// Every backend nginx tried, in order ("a, b" when it retried).
+    upstreams: Vec<String>,
+}
+
+fn access_log(cluster: &Cluster) -> Vec<LogEntry> {
+    let text = std::fs::read_to_string(cluster.access_log()).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| {
+            let (_, rest) = line.split_once('"')?;
+            let (request, rest) = rest.split_once('"')?;
+            let status = rest.split_whitespace().next()?.parse().ok()?;
+            let upstreams = rest
+                .split_once("upstream=")?
+                .1
+                .split_once(" upstream_status=")?
+                .0;
+            Some(LogEntry {
+                request: request.to_owned(),
+                status,
+                upstreams: upstreams.split(", ").map(str::to_owned).collect(),
+            })
+        })
+        .collect()
+}
+
+/// The log's `POST /api/chat` lines, once there are `count` of them (nginx
+/// writes a line just after the response ends).
+async fn chat_log(cluster: &Cluster, count: usize) -> Vec<LogEntry> {
+    let is_chat = |e: &LogEntry| e.request.starts_with("POST /api/chat ");
+    eventually(
+        &format!("nginx logs {count} chat requests"),
+        Duration::from_secs(10),
+        || async { access_log(cluster).iter().filter(|e| is_chat(e)).count() >= count },
+    )
+    .await;
+    access_log(cluster).into_iter().filter(is_chat).collect()
+}
+
+async fn complete_turn(cluster: &Cluster, cookie: &str) {
+    let response = send_turn(cluster, Some(cookie)).await;
+    assert_complete(&receive(response, Instant::now(), || async {}).await.0);
+}
+
+#[tokio::test]
+async fn turns_spread_over_both_processes_share_nothing_and_survive_losing_one() {
+    let mut cluster = Cluster::start(Options {
+        base_port: 6020,
+        delay_ms: 0,
+        access_token: Some(TOKEN),
+    });
+    within(async {
+        let refused = send_turn(&cluster, None).await;
+        assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+
+        // Sign in once, on whichever process nginx picks.
+        let signed_in = client()
+            .post(format!("http://{}/sign-in", cluster.nginx))
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(format!("token={TOKEN}"))
+            .send()
+            .await
+            .expect("nginx answers");
+        assert!(signed_in.status().is_redirection());
+        let cookie = signed_in
+            .headers()
+            .get(SET_COOKIE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .expect("a cookie")
+            .to_owned();
+
+        for _ in 0..4 {
+            complete_turn(&cluster, &cookie).await;
+        }
+        let log = access_log(&cluster);
+        let sign_in = log
+            .iter()
+            .find(|e| e.request.starts_with("POST /sign-in "))
+            .expect("the sign-in is logged");
+        let chats = chat_log(&cluster, 5).await;
+        let served: Vec<&str> = chats[1..]
+            .iter()
+            .map(|e| {
+                assert_eq!(e.status, 200);
+                e.upstreams.last().expect("a backend").as_str()
+            })
+            .collect();
+        eprintln!("sign-in on {:?}; turns on {served:?}", sign_in.upstreams);
+        for backend in &cluster.backends {
+            assert!(
+                served.contains(&backend.as_str()),
+                "{backend} served a turn: {served:?}"
+            );
+        }
+        // So a process that never saw the sign-in accepted its cookie.
+        assert!(served
+            .iter()
+            .any(|b| !sign_in.upstreams.iter().any(|s| s == b)));
+
+        // One process goes away; every turn still completes, on the other.
+        cluster.stop_backend(0);
+        assert!(
+            http_get(&cluster.backends[0], "/healthz").is_err(),
+            "backend 0 is down"
+        );
+        for _ in 0..4 {
+            complete_turn(&cluster, &cookie).await;
+        }
+        let chats = chat_log(&cluster, 9).await;
+        for entry in &chats[5..] {
+            assert_eq!(entry.status, 200);
+            assert_eq!(
+                entry.upstreams.last(),
+                Some(&cluster.backends[1]),
+                "{:?}",
+                entry.upstreams
+            );
+        }
+    })
+    .await;
+}
+
+#[test]
+fn every_process_is_stopped_even_when_an_assertion_fails() {
+    let mut seen = None;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let cluster = Cluster::start(Options {
+            base_port: 6030,
+            delay_ms: 0,
+            access_token: None,
+        });
+        seen = Some((cluster.pids(), cluster.addresses(), cluster.dir.clone()));
+        panic!("a deliberate failure while the cluster runs");
+    }));
+    assert!(outcome.is_err());
+    let (pids, addresses, dir) = seen.expect("the cluster started");
+    // mock, two backends, nginx's master and at least one worker.
+    assert!(pids.len() >= 5, "{pids:?}");
+    for pid in &pids {
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "process {pid} is gone"
+        );
+    }
+    for addr in &addresses {
+        assert!(
+            std::net::TcpStream::connect(addr).is_err(),
+            "nothing listens on {addr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
