@@ -106,21 +106,55 @@ async fn serve() -> Result<(), String> {
     for model in &config.models {
         tracing::info!(model = %model.id, provider = model.provider.name(), "model configured");
     }
-    let app = build_router(TurnService::new(config), options);
+    let grace = config.shutdown_grace;
+    let turns = TurnService::new(config);
+    let app = build_router(turns.clone(), options);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     tracing::info!("serving http://{addr}");
-    // Client addresses feed the sign-in rate limit.
+    // Client addresses feed the per-client limits.
     axum::serve(
         listener,
         app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
-    .with_graceful_shutdown(async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
+    .with_graceful_shutdown(shutdown_signal(turns, grace))
     .await
     .map_err(|e| e.to_string())
+}
+
+/// Resolves on SIGTERM or Ctrl-C: axum then stops accepting and waits for open
+/// responses. Running turns get `grace` to finish; then each ends with an
+/// `interrupted` error event (the browser keeps what arrived), their responses
+/// complete, and the process exits.
+async fn shutdown_signal(turns: TurnService, grace: Duration) {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = terminate => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    tracing::info!(
+        active_turns = turns.active_turns(),
+        grace_secs = grace.as_secs_f64(),
+        "shutting down: no new connections; running turns may finish"
+    );
+    tokio::spawn(async move {
+        tokio::time::sleep(grace).await;
+        if turns.active_turns() > 0 {
+            tracing::info!(
+                active_turns = turns.active_turns(),
+                "grace period over: ending running turns"
+            );
+        }
+        turns.end_running_turns();
+    });
 }
 
 fn parse(

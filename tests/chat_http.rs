@@ -24,6 +24,7 @@ fn demo_config(pace: Pace) -> AppConfig {
         access_token: None,
         show_thinking: true,
         limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
     }
 }
 

@@ -64,6 +64,7 @@ fn app(base: &str) -> axum::Router {
         access_token: None,
         show_thinking: true,
         limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
     };
     build_router(
         TurnService::new(config),

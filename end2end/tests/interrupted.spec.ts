@@ -27,9 +27,38 @@ test('Stop closes the upstream request and the composer is usable at once', asyn
   await chat.send('mock:huge');
   await expect(chat.header(chat.thinking())).toHaveText(/Thinking…/);
   await page.getByTestId('stop').click();
+  // The provider request closes within 1 s of Stop (the mock counts it).
+  await expect
+    .poll(async () => (await (await request.get(`${MOCK_UPSTREAM}/_mock/stats`)).json()).closed_early, {
+      timeout: 1_000,
+      intervals: [50],
+    })
+    .toBeGreaterThan(before.closed_early);
   await expect(chat.composer).toBeEnabled();
   await expect(chat.header(chat.thinking())).toHaveText(/^Stopped after \d+s$/);
   await expect
-    .poll(async () => (await (await request.get(`${MOCK_UPSTREAM}/_mock/stats`)).json()).closed_early)
+    .poll(async () => (await (await request.get(`${MOCKED}/healthz`)).json()).active_turns, { timeout: 1_000 })
+    .toBe(0);
+});
+
+test('closing the tab mid-turn closes the upstream request within 1 s and leaves no turn running', async ({
+  context,
+  request,
+}) => {
+  const before = await (await request.get(`${MOCK_UPSTREAM}/_mock/stats`)).json();
+  const page = await context.newPage();
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:huge');
+  await expect(chat.header(chat.thinking())).toHaveText(/Thinking…/);
+  await page.close();
+  await expect
+    .poll(async () => (await (await request.get(`${MOCK_UPSTREAM}/_mock/stats`)).json()).closed_early, {
+      timeout: 1_000,
+      intervals: [50],
+    })
     .toBeGreaterThan(before.closed_early);
+  await expect
+    .poll(async () => (await (await request.get(`${MOCKED}/healthz`)).json()).active_turns, { timeout: 1_000 })
+    .toBe(0);
 });

@@ -106,6 +106,8 @@ pub struct AppConfig {
     pub show_thinking: bool,
     /// Body size, per-client concurrency and rate limits.
     pub limits: Limits,
+    /// On SIGTERM, how long running turns may go on before they are ended.
+    pub shutdown_grace: Duration,
 }
 
 /// A setting that could not be understood.
@@ -255,6 +257,12 @@ impl AppConfig {
             access_token: get("PENSIVE_ACCESS_TOKEN"),
             show_thinking,
             limits: limits_from(&get)?,
+            shutdown_grace: match get("PENSIVE_SHUTDOWN_GRACE_SECS") {
+                Some(v) => {
+                    Duration::from_secs_f64(parse_number(&v, "PENSIVE_SHUTDOWN_GRACE_SECS")?)
+                }
+                None => Duration::from_secs(20),
+            },
         })
     }
 

@@ -23,11 +23,14 @@ pub struct TurnService {
     active: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     /// Per-client concurrency and rate limits.
     limiter: TurnLimiter,
+    /// Flips to true when a shutdown's grace period is over: running turns end.
+    ending: tokio::sync::watch::Sender<bool>,
 }
 
 impl TurnService {
     pub fn new(config: AppConfig) -> Self {
         Self {
+            ending: tokio::sync::watch::Sender::new(false),
             limiter: TurnLimiter::new(config.limits.clone()),
             config: std::sync::Arc::new(config),
             active: Default::default(),
@@ -43,6 +46,12 @@ impl TurnService {
         &self.config
     }
 
+    /// Ends every running turn now with an `interrupted` error (what arrived is
+    /// kept in the browser). Called when a shutdown's grace period is over.
+    pub fn end_running_turns(&self) {
+        self.ending.send_replace(true);
+    }
+
     /// The event stream of one turn for `client` (see `limits::client_key`).
     /// Never fails: problems, refusals included, are `error` events.
     pub fn start(
@@ -52,6 +61,7 @@ impl TurnService {
     ) -> impl Stream<Item = TurnEvent> + Send + 'static {
         let config = self.config.clone();
         let show_thinking = config.show_thinking;
+        let mut ending = self.ending.subscribe();
         // The permit lives inside the stream: the slot frees when the turn ends
         // or the client goes away.
         let checked = validate(&config, &request).and_then(|model| {
@@ -78,7 +88,13 @@ impl TurnService {
             };
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let deadline = tokio::time::Instant::now() + config.first_token_timeout;
-            let opened = tokio::time::timeout_at(deadline, providers::open(&model, &request)).await;
+            let opened = tokio::select! {
+                opened = tokio::time::timeout_at(deadline, providers::open(&model, &request)) => opened,
+                _ = ended(&mut ending) => {
+                    for event in normalizer.fail(ErrorKind::Interrupted, SHUTDOWN_MESSAGE, elapsed()) { yield event; }
+                    return;
+                }
+            };
             let mut upstream = match opened {
                 Ok(Ok(upstream)) => upstream,
                 Ok(Err(err)) => {
@@ -92,10 +108,17 @@ impl TurnService {
             };
             let mut received_any = false;
             loop {
-                let next = if received_any {
-                    tokio::time::timeout(config.idle_timeout, upstream.next()).await
+                let waited = if received_any {
+                    tokio::time::Instant::now() + config.idle_timeout
                 } else {
-                    tokio::time::timeout_at(deadline, upstream.next()).await
+                    deadline
+                };
+                let next = tokio::select! {
+                    next = tokio::time::timeout_at(waited, upstream.next()) => next,
+                    _ = ended(&mut ending) => {
+                        for event in normalizer.fail(ErrorKind::Interrupted, SHUTDOWN_MESSAGE, elapsed()) { yield event; }
+                        return;
+                    }
                 };
                 let events = match next {
                     Err(_) if received_any => normalizer.fail(ErrorKind::Timeout, idle_message(config.idle_timeout), elapsed()),
@@ -129,6 +152,18 @@ impl TurnService {
             })
     }
 }
+
+/// Resolves once running turns must end (never, if the service is dropped
+/// without a shutdown: a closed channel is not a signal).
+async fn ended(ending: &mut tokio::sync::watch::Receiver<bool>) {
+    if ending.wait_for(|ending| *ending).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// What a turn ended by a server shutdown says.
+const SHUTDOWN_MESSAGE: &str =
+    "The server is restarting, so this turn was ended; what arrived is kept. Try again in a moment.";
 
 /// Most messages a request may carry.
 pub const MAX_MESSAGES: usize = 500;
