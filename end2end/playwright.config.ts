@@ -66,7 +66,7 @@ export default defineConfig({
         LEPTOS_SITE_ROOT: '../target/site',
         LEPTOS_ENV: 'PROD',
         PENSIVE_CONFIG: 'pensive-mocked.toml',
-        MOCK_KEY: 'sk-mock-key',
+        MOCK_KEY: 'sk-SENTINEL-e2e-key-7f3a',
         PENSIVE_FIRST_TOKEN_TIMEOUT_SECS: '2',
         RUST_LOG: 'info',
       },

@@ -13,6 +13,7 @@ use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::{ErrorKind, TurnEvent};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pensive");
+const SENTINEL_KEY: &str = "sk-SENTINEL-lifecycle-91c2";
 
 /// A child process killed when the test ends, however it ends.
 struct Running(Child);
@@ -78,6 +79,16 @@ fn mock_upstream(delay_ms: u64) -> (Running, u16) {
 
 /// `pensive serve` on the demo model (or against `mock`), with a grace period.
 fn serve(grace_secs: f64, demo_pace: f64, mock: Option<u16>) -> (Running, u16) {
+    serve_logging(grace_secs, demo_pace, mock, Stdio::null(), "warn")
+}
+
+fn serve_logging(
+    grace_secs: f64,
+    demo_pace: f64,
+    mock: Option<u16>,
+    log: Stdio,
+    level: &str,
+) -> (Running, u16) {
     let port = free_port();
     let mut command = Command::new(BIN);
     command
@@ -86,14 +97,14 @@ fn serve(grace_secs: f64, demo_pace: f64, mock: Option<u16>) -> (Running, u16) {
         .env("LEPTOS_SITE_ROOT", "target/site")
         .env("PENSIVE_DEMO_PACE", demo_pace.to_string())
         .env("PENSIVE_SHUTDOWN_GRACE_SECS", grace_secs.to_string())
-        .env("RUST_LOG", "warn")
-        .stderr(Stdio::null());
+        .env("RUST_LOG", level)
+        .stderr(log);
     if let Some(mock) = mock {
         command
             .env("PENSIVE_PROVIDER", "anthropic")
             .env("PENSIVE_BASE_URL", format!("http://127.0.0.1:{mock}"))
             .env("PENSIVE_MODEL", "mock-model")
-            .env("PENSIVE_API_KEY", "sk-lifecycle");
+            .env("PENSIVE_API_KEY", SENTINEL_KEY);
     }
     let running = Running(command.spawn().expect("start pensive serve"));
     wait_until(Duration::from_secs(20), "pensive serve", || {
@@ -246,4 +257,42 @@ fn a_killed_curl_closes_the_provider_request_within_a_second() {
         json_field(port, "/healthz", "active_turns") == Some(0)
     });
     eprintln!("provider stream closed {closed_after:?} after the client was killed");
+}
+
+#[test]
+fn info_logs_never_hold_the_api_key_or_the_upstream_address() {
+    let (_mock, mock_port) = mock_upstream(0);
+    let log_path = std::env::temp_dir().join(format!("pensive-log-{}.txt", std::process::id()));
+    let log = std::fs::File::create(&log_path).expect("log file");
+    let (mut server, port) = serve_logging(1.0, 1.0, Some(mock_port), log.into(), "info");
+    for keyword in [
+        "normal",
+        "http-401",
+        "http-500",
+        "malformed",
+        "drop-answer",
+        "invalid-utf8",
+    ] {
+        let mut turn = open_turn(port, &format!("mock:{keyword}"));
+        let events = read_events(&mut turn);
+        assert!(
+            events.last().is_some_and(TurnEvent::is_terminal),
+            "{keyword}: {events:?}"
+        );
+    }
+    sigterm(&server);
+    wait_until(Duration::from_secs(5), "the process to exit", || {
+        matches!(server.0.try_wait(), Ok(Some(_)))
+    });
+    let text = std::fs::read_to_string(&log_path).expect("read the log");
+    let _ = std::fs::remove_file(&log_path);
+    assert!(
+        text.contains("outcome=\"error\""),
+        "the log is real: {text}"
+    );
+    assert!(!text.contains(SENTINEL_KEY), "the key is logged: {text}");
+    assert!(
+        !text.contains(&format!("127.0.0.1:{mock_port}")),
+        "the upstream address is logged: {text}"
+    );
 }
