@@ -13,7 +13,7 @@ ADDR ?= $(or $(LEPTOS_SITE_ADDR),127.0.0.1:3000)
 PROFILE ?= release
 
 .PHONY: run test setup-build setup-browser setup-nginx build-debug \
-        test-rust test-lint test-fmt test-e2e fuzz
+        test-rust test-lint test-fmt test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
 
@@ -71,3 +71,12 @@ setup-browser:
 setup-nginx:
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
 		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y nginx; }
+
+## make coverage: line coverage of the server build and the pure core (cargo-llvm-cov),
+## per folder; fails below 90% for src/turn and src/server.
+coverage:
+	@rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools-preview
+	@cargo llvm-cov --version 2>/dev/null | grep -q 0.9.1 || cargo install cargo-llvm-cov --version 0.9.1 --locked
+	CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0 \
+		cargo llvm-cov --features ssr --json --summary-only --output-path target/coverage.json
+	python3 scripts/coverage_summary.py target/coverage.json --min src/turn=90 src/server=90
