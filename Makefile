@@ -44,13 +44,22 @@ test-e2e: build-debug
 build-debug:
 	cargo leptos build
 
-## make fuzz: each cargo-fuzz target for FUZZ_SECONDS (nightly toolchain, cargo-fuzz).
+## make fuzz: every cargo-fuzz target (`cargo fuzz list`) for FUZZ_SECONDS each (nightly,
+## cargo-fuzz). Runs on a scratch copy of fuzz/corpus/<target>, replays fuzz/regressions/<target>,
+## uses fuzz/dicts/<dict>.dict; bounded in time, memory (MiB) and per-input time (s, a hang).
+## Every target runs; the failing ones are listed at the end.
+FUZZ_RSS_MB ?= 1024
+FUZZ_TIMEOUT ?= 10
 fuzz:
 	@cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
-	for target in tags parse; do \
+	failed=""; for target in $$(cargo +nightly fuzz list); do \
+		case $$target in storage) dict=storage;; ndjson_framer) dict=turn_events;; tags) dict=;; *) dict=upstream;; esac; \
 		rm -rf target/fuzz-corpus/$$target && mkdir -p target/fuzz-corpus && cp -r fuzz/corpus/$$target target/fuzz-corpus/$$target; \
-		cargo +nightly fuzz run $$target target/fuzz-corpus/$$target -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 || exit 1; \
-	done
+		cargo +nightly fuzz run $$target target/fuzz-corpus/$$target $$(ls -d fuzz/regressions/$$target 2>/dev/null) -- \
+			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) -timeout=$(FUZZ_TIMEOUT) \
+			$${dict:+-dict=fuzz/dicts/$$dict.dict} || failed="$$failed $$target"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failing targets:$$failed (inputs in fuzz/artifacts/)"; exit 1; fi
 
 ## Tools for building: wasm target, cargo-leptos, wasm-bindgen (the Cargo.lock version), wasm-opt.
 setup-build:

@@ -8,7 +8,9 @@ use pensive::server::providers::wire::Dialect;
 use pensive::turn::contract::check_stream;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&control, rest)) = data.split_first() else { return };
+    let Some((&control, rest)) = data.split_first() else {
+        return;
+    };
     let dialect = Dialect::ALL.get(usize::from(control) % 6).copied();
     let options = ParseOptions {
         dialect,

@@ -26,8 +26,12 @@ fn run(chunks: &[&str], start_in_thinking: bool) -> Vec<TagPart> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&control, rest)) = data.split_first() else { return };
-    let Ok(text) = std::str::from_utf8(rest) else { return };
+    let Some((&control, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
     let start_in_thinking = control & 1 == 1;
     let whole = run(&[text], start_in_thinking);
     let joined: String = whole.iter().map(TagPart::text).collect();
@@ -43,5 +47,9 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     chunks.push(&text[start..]);
-    assert_eq!(run(&chunks, start_in_thinking), whole, "chunking changes nothing");
+    assert_eq!(
+        run(&chunks, start_in_thinking),
+        whole,
+        "chunking changes nothing"
+    );
 });

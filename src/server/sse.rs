@@ -17,6 +17,9 @@ pub enum FrameError {
     InvalidUtf8 { line: usize },
     #[error("line {line}: longer than {limit} bytes")]
     TooLong { line: usize, limit: usize },
+    /// An SSE event's `data` lines together exceed the line limit.
+    #[error("line {line}: event data longer than {limit} bytes")]
+    EventTooLong { line: usize, limit: usize },
 }
 
 /// Which framing a stream uses.
@@ -27,15 +30,21 @@ pub enum Framing {
 }
 
 /// Longest line accepted; longer lines are refused without buffering them all.
+/// An SSE event's data (its `data` lines joined) is held to the same limit.
 pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Incremental framer.
 #[derive(Debug)]
 pub struct Framer {
     framing: Framing,
+    /// Longest line kept (`MAX_LINE_BYTES` unless a test asks for less).
+    max_line: usize,
     line: Vec<u8>,
     /// The current line grew past the limit: drop bytes until its end.
     skipping: bool,
+    /// The pending SSE event's data grew past the limit: drop its lines until
+    /// the blank line that ends it.
+    skipping_event: bool,
     line_no: usize,
     event: Option<String>,
     data: Option<String>,
@@ -44,10 +53,18 @@ pub struct Framer {
 
 impl Framer {
     pub fn new(framing: Framing) -> Self {
+        Self::with_line_limit(framing, MAX_LINE_BYTES)
+    }
+
+    /// A framer with a smaller line limit, so tests and the fuzzer reach the
+    /// limit with small inputs. Servers use `new`.
+    pub fn with_line_limit(framing: Framing, max_line: usize) -> Self {
         Self {
             framing,
+            max_line,
             line: Vec::new(),
             skipping: false,
+            skipping_event: false,
             line_no: 0,
             event: None,
             data: None,
@@ -68,6 +85,14 @@ impl Framer {
         out
     }
 
+    /// The largest thing held between pushes: the partial line, the pending
+    /// event name or the pending event data, in bytes. Never above the limit.
+    pub fn longest_buffer(&self) -> usize {
+        let event = self.event.as_ref().map_or(0, String::len);
+        let data = self.data.as_ref().map_or(0, String::len);
+        self.line.len().max(event).max(data)
+    }
+
     /// End of input: a last line without newline and a pending event are emitted.
     pub fn finish(&mut self) -> Vec<Result<Framed, FrameError>> {
         let mut out = Vec::new();
@@ -82,12 +107,12 @@ impl Framer {
         if self.skipping {
             return;
         }
-        if self.line.len() + bytes.len() > MAX_LINE_BYTES {
+        if self.line.len() + bytes.len() > self.max_line {
             self.skipping = true;
             self.line.clear();
             out.push(Err(FrameError::TooLong {
                 line: self.line_no + 1,
-                limit: MAX_LINE_BYTES,
+                limit: self.max_line,
             }));
             return;
         }
@@ -121,7 +146,11 @@ impl Framer {
 
     fn sse_line(&mut self, text: &str, out: &mut Vec<Result<Framed, FrameError>>) {
         if text.is_empty() {
+            self.skipping_event = false;
             self.dispatch(out);
+            return;
+        }
+        if self.skipping_event {
             return;
         }
         if text.starts_with(':') {
@@ -134,6 +163,18 @@ impl Framer {
         match field {
             "event" => self.event = Some(value.to_owned()),
             "data" => {
+                let held = self.data.as_ref().map_or(0, |data| data.len() + 1);
+                if held + value.len() > self.max_line {
+                    // Many short `data` lines must not add up to unbounded memory.
+                    self.skipping_event = true;
+                    self.event = None;
+                    self.data = None;
+                    out.push(Err(FrameError::EventTooLong {
+                        line: self.line_no,
+                        limit: self.max_line,
+                    }));
+                    return;
+                }
                 match &mut self.data {
                     Some(data) => {
                         data.push('\n');
@@ -312,6 +353,30 @@ mod tests {
         assert_eq!(errors, 1);
         assert_eq!(after.len(), 1);
         assert!(after[0].is_ok());
+    }
+
+    /// Found by the `sse_framer` fuzz target: `data` lines each under the limit
+    /// used to add up to an event of any size, held in memory until its end.
+    #[test]
+    fn many_short_data_lines_cannot_grow_an_event_past_the_limit() {
+        // Every line fits in 10 bytes; the data joined ("1234\n5678\n9") does not.
+        let mut f = Framer::with_line_limit(Framing::Sse, 10);
+        let mut out = f.push(b"event: x\ndata: 1234\ndata: 5678\ndata: 9\ndata: 0\n");
+        assert!(f.longest_buffer() <= 10);
+        out.extend(f.push(b"\ndata: next\n\n"));
+        out.extend(f.finish());
+        assert_eq!(out[0], Err(FrameError::EventTooLong { line: 4, limit: 10 }));
+        assert_eq!(
+            out.len(),
+            2,
+            "the oversized event is dropped whole: {out:?}"
+        );
+        let next = out[1].as_ref().unwrap();
+        assert_eq!((next.event.as_deref(), next.data.as_str()), (None, "next"));
+        // Data of exactly the limit is still an event.
+        let mut f = Framer::with_line_limit(Framing::Sse, 10);
+        let out = f.push(b"data: 1234\ndata: 5\ndata: 678\n\n");
+        assert_eq!(out[0].as_ref().unwrap().data, "1234\n5\n678");
     }
 
     #[test]

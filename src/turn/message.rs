@@ -90,16 +90,18 @@ impl Conversation {
     }
 
     /// Applied after loading: a turn saved mid-stream is shown as interrupted,
-    /// frozen at the duration its last save recorded.
-    fn settle_live_turns(&mut self) {
+    /// frozen at the duration its last save recorded. Finished turns get the
+    /// same tidying, so a loaded record never holds what `for_storage` would
+    /// drop or rewrite (an empty thinking block, a block still streaming):
+    /// saving what was loaded then changes nothing.
+    fn settle_loaded_turns(&mut self) {
         for message in &mut self.messages {
             let Message::Assistant(turn) = message else {
                 continue;
             };
-            if !turn.status.is_live() {
-                continue;
+            if turn.status.is_live() {
+                turn.status = TurnStatus::Stopped;
             }
-            turn.status = TurnStatus::Stopped;
             turn.blocks
                 .retain(|b| !matches!(b, Block::Thinking(t) if t.is_empty()));
             for block in &mut turn.blocks {
@@ -246,7 +248,7 @@ pub fn decode(raw: &str) -> Result<Conversation, DecodeError> {
     let envelope: Envelope<Conversation> =
         serde_json::from_value(value).map_err(|e| DecodeError::WrongShape(e.to_string()))?;
     let mut conversation = envelope.conversation;
-    conversation.settle_live_turns();
+    conversation.settle_loaded_turns();
     Ok(conversation)
 }
 
@@ -430,6 +432,45 @@ mod tests {
         let v1 = serde_json::json!({"version": 1, "conversation": {}});
         assert_eq!(migrate(v1.clone(), 1).unwrap(), v1);
         assert!(migrate(v1, 0).is_err());
+    }
+
+    /// Found with the `storage` fuzz target's property (what `decode` accepts
+    /// saves back unchanged): a finished turn holding an empty thinking block
+    /// or a block still streaming was loaded as is, then rewritten by `encode`
+    /// (the block dropped, or given a duration counted from the epoch).
+    #[test]
+    fn a_loaded_record_saves_back_unchanged() {
+        for (status, blocks) in [
+            ("done", r#"[{"kind":"thinking","text":" ","state":"done"}]"#),
+            (
+                "done",
+                r#"[{"kind":"thinking","text":"x","state":"streaming"},{"kind":"answer","text":"y"}]"#,
+            ),
+            (
+                "stopped",
+                r#"[{"kind":"thinking","text":"x","state":"streaming"}]"#,
+            ),
+        ] {
+            let raw = format!(
+                r#"{{"version":1,"conversation":{{"id":"c","title":"","created_at":1,"updated_at":2,
+                  "messages":[{{"role":"assistant","blocks":{blocks},"status":"{status}"}}]}}}}"#
+            );
+            let loaded = decode(&raw).unwrap();
+            assert_eq!(
+                decode(&encode(&loaded, 1.7e12)).unwrap(),
+                loaded,
+                "{blocks}"
+            );
+            let Message::Assistant(turn) = &loaded.messages[0] else {
+                panic!("assistant expected")
+            };
+            let expected = serde_json::from_value(serde_json::json!(status)).unwrap();
+            assert_eq!(turn.status, expected, "a finished turn keeps its status");
+            assert!(turn.blocks.iter().all(|b| match b {
+                Block::Thinking(t) => !t.is_empty() && t.state == BlockState::Interrupted,
+                Block::Answer { .. } => true,
+            }));
+        }
     }
 
     #[test]

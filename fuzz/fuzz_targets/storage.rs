@@ -1,0 +1,152 @@
+//! Fuzzes the storage schema loader (`turn::message`): `decode` (one stored
+//! conversation) and `decode_index` (the conversation list). Asserts: no panic;
+//! whatever either accepts is re-encoded by this build and decodes to the same
+//! value (saving what was loaded loses or changes nothing).
+//!
+//! Input starting with a 0 byte: the rest picks a record from the schema's own
+//! vocabulary (every field, enum value and odd float), so the property is
+//! tested on records that get past the parser; any other input is the raw
+//! stored text, as a browser's storage may hold it.
+#![no_main]
+
+use libfuzzer_sys::arbitrary::{Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use pensive::turn::message::{decode, decode_index, encode, encode_index};
+use serde_json::{json, Map, Value};
+
+/// A client clock for `encode` (2025-11-30T00:00:00Z in ms).
+const NOW_MS: f64 = 1_764_460_800_000.0;
+
+fn pick<'a>(u: &mut Unstructured<'_>, choices: &[&'a str]) -> Result<&'a str> {
+    u.choose(choices).copied()
+}
+
+/// Any finite float (NaN and infinities have no JSON form).
+fn number(u: &mut Unstructured<'_>) -> Result<Value> {
+    let x = if u.arbitrary()? {
+        f64::from_bits(u.arbitrary()?)
+    } else {
+        f64::from(u.int_in_range(-3..=3)?) * 1e12
+    };
+    Ok(serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number))
+}
+
+fn text(u: &mut Unstructured<'_>) -> Result<Value> {
+    Ok(json!(pick(
+        u,
+        &["", " ", "\n\n", "x", "später 😀", "\u{0}"]
+    )?))
+}
+
+/// Sets `key` to `value` on about half the calls (optional fields).
+fn maybe(
+    u: &mut Unstructured<'_>,
+    map: &mut Map<String, Value>,
+    key: &str,
+    value: Value,
+) -> Result<()> {
+    if u.arbitrary()? {
+        map.insert(key.to_owned(), value);
+    }
+    Ok(())
+}
+
+fn block(u: &mut Unstructured<'_>) -> Result<Value> {
+    let mut map = Map::new();
+    if u.ratio(1, 4)? {
+        map.insert("kind".into(), json!("answer"));
+        map.insert("text".into(), text(u)?);
+        return Ok(Value::Object(map));
+    }
+    map.insert("kind".into(), json!("thinking"));
+    map.insert("text".into(), text(u)?);
+    let state = pick(u, &["streaming", "done", "interrupted"])?;
+    map.insert("state".into(), json!(state));
+    let duration = json!(u.arbitrary::<u64>()?);
+    maybe(u, &mut map, "duration_ms", duration)?;
+    let opaque = json!(u.arbitrary::<bool>()?);
+    maybe(u, &mut map, "opaque", opaque)?;
+    let headline = text(u)?;
+    maybe(u, &mut map, "headline", headline)?;
+    Ok(Value::Object(map))
+}
+
+fn message(u: &mut Unstructured<'_>) -> Result<Value> {
+    if u.arbitrary()? {
+        return Ok(json!({"role": "user", "content": text(u)?}));
+    }
+    let mut map = Map::new();
+    map.insert("role".into(), json!("assistant"));
+    let mut blocks = Vec::new();
+    u.arbitrary_loop(Some(0), Some(4), |u| {
+        blocks.push(block(u)?);
+        Ok(std::ops::ControlFlow::Continue(()))
+    })?;
+    map.insert("blocks".into(), Value::Array(blocks));
+    let statuses = [
+        "waiting",
+        "thinking",
+        "answering",
+        "done",
+        "error",
+        "stopped",
+    ];
+    map.insert("status".into(), json!(pick(u, &statuses)?));
+    let error =
+        json!({"kind": pick(u, &["upstream", "rate_limit", "interrupted"])?, "message": text(u)?});
+    maybe(u, &mut map, "error", error)?;
+    let usage = json!({"input_tokens": u.arbitrary::<u64>()?, "reasoning_tokens": 4});
+    maybe(u, &mut map, "usage", usage)?;
+    let finish = text(u)?;
+    maybe(u, &mut map, "finish_reason", finish)?;
+    let ttft = json!(u.arbitrary::<u64>()?);
+    maybe(u, &mut map, "ttft_ms", ttft)?;
+    Ok(Value::Object(map))
+}
+
+/// A stored conversation or index built from the fuzzer's bytes.
+fn record(u: &mut Unstructured<'_>) -> Result<String> {
+    if u.ratio(1, 4)? {
+        let mut lines = Vec::new();
+        u.arbitrary_loop(Some(0), Some(4), |u| {
+            lines.push(json!({"id": text(u)?, "title": text(u)?, "updated_at": number(u)?}));
+            Ok(std::ops::ControlFlow::Continue(()))
+        })?;
+        return Ok(json!({"version": 1, "conversations": lines}).to_string());
+    }
+    let mut conversation = Map::new();
+    conversation.insert("id".into(), text(u)?);
+    conversation.insert("title".into(), text(u)?);
+    conversation.insert("created_at".into(), number(u)?);
+    conversation.insert("updated_at".into(), number(u)?);
+    let model = text(u)?;
+    maybe(u, &mut conversation, "model", model)?;
+    let mut messages = Vec::new();
+    u.arbitrary_loop(Some(0), Some(4), |u| {
+        messages.push(message(u)?);
+        Ok(std::ops::ControlFlow::Continue(()))
+    })?;
+    conversation.insert("messages".into(), Value::Array(messages));
+    Ok(json!({"version": 1, "conversation": conversation}).to_string())
+}
+
+fn check(raw: &str) {
+    if let Ok(conversation) = decode(raw) {
+        let again = encode(&conversation, NOW_MS);
+        assert_eq!(decode(&again), Ok(conversation), "re-encoded: {again}");
+    }
+    if let Ok(index) = decode_index(raw) {
+        let again = encode_index(&index);
+        assert_eq!(decode_index(&again), Ok(index), "re-encoded: {again}");
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    if let Some((0, rest)) = data.split_first() {
+        if let Ok(raw) = record(&mut Unstructured::new(rest)) {
+            check(&raw);
+        }
+    } else if let Ok(raw) = std::str::from_utf8(data) {
+        check(raw);
+    }
+});
