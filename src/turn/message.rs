@@ -434,6 +434,17 @@ mod tests {
         assert!(migrate(v1, 0).is_err());
     }
 
+    /// Found with the `storage` fuzz target: serde_json's default float parser
+    /// is not exact, so a stored number came back one bit off and was saved
+    /// differently (fixed by its `float_roundtrip` feature).
+    #[test]
+    fn stored_numbers_decode_to_exactly_what_was_saved() {
+        let raw = r#"{"version":1,"conversation":{"id":"c","title":"","created_at":-1.5379804904826906e150,"updated_at":1.7000000000000002e12,"messages":[]}}"#;
+        let loaded = decode(raw).unwrap();
+        assert_eq!(loaded.created_at, -1.5379804904826906e150);
+        assert_eq!(decode(&encode(&loaded, 0.0)).unwrap(), loaded);
+    }
+
     /// Found with the `storage` fuzz target's property (what `decode` accepts
     /// saves back unchanged): a finished turn holding an empty thinking block
     /// or a block still streaming was loaded as is, then rewritten by `encode`
