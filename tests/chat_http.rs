@@ -111,13 +111,7 @@ async fn demo_turn_streams_thinking_then_answer_then_done() {
             finish_reason: Some("stop".into())
         })
     );
-    let thinking: String = events
-        .iter()
-        .filter_map(|e| match e {
-            TurnEvent::ThinkingDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let thinking = pensive::turn::contract::thinking_text(&events);
     assert!(
         thinking.contains("Why is the sky blue?"),
         "the demo reasons about the prompt"

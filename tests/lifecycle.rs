@@ -9,6 +9,7 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use pensive::turn::contract::thinking_text;
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::{ErrorKind, TurnEvent};
 
@@ -165,16 +166,6 @@ fn sigterm(child: &Running) {
     assert!(status.success());
 }
 
-fn thinking(events: &[TurnEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            TurnEvent::ThinkingDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn on_sigterm_new_connections_stop_and_a_long_turn_ends_interrupted_after_the_grace_period() {
     let (mut server, port) = serve(1.0, 1.0, None); // a demo turn of about 8 s
@@ -193,7 +184,10 @@ fn on_sigterm_new_connections_stop_and_a_long_turn_ends_interrupted_after_the_gr
     };
     assert_eq!(*kind, ErrorKind::Interrupted, "{message}");
     assert!(message.contains("restarting"), "{message}");
-    assert!(!thinking(&events).is_empty(), "reasoning so far arrives");
+    assert!(
+        !thinking_text(&events).is_empty(),
+        "reasoning so far arrives"
+    );
     assert!(
         ended >= Duration::from_millis(900) && ended < Duration::from_secs(5),
         "ended {ended:?} after SIGTERM, grace 1 s"

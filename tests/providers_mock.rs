@@ -18,7 +18,7 @@ use pensive::server::scenarios::{ANSWER, REASONING};
 use pensive::server::scripted::Pace;
 use pensive::server::tags::TagSet;
 use pensive::server::{AppConfig, TurnService};
-use pensive::turn::contract::check_stream;
+use pensive::turn::contract::{answer_text, check_stream, thinking_text};
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::{ErrorKind, TurnEvent};
 use tower::ServiceExt;
@@ -103,26 +103,6 @@ async fn ask(app: &axum::Router, dialect: Dialect, text: &str) -> Vec<TurnEvent>
         serde_json::json!([{"role": "user", "content": text}]),
     )
     .await
-}
-
-fn thinking_text(events: &[TurnEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            TurnEvent::ThinkingDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn answer_text(events: &[TurnEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            TurnEvent::AnswerDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn count(events: &[TurnEvent], f: impl Fn(&TurnEvent) -> bool) -> usize {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use cluster::{http_get, Cluster, Options, POLL_INTERVAL};
 use pensive::server::scenarios::{ANSWER, REASONING};
-use pensive::turn::contract::check_stream;
+use pensive::turn::contract::{answer_text, check_stream, thinking_text};
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::TurnEvent;
 use reqwest::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, COOKIE, SET_COOKIE};
@@ -122,17 +122,8 @@ fn assert_complete(received: &Received) {
     let lines = received.bytes.split(|b| *b == b'\n').count() - 1;
     assert_eq!(lines, received.events.len(), "one event per line");
     check_stream(&received.events).expect("DESIGN §2 rules hold");
-    let text = |pick: fn(&TurnEvent) -> Option<&str>| -> String {
-        received.events.iter().filter_map(pick).collect()
-    };
-    let thinking = text(|e| match e {
-        TurnEvent::ThinkingDelta { text } => Some(text),
-        _ => None,
-    });
-    let answer = text(|e| match e {
-        TurnEvent::AnswerDelta { text } => Some(text),
-        _ => None,
-    });
+    let thinking = thinking_text(&received.events);
+    let answer = answer_text(&received.events);
     assert_eq!(thinking, REASONING);
     assert_eq!(answer, ANSWER);
     assert_eq!(

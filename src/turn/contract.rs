@@ -3,6 +3,28 @@
 
 use super::event::TurnEvent;
 
+/// All reasoning text of an event stream, in order (what the Thinking blocks show).
+pub fn thinking_text(events: &[TurnEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ThinkingDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// All answer text of an event stream, in order.
+pub fn answer_text(events: &[TurnEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::AnswerDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Checks a complete event stream; `Err` names the first broken rule.
 pub fn check_stream(events: &[TurnEvent]) -> Result<(), String> {
     let mut open = false;
