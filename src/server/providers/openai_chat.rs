@@ -236,7 +236,8 @@ pub async fn open(
     let config = OpenAIConfig::new()
         .with_api_base(model.base_url.trim_end_matches('/'))
         .with_api_key(model.api_key.clone().unwrap_or_default());
-    let client = Client::with_config(config);
+    // The shared HTTP client, not a new one per turn (see `http::client`).
+    let client = Client::build(super::http::client().clone(), config);
     let stream = client
         .chat()
         .create_stream_byot::<_, ChatChunk>(request_body(model, request))
