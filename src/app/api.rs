@@ -32,9 +32,17 @@ pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
             axum::http::HeaderValue::from_static("no-store"),
         );
     }
-    let lines = turns
-        .start(request)
-        .map(|event| Ok::<_, ServerFnError>(crate::turn::framer::ndjson_line(&event)));
+    // Events already waiting (a burst from the provider, or a backlog under
+    // load) go out as one body chunk: one write instead of one per event. No
+    // event waits for company: `ready_chunks` takes only what is ready now.
+    let lines = turns.start(request).ready_chunks(64).map(|events| {
+        Ok::<_, ServerFnError>(
+            events
+                .iter()
+                .map(crate::turn::framer::ndjson_line)
+                .collect::<String>(),
+        )
+    });
     Ok(ByteStream::new(lines))
 }
 
