@@ -66,3 +66,19 @@ setup-browser:
 	@test -x /usr/bin/chromium || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
 	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
 		(cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci)
+
+## Load, relay and soak measurements (docs/load.md): results in target/bench/results/.
+SOAK_MINUTES ?= 10
+.PHONY: bench-load soak
+
+## make bench-load: relay cost, concurrent turns, server-rendered page throughput.
+bench-load:
+	cargo build --release --features ssr --bin pensive --example load
+	cargo run --release --features ssr --example load -- relay
+	cargo run --release --features ssr --example load -- concurrency
+	cargo run --release --features ssr --example load -- ssr
+
+## make soak: SOAK_MINUTES of continuous turns; fails on any error or growth.
+soak:
+	cargo build --release --features ssr --bin pensive --example load
+	cargo run --release --features ssr --example load -- soak --minutes $(SOAK_MINUTES)
