@@ -89,3 +89,19 @@ coverage:
 	CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0 \
 		cargo llvm-cov --features ssr --json --summary-only --output-path target/coverage.json
 	python3 scripts/coverage_summary.py target/coverage.json --min src/turn=90 src/server=90
+
+## Load, relay and soak measurements (docs/load.md): results in target/bench/results/.
+SOAK_MINUTES ?= 10
+.PHONY: bench-load soak
+
+## make bench-load: relay cost, concurrent turns, server-rendered page throughput.
+bench-load:
+	cargo build --release --features ssr --bin pensive --example load
+	cargo run --release --features ssr --example load -- relay
+	cargo run --release --features ssr --example load -- concurrency
+	cargo run --release --features ssr --example load -- ssr
+
+## make soak: SOAK_MINUTES of continuous turns; fails on any error or growth.
+soak:
+	cargo build --release --features ssr --bin pensive --example load
+	cargo run --release --features ssr --example load -- soak --minutes $(SOAK_MINUTES)

@@ -43,9 +43,20 @@ pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
         ),
         None => "unknown".to_owned(),
     };
+    // Events already waiting (a burst from the provider, or a backlog under
+    // load) go out as one body chunk: one write instead of one per event. No
+    // event waits for company: `ready_chunks` takes only what is ready now.
     let lines = turns
         .start(request, &client)
-        .map(|event| Ok::<_, ServerFnError>(crate::turn::framer::ndjson_line(&event)));
+        .ready_chunks(64)
+        .map(|events| {
+            Ok::<_, ServerFnError>(
+                events
+                    .iter()
+                    .map(crate::turn::framer::ndjson_line)
+                    .collect::<String>(),
+            )
+        });
     Ok(ByteStream::new(lines))
 }
 

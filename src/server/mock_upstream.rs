@@ -18,6 +18,7 @@ use axum::{Json, Router};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::normalizer::Delta;
 use super::providers::wire::{Dialect, WireFrame};
 use super::scenarios::{scenario_for, Fault, Scenario};
 
@@ -286,7 +287,14 @@ fn scenario_body(
             if !step.delay.is_zero() {
                 tokio::time::sleep(step.delay).await;
             }
-            for frame in encoder.step(&step.deltas) {
+            let stamped;
+            let deltas = if scenario.stamp_send_time {
+                stamped = with_send_time(&step.deltas);
+                &stamped
+            } else {
+                &step.deltas
+            };
+            for frame in encoder.step(deltas) {
                 let text = frame_bytes(dialect, &frame);
                 if split {
                     for piece in split_inside_chars(&text) {
@@ -305,6 +313,24 @@ fn scenario_body(
             yield Ok(Bytes::from(frame_bytes(dialect, &frame)));
         }
     }
+}
+
+/// Appends the current wall-clock time (`@<µs since the Unix epoch>;`) to each
+/// text delta. Read just before the chunk is yielded: the body is polled when
+/// the connection can take it, so this is the moment the bytes are written.
+fn with_send_time(deltas: &[Delta]) -> Vec<Delta> {
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros())
+        .unwrap_or(0);
+    deltas
+        .iter()
+        .map(|delta| match delta {
+            Delta::Reasoning(text) => Delta::Reasoning(format!("{text}@{micros};")),
+            Delta::Answer(text) => Delta::Answer(format!("{text}@{micros};")),
+            other => other.clone(),
+        })
+        .collect()
 }
 
 /// Cuts text into byte pieces that end inside multi-byte characters.
@@ -385,6 +411,12 @@ impl Drop for ActiveGuard {
 }
 
 /// Serves the mock on `listener` until the process ends.
+/// Like a provider's server, it writes each chunk at once (`TCP_NODELAY`): with
+/// Nagle's algorithm a paced chunk would wait for the ACK of the previous one.
 pub async fn serve_on(listener: tokio::net::TcpListener, state: MockState) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
     axum::serve(listener, router(state)).await
 }

@@ -45,6 +45,9 @@ pub struct Scenario {
     pub name: &'static str,
     pub steps: Vec<Step>,
     pub fault: Fault,
+    /// The mock appends its send time to each text delta (`@<µs since epoch> `),
+    /// read at the moment the chunk is written, so a client can measure latency.
+    pub stamp_send_time: bool,
 }
 
 /// Every keyword the mock understands (documented in the README).
@@ -76,7 +79,25 @@ pub const KEYWORDS: &[&str] = &[
     "multibyte",
     "headlines",
     "stall",
+    "firehose",
+    "paced",
+    "stamped",
 ];
+
+/// Keywords that take a number, `mock:<name>-<n>` (load tool, docs/load.md):
+/// `firehose-<chunks>` at full speed, `paced-<ms>` between chunks,
+/// `stamped-<chunks>` with send times.
+pub const NUMBERED: &[&str] = &["firehose", "paced", "stamped"];
+
+/// Chunks of `firehose` without a number.
+pub const FIREHOSE_CHUNKS: usize = 1000;
+/// Milliseconds between chunks of `paced` without a number.
+pub const PACED_MS: u64 = 20;
+/// Chunks of `stamped` without a number.
+pub const STAMPED_CHUNKS: usize = 1000;
+/// Milliseconds between `stamped` chunks: long enough for every hop to be idle
+/// when the next chunk is sent, so its latency is not queueing behind the last.
+pub const STAMPED_MS: u64 = 2;
 
 pub const REASONING: &str =
     "Let me think about this carefully. First, the key facts. Then, what follows from them.";
@@ -89,7 +110,7 @@ pub const ANSWER: &str = "Here is the answer: **42**.";
 
 /// The scenario named by the last `mock:<name>` keyword in `text` (else `normal`).
 pub fn scenario_for(text: &str, delay: Duration) -> Scenario {
-    let name = text
+    let word = text
         .rmatch_indices("mock:")
         .next()
         .map(|(i, _)| {
@@ -98,9 +119,37 @@ pub fn scenario_for(text: &str, delay: Duration) -> Scenario {
                 .next()
                 .unwrap_or("")
         })
-        .and_then(|n| KEYWORDS.iter().find(|k| **k == n).copied())
-        .unwrap_or("normal");
-    build(name, delay)
+        .unwrap_or("");
+    let (name, number) = keyword(word).unwrap_or(("normal", None));
+    build(name, number, delay)
+}
+
+/// `word` as a known keyword and, for a numbered one, its number.
+fn keyword(word: &str) -> Option<(&'static str, Option<u64>)> {
+    if let Some(name) = KEYWORDS.iter().find(|k| **k == word) {
+        return Some((name, None));
+    }
+    let (base, digits) = word.rsplit_once('-')?;
+    let number = digits.parse().ok()?;
+    NUMBERED
+        .iter()
+        .find(|k| **k == base)
+        .map(|name| (*name, Some(number)))
+}
+
+/// The text of chunk `index` of `firehose`: fixed width, so a receiver can
+/// check every byte and see which chunk went missing.
+pub fn firehose_chunk(index: usize) -> String {
+    format!("f{index:07} ")
+}
+
+/// `paced` reasoning and answer: numbered sentences, one per chunk.
+pub fn paced_texts() -> (Vec<String>, Vec<String>) {
+    let reasoning = (0..150)
+        .map(|i| format!("Thought {i:03} leads on. "))
+        .collect();
+    let answer = (0..50).map(|i| format!("Answer {i:02}. ")).collect();
+    (reasoning, answer)
 }
 
 fn steps(deltas: Vec<Delta>, delay: Duration) -> Vec<Step> {
@@ -136,7 +185,50 @@ fn ending(reason: &str, reasoning_tokens: u64) -> Vec<Delta> {
     vec![Delta::Finish(Some(reason.into())), usage(reasoning_tokens)]
 }
 
-fn build(name: &'static str, delay: Duration) -> Scenario {
+fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
+    match name {
+        "firehose" => {
+            let chunks = number.map_or(FIREHOSE_CHUNKS, |n| n as usize);
+            // Half reasoning, half answer: both relay paths and the switch between them.
+            let deltas = (0..chunks)
+                .map(|i| {
+                    let text = firehose_chunk(i);
+                    if i < chunks / 2 {
+                        Delta::Reasoning(text)
+                    } else {
+                        Delta::Answer(text)
+                    }
+                })
+                .chain(ending("stop", chunks as u64 / 2))
+                .collect();
+            return scripted(name, steps(deltas, delay));
+        }
+        "paced" => {
+            let pace = Duration::from_millis(number.unwrap_or(PACED_MS));
+            let (reasoning, answer) = paced_texts();
+            let deltas = reasoning
+                .into_iter()
+                .map(Delta::Reasoning)
+                .chain(answer.into_iter().map(Delta::Answer))
+                .chain(ending("stop", 150))
+                .collect();
+            return scripted(name, steps(deltas, pace));
+        }
+        "stamped" => {
+            let chunks = number.map_or(STAMPED_CHUNKS, |n| n as usize);
+            let deltas = (0..chunks)
+                .map(|i| Delta::Answer(firehose_chunk(i)))
+                .chain(ending("stop", 0))
+                .collect();
+            let mut scenario = scripted(
+                name,
+                steps(deltas, Duration::from_millis(STAMPED_MS).max(delay)),
+            );
+            scenario.stamp_send_time = true;
+            return scenario;
+        }
+        _ => {}
+    }
     let mut fault = Fault::None;
     let deltas: Vec<Delta> = match name {
         "several-blocks" => [
@@ -273,9 +365,17 @@ fn build(name: &'static str, delay: Duration) -> Scenario {
         _ => [reasoning(REASONING), answer(ANSWER), ending("stop", 20)].concat(),
     };
     Scenario {
-        name,
-        steps: steps(deltas, delay),
         fault,
+        ..scripted(name, steps(deltas, delay))
+    }
+}
+
+fn scripted(name: &'static str, steps: Vec<Step>) -> Scenario {
+    Scenario {
+        name,
+        steps,
+        fault: Fault::None,
+        stamp_send_time: false,
     }
 }
 
@@ -298,6 +398,25 @@ mod tests {
         for k in KEYWORDS {
             assert_eq!(scenario_for(&format!("mock:{k}"), Duration::ZERO).name, *k);
         }
+    }
+
+    #[test]
+    fn numbered_keywords_take_their_number_and_others_do_not() {
+        let firehose = scenario_for("go mock:firehose-20000 now", Duration::ZERO);
+        assert_eq!(firehose.name, "firehose");
+        assert_eq!(firehose.steps.len(), 20_000 + 2, "chunks, finish, usage");
+        assert_eq!(
+            firehose.steps[19_999].deltas,
+            vec![Delta::Answer("f0019999 ".into())]
+        );
+        let paced = scenario_for("mock:paced-7", Duration::ZERO);
+        assert!(paced
+            .steps
+            .iter()
+            .all(|s| s.delay == Duration::from_millis(7)));
+        assert!(scenario_for("mock:stamped-3", Duration::ZERO).stamp_send_time);
+        assert_eq!(scenario_for("mock:huge-3", Duration::ZERO).name, "normal");
+        assert_eq!(scenario_for("mock:paced-x", Duration::ZERO).name, "normal");
     }
 
     #[test]

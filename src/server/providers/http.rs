@@ -10,8 +10,11 @@ use super::wire::{Dialect, UpstreamRequest, WireEvent};
 use super::{DeltaStream, ProviderError};
 use crate::server::sse::{Framer, Framing};
 
-/// Shared client: connection pooling across turns (async-openai's too).
-pub(super) fn client() -> &'static reqwest::Client {
+/// Shared client: connection pooling across turns, and the TLS root store is
+/// loaded once (building a client parses every root certificate, which costs
+/// milliseconds of CPU and a copy of the store per turn). The chat dialect's
+/// async-openai client sends through it too.
+pub(crate) fn client() -> &'static reqwest::Client {
     static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
     CLIENT.get_or_init(reqwest::Client::new)
 }

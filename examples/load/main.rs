@@ -1,0 +1,165 @@
+//! The load, relay and soak tool (docs/load.md). Spawns `pensive mock-upstream`
+//! and `pensive serve` on loopback ports, drives them, writes
+//! `target/bench/results/<mode>.json` and kills both at the end.
+//!
+//! cargo build --release --features ssr --bin pensive
+//! cargo run --release --features ssr --example load -- relay|concurrency|ssr|soak
+
+mod client;
+mod concurrency;
+mod procs;
+mod relay;
+mod report;
+mod soak;
+mod ssr;
+
+use clap::{Parser, Subcommand};
+use pensive::server::providers::wire::Dialect;
+
+#[derive(Parser)]
+#[command(name = "load", about = "Load, relay and soak measurements of pensive")]
+struct Cli {
+    /// The app listens here, the mock on the next port.
+    #[arg(long, default_value_t = 5000)]
+    port: u16,
+    /// The wire dialect the app speaks to the mock.
+    #[arg(long, default_value = "chat")]
+    dialect: String,
+    #[command(subcommand)]
+    mode: Mode,
+}
+
+#[derive(Subcommand)]
+enum Mode {
+    /// Relay cost: a full-speed turn direct vs through the app; added latency.
+    Relay {
+        #[arg(long, default_value_t = 20_000)]
+        chunks: usize,
+        /// Timed runs per path (after one warm-up run).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Stamped chunks per path for the latency figures.
+        #[arg(long, default_value_t = 2000)]
+        stamps: usize,
+    },
+    /// N concurrent paced turns, N stepped up.
+    Concurrency {
+        #[arg(long, value_delimiter = ',', default_value = "250,500,1000,1500,2000")]
+        steps: Vec<usize>,
+        /// Milliseconds between the mock's chunks.
+        #[arg(long, default_value_t = 20)]
+        pace_ms: u64,
+    },
+    /// Continuous turns for a while; memory and descriptors must not grow.
+    Soak {
+        #[arg(long, default_value_t = 10.0)]
+        minutes: f64,
+        #[arg(long, default_value_t = 50)]
+        concurrent: usize,
+        #[arg(long, default_value_t = 10)]
+        pace_ms: u64,
+    },
+    /// Server-rendered page throughput with wrk.
+    Ssr {
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+    },
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("load: the run failed its checks (see above)");
+            std::process::ExitCode::FAILURE
+        }
+        Err(message) => {
+            eprintln!("load: {message}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a mode; `Ok(false)` when a check that must hold did not.
+async fn run(cli: Cli) -> Result<bool, String> {
+    let dialect =
+        Dialect::from_name(&cli.dialect).ok_or(format!("unknown dialect {:?}", cli.dialect))?;
+    let name = match &cli.mode {
+        Mode::Relay { .. } => "relay",
+        Mode::Concurrency { .. } => "concurrency",
+        Mode::Soak { .. } => "soak",
+        Mode::Ssr { .. } => "ssr",
+    };
+    if let Some(limit) = procs::fd_limit() {
+        println!("open-file limit: {limit} (raise with `ulimit -n` for large N)");
+    }
+    let load_before = procs::load_average();
+    let servers = procs::start(name, cli.port, dialect).await?;
+    println!(
+        "pensive (pid {}) on {}, mock (pid {}) on {}, dialect {}",
+        servers.pensive.pid(),
+        servers.app,
+        servers.mock.pid(),
+        servers.upstream,
+        dialect.name()
+    );
+    let (title, rows, passed) = match cli.mode {
+        Mode::Relay {
+            chunks,
+            runs,
+            stamps,
+        } => {
+            let rows = relay::run(&servers, chunks, runs, stamps).await?;
+            (
+                "Relay cost: direct from the mock vs through POST /api/chat",
+                rows,
+                true,
+            )
+        }
+        Mode::Concurrency { steps, pace_ms } => {
+            let rows = concurrency::run(&servers, &steps, pace_ms).await?;
+            ("Concurrent paced turns through POST /api/chat", rows, true)
+        }
+        Mode::Soak {
+            minutes,
+            concurrent,
+            pace_ms,
+        } => {
+            let (rows, passed) = soak::run(&servers, minutes, concurrent, pace_ms).await?;
+            (
+                "Soak: continuous turns, memory and descriptors",
+                rows,
+                passed,
+            )
+        }
+        Mode::Ssr { seconds } => {
+            let rows = ssr::run(&servers.app, seconds).await?;
+            let passed = rows.iter().all(|r| r.met != Some(false));
+            ("Server-rendered GET / with wrk (keep-alive)", rows, passed)
+        }
+    };
+    // The machine's other work competes for the same cores: record how busy it was.
+    let mut rows = rows;
+    rows.extend(
+        [("start", load_before), ("end", procs::load_average())]
+            .into_iter()
+            .filter_map(|(when, load)| {
+                Some(report::Row::info(
+                    format!("machine load average (1 min) at the {when}"),
+                    load?,
+                    &format!("runnable threads, {} cores", procs::cores()),
+                ))
+            }),
+    );
+    report::write(name, title, &rows)?;
+    if let Some((rss, hwm)) = procs::memory_kib(servers.pensive.pid()) {
+        println!(
+            "pensive at the end: RSS {:.1} MiB, peak {:.1} MiB",
+            rss as f64 / 1024.0,
+            hwm as f64 / 1024.0
+        );
+    }
+    Ok(passed)
+}
