@@ -92,10 +92,23 @@ coverage:
 
 ## Load, relay and soak measurements (docs/load.md): results in target/bench/results/.
 SOAK_MINUTES ?= 10
-.PHONY: bench-load soak
+.PHONY: bench setup-bench bench-load soak
+
+## make bench: every benchmark (docs/benchmarks*.md, docs/load.md), then the results
+## table in README.md (between the bench markers) and docs/benchmarks.md.
+bench: setup-build setup-browser setup-bench
+	rm -rf target/bench/results
+	bench/extraction.sh
+	$(MAKE) bench-load
+	bench/browser.sh
+	python3 bench/report.py
+
+## Tools the benchmarks need: wrk (SSR load) from Debian; node comes with the machine.
+setup-bench:
+	@command -v wrk >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y wrk; }
 
 ## make bench-load: relay cost, concurrent turns, server-rendered page throughput.
-bench-load:
+bench-load: setup-bench
 	cargo build --release --features ssr --bin pensive --example load
 	cargo run --release --features ssr --example load -- relay
 	cargo run --release --features ssr --example load -- concurrency
