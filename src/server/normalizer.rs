@@ -23,17 +23,20 @@ pub enum Delta {
     Finish(Option<String>),
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct OpenBlock {
     started_ms: u64,
     has_text: bool,
     opaque: bool,
 }
 
-/// Streaming state of one turn.
-#[derive(Debug)]
+/// Streaming state of one turn. `Clone` forks a turn mid-stream (the
+/// per-chunk benchmark starts every sample from the same state).
+#[derive(Debug, Clone)]
 pub struct Normalizer {
     tags: TagExtractor,
+    /// Scratch list of tag parts, reused so a chunk costs no allocation for it.
+    parts: Vec<TagPart>,
     open: Option<OpenBlock>,
     /// When the first answer text arrived (a lone closing tag dates reasoning from it).
     first_answer_ms: Option<u64>,
@@ -59,6 +62,7 @@ impl Normalizer {
     pub fn new(tags: TagSet, start_in_thinking: bool) -> Self {
         Self {
             tags: TagExtractor::new(tags, start_in_thinking),
+            parts: Vec::new(),
             open: None,
             first_answer_ms: None,
             held_whitespace: String::new(),
@@ -90,9 +94,12 @@ impl Normalizer {
             }
             Delta::ReasoningBoundary => self.close_block(now_ms, &mut out),
             Delta::Answer(text) => {
-                for part in self.tags.push(&text) {
+                let mut parts = std::mem::take(&mut self.parts);
+                self.tags.push_into(&text, &mut parts);
+                for part in parts.drain(..) {
                     self.tag_part(part, now_ms, &mut out);
                 }
+                self.parts = parts;
             }
             Delta::Usage(usage) => out.push(TurnEvent::Usage(usage)),
             Delta::Finish(reason) => {

@@ -218,8 +218,15 @@ impl TagExtractor {
     /// Feeds answer text; returns the decided parts.
     pub fn push(&mut self, text: &str) -> Vec<TagPart> {
         let mut out = Vec::new();
+        self.push_into(text, &mut out);
+        out
+    }
+
+    /// Feeds answer text; appends the decided parts to `out`. A caller that
+    /// reuses `out` saves an allocation per chunk.
+    pub fn push_into(&mut self, text: &str, out: &mut Vec<TagPart>) {
         if text.is_empty() {
-            return out;
+            return;
         }
         if !self.started {
             self.started = true;
@@ -232,12 +239,16 @@ impl TagExtractor {
         }
         if self.tags.is_empty() {
             out.push(TagPart::Answer(text.to_owned()));
-            return out;
+            return;
         }
-        let mut buffer = std::mem::take(&mut self.pending);
-        buffer.push_str(text);
-        self.scan(&buffer, false, &mut out);
-        out
+        if self.pending.is_empty() {
+            // The common case: nothing held back, scan the chunk in place.
+            self.scan(text, false, out);
+        } else {
+            let mut buffer = std::mem::take(&mut self.pending);
+            buffer.push_str(text);
+            self.scan(&buffer, false, out);
+        }
     }
 
     /// End of stream: a held-back partial tag is released as literal text.
@@ -254,6 +265,11 @@ impl TagExtractor {
         let mut run_start = 0;
         let mut i = 0;
         while i < buffer.len() {
+            let plain = self.skip_plain(&buffer.as_bytes()[i..]);
+            if plain > 0 {
+                i += plain;
+                continue;
+            }
             let rest = &buffer[i..];
             let c = rest.chars().next().unwrap_or('\0');
             let found = if c == '<' || c == '\u{25c1}' {
@@ -281,6 +297,32 @@ impl TagExtractor {
             }
         }
         self.flush(&buffer[run_start..], out);
+    }
+
+    /// Length of the leading run of `bytes` that can neither start a tag nor
+    /// change line, fence, code-span or absorbing state, with the run's effect
+    /// on the state applied. Skipping such runs a byte search at a time is
+    /// what makes plain text cheap; every other character goes through
+    /// `consume`. The run stops only at ASCII bytes or at 0xE2 (the lead byte
+    /// of `◁`), so it always ends on a character boundary.
+    fn skip_plain(&mut self, bytes: &[u8]) -> usize {
+        let len = match self.mode {
+            Mode::Thinking(_) if !self.absorbing => run_length(bytes, &THINKING_STOPS),
+            // Mid-line answer text outside a fence-line check and a backtick run:
+            // only a non-blank character changes anything (it ends the line start).
+            Mode::Answer if self.probe == FenceProbe::No && self.backtick_run == 0 => {
+                let len = run_length(bytes, &ANSWER_STOPS);
+                if self.at_line_start && bytes[..len].iter().any(|&b| b != b' ' && b != b'\t') {
+                    self.at_line_start = false;
+                }
+                len
+            }
+            _ => 0,
+        };
+        if len > 0 {
+            self.after_tag = false;
+        }
+        len
     }
 
     /// Decides what a `<`/`◁` at the start of `rest` is.
@@ -506,6 +548,31 @@ impl TagExtractor {
             Found::None
         }
     }
+}
+
+/// Bytes that end a plain run inside a thinking block: `<` and 0xE2 (the
+/// lead byte of `◁`) may start a tag.
+const THINKING_STOPS: [bool; 256] = byte_set(&[b'<', 0xE2]);
+/// In answer text, also the bytes that change line, fence or code-span state.
+const ANSWER_STOPS: [bool; 256] = byte_set(&[b'<', 0xE2, b'`', b'\n']);
+
+const fn byte_set(bytes: &[u8]) -> [bool; 256] {
+    let mut set = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        set[bytes[i] as usize] = true;
+        i += 1;
+    }
+    set
+}
+
+/// Length of the leading run of `bytes` holding none of `stops` (one table
+/// look-up per byte).
+fn run_length(bytes: &[u8], stops: &[bool; 256]) -> usize {
+    bytes
+        .iter()
+        .position(|&b| stops[usize::from(b)])
+        .unwrap_or(bytes.len())
 }
 
 enum Decision {

@@ -23,8 +23,9 @@ pub struct FrameError {
     pub reason: String,
 }
 
-/// Incremental NDJSON decoder.
-#[derive(Debug, Default)]
+/// Incremental NDJSON decoder. `Clone` forks a stream mid-way (the per-chunk
+/// benchmark starts every sample from the same state).
+#[derive(Debug, Default, Clone)]
 pub struct NdjsonFramer {
     buffer: Vec<u8>,
     /// Bytes of `buffer` already known to hold no newline.
