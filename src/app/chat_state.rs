@@ -232,6 +232,7 @@ impl ChatState {
                 view.sync(turn, &changes);
             }
         });
+        super::browser::count_applied_event();
         if now - self.last_save_ms.get_value() >= SAVE_INTERVAL_MS {
             self.save();
         }

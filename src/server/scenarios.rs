@@ -82,6 +82,7 @@ pub const KEYWORDS: &[&str] = &[
     "firehose",
     "paced",
     "stamped",
+    "bench-render",
 ];
 
 /// Keywords that take a number, `mock:<name>-<n>` (load tool, docs/load.md):
@@ -227,6 +228,7 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
             scenario.stamp_send_time = true;
             return scenario;
         }
+        "bench-render" => return bench_render(),
         _ => {}
     }
     let mut fault = Fault::None;
@@ -379,6 +381,97 @@ fn scripted(name: &'static str, steps: Vec<Step>) -> Scenario {
     }
 }
 
+/// Reasoning chunks of `bench-render` (1 MB in all).
+pub const BENCH_REASONING_CHUNKS: usize = 20_000;
+const BENCH_REASONING_BYTES: usize = 1024 * 1024;
+const BENCH_ANSWER_BYTES: usize = 200 * 1024;
+const BENCH_ANSWER_CHUNK_CHARS: usize = 32;
+/// `bench-render` sleeps this long after every this-many chunks: the scenario
+/// paces itself (10-20 s in all), whatever the mock's `--delay-ms`.
+const BENCH_PAUSE: Duration = Duration::from_millis(1);
+const BENCH_CHUNKS_PER_PAUSE: usize = 2;
+
+/// The browser rendering benchmark (docs/benchmarks-browser.md): 1 MB of
+/// markdown-ish reasoning in 20,000 chunks, then a 200 KB markdown answer in
+/// small chunks, so the page's per-chunk cost can be compared early and late.
+fn bench_render() -> Scenario {
+    let reasoning_text = bench_reasoning_text();
+    // Exactly BENCH_REASONING_CHUNKS pieces of 52 or 53 bytes (the text is ASCII).
+    let cut = |i: usize| i * reasoning_text.len() / BENCH_REASONING_CHUNKS;
+    let reasoning = (0..BENCH_REASONING_CHUNKS)
+        .map(|i| Delta::Reasoning(reasoning_text[cut(i)..cut(i + 1)].to_owned()));
+    let answer = chunk_text(&bench_answer_text(), BENCH_ANSWER_CHUNK_CHARS)
+        .into_iter()
+        .map(Delta::Answer);
+    let deltas = reasoning
+        .chain(answer)
+        .chain(ending("stop", 250_000))
+        .enumerate()
+        .map(|(i, delta)| Step {
+            delay: if i.is_multiple_of(BENCH_CHUNKS_PER_PAUSE) {
+                BENCH_PAUSE
+            } else {
+                Duration::ZERO
+            },
+            deltas: vec![delta],
+        })
+        .collect();
+    scripted("bench-render", deltas)
+}
+
+/// Exactly `BENCH_REASONING_BYTES` of ASCII reasoning: paragraphs, and a
+/// **bold** headline every few paragraphs (as summarised reasoning looks).
+fn bench_reasoning_text() -> String {
+    let sentences = [
+        "Let me look at the next part of the problem more closely.",
+        "The constraint on the second value rules out the obvious approach.",
+        "If I assume the input is sorted, the search becomes logarithmic.",
+        "That assumption needs checking against the examples given earlier.",
+        "A counter-example would be a list with repeated values at the ends.",
+        "So the invariant has to hold for equal keys as well.",
+    ];
+    let mut text = String::with_capacity(BENCH_REASONING_BYTES + 256);
+    let mut paragraph = 0usize;
+    while text.len() < BENCH_REASONING_BYTES {
+        if paragraph.is_multiple_of(5) {
+            text.push_str(&format!(
+                "**Step {} of the analysis**\n\n",
+                paragraph / 5 + 1
+            ));
+        }
+        for k in 0..4 {
+            text.push_str(sentences[(paragraph + k) % sentences.len()]);
+            text.push(' ');
+        }
+        text.push_str("\n\n");
+        paragraph += 1;
+    }
+    text.truncate(BENCH_REASONING_BYTES);
+    text
+}
+
+/// About `BENCH_ANSWER_BYTES` of markdown: paragraphs, lists and a code fence.
+fn bench_answer_text() -> String {
+    let mut text = String::with_capacity(BENCH_ANSWER_BYTES + 1024);
+    let mut section = 0usize;
+    while text.len() < BENCH_ANSWER_BYTES {
+        section += 1;
+        text.push_str(&format!("## Part {section}\n\n"));
+        text.push_str(
+            "The approach keeps an *invariant* over the range and narrows it by half \
+             each round, so the work stays small even for **large inputs**.\n\n",
+        );
+        text.push_str("- the range starts as the whole list\n- each round halves it\n- equal keys go left\n\n");
+        text.push_str("1. compare the middle\n2. move one bound\n3. stop when the bounds meet\n\n");
+        if section.is_multiple_of(4) {
+            text.push_str(
+                "```rust\nfn search(xs: &[i32], key: i32) -> usize {\n    xs.partition_point(|x| *x < key)\n}\n```\n\n",
+            );
+        }
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -432,5 +525,57 @@ mod tests {
             })
             .sum();
         assert!(bytes >= 1024 * 1024);
+    }
+
+    #[test]
+    fn bench_render_streams_a_megabyte_in_20000_chunks_then_a_markdown_answer() {
+        let s = scenario_for("mock:bench-render", Duration::from_millis(60));
+        let deltas: Vec<&Delta> = s.steps.iter().flat_map(|st| &st.deltas).collect();
+        let reasoning: Vec<&String> = deltas
+            .iter()
+            .filter_map(|d| match d {
+                Delta::Reasoning(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        let answer: String = deltas
+            .iter()
+            .filter_map(|d| match d {
+                Delta::Answer(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reasoning.len(), BENCH_REASONING_CHUNKS);
+        let reasoning_bytes: usize = reasoning.iter().map(|t| t.len()).sum();
+        assert_eq!(reasoning_bytes, 1024 * 1024);
+        let text: String = reasoning.iter().map(|t| t.as_str()).collect();
+        assert!(text.contains("\n\n**Step 2 of the analysis**\n\n"));
+        // Reasoning first, then the answer: no reasoning after the first answer chunk.
+        let first_answer = deltas.iter().position(|d| matches!(d, Delta::Answer(_)));
+        let last_reasoning = deltas
+            .iter()
+            .rposition(|d| matches!(d, Delta::Reasoning(_)));
+        assert!(last_reasoning < first_answer);
+        assert!(answer.len() >= 200 * 1024 && answer.len() < 210 * 1024);
+        assert!(answer.contains("\n- each round halves it\n"));
+        assert!(answer.contains("\n1. compare the middle\n"));
+        assert!(answer.contains("```rust\n"));
+        assert!(deltas.iter().all(|d| match d {
+            Delta::Answer(t) => t.chars().count() <= 32,
+            _ => true,
+        }));
+    }
+
+    #[test]
+    fn bench_render_paces_itself_whatever_the_mock_delay() {
+        for delay in [Duration::ZERO, Duration::from_millis(60)] {
+            let s = scenario_for("mock:bench-render", delay);
+            let paused = s.steps.iter().filter(|st| !st.delay.is_zero()).count();
+            assert!(s
+                .steps
+                .iter()
+                .all(|st| st.delay <= Duration::from_millis(1)));
+            assert_eq!(paused, s.steps.len().div_ceil(2));
+        }
     }
 }
