@@ -36,7 +36,7 @@ test -x /usr/bin/chromium || { echo "Chromium (/usr/bin/chromium) is missing: ma
 [ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] ||
   (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci)
 
-rm -rf "$bench/results"
+# Results of other benchmarks may already be there (make bench clears them first).
 (cd end2end && npx playwright test -c playwright.bench.config.ts)
 
 echo "== results in $bench/results"
