@@ -1,16 +1,9 @@
 import { defineConfig } from '@playwright/test';
+import { chromiumLaunch } from './chromium';
 
 // Browser benchmarks (bench/browser.sh, docs/benchmarks-browser.md): release
 // builds copied to ../target/bench by the script, on ports 7000-7099 so they
-// never meet the test suite's servers. Debian's Chromium, launched as in
-// playwright.config.ts.
-const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+// never meet the test suite's servers. Debian's Chromium (chromium.ts).
 
 export const BENCH_PORT = 7001;
 export const BENCH_MOCK_PORT = 7002;
@@ -25,7 +18,7 @@ export default defineConfig({
   retries: 0,
   reporter: [['list']],
   use: {
-    launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumArgs },
+    launchOptions: chromiumLaunch,
     trace: 'off',
   },
   webServer: [

@@ -1,13 +1,7 @@
 import { defineConfig } from '@playwright/test';
+import { chromiumLaunch } from './chromium';
 
-// Debian's Chromium (never a downloaded browser), against the built server.
-const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+// Debian's Chromium (chromium.ts), against the built server.
 
 export const DEMO_PORT = 3100;
 /** A Pensive server talking to `pensive mock-upstream` (OpenAI Responses dialect). */
@@ -28,7 +22,7 @@ export default defineConfig({
   reporter: [['list']],
   use: {
     baseURL: `http://127.0.0.1:${DEMO_PORT}`,
-    launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumArgs },
+    launchOptions: chromiumLaunch,
     trace: 'off',
   },
   webServer: [
