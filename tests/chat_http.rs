@@ -55,6 +55,28 @@ fn chat_request_to(path: &str, body: &str) -> Request<Body> {
         .expect("valid request")
 }
 
+/// A response header as text, if present.
+fn header(response: &axum::response::Response, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// The whole body of a response, as text.
+async fn body_text(response: axum::response::Response) -> String {
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// `GET path` on `app`.
+async fn get(app: axum::Router, path: &str) -> axum::response::Response {
+    app.oneshot(Request::get(path).body(Body::empty()).unwrap())
+        .await
+        .unwrap()
+}
+
 /// Sends a chat request and returns the decoded events and the number of body frames.
 async fn run(app: axum::Router, body: &str) -> (Vec<TurnEvent>, usize) {
     let response = app
@@ -187,18 +209,8 @@ async fn oversized_requests_are_refused_in_band_with_a_clear_message() {
 
 #[tokio::test]
 async fn every_response_carries_the_security_headers() {
-    let response = app(Pace::INSTANT)
-        .oneshot(Request::get("/").body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned()
-    };
+    let response = get(app(Pace::INSTANT), "/").await;
+    let header = |name: &str| header(&response, name).unwrap_or_default();
     assert_eq!(header("x-content-type-options"), "nosniff");
     assert_eq!(header("referrer-policy"), "no-referrer");
     assert!(header("content-security-policy").contains("frame-ancestors 'none'"));
@@ -210,16 +222,9 @@ async fn every_response_carries_the_security_headers() {
 async fn pages_allow_only_their_own_nonced_script_and_each_page_gets_a_new_nonce() {
     let mut nonces = Vec::new();
     for _ in 0..2 {
-        let response = app(Pace::INSTANT)
-            .oneshot(Request::get("/").body(Body::empty()).unwrap())
-            .await
-            .unwrap();
-        let policy = response.headers()["content-security-policy"]
-            .to_str()
-            .unwrap()
-            .to_owned();
-        let body = response.into_body().collect().await.unwrap().to_bytes();
-        let html = String::from_utf8_lossy(&body);
+        let response = get(app(Pace::INSTANT), "/").await;
+        let policy = header(&response, "content-security-policy").unwrap_or_default();
+        let html = body_text(response).await;
         let nonce = policy
             .split("'nonce-")
             .nth(1)
@@ -242,9 +247,7 @@ async fn pages_allow_only_their_own_nonced_script_and_each_page_gets_a_new_nonce
         .oneshot(chat_request_to("/api/models", "{}"))
         .await
         .unwrap();
-    let policy = models.headers()["content-security-policy"]
-        .to_str()
-        .unwrap();
+    let policy = header(&models, "content-security-policy").unwrap_or_default();
     assert!(policy.starts_with("default-src 'none'"), "{policy}");
 }
 
@@ -256,16 +259,19 @@ async fn the_turn_stream_tells_proxies_not_to_buffer_or_store_it() {
         .oneshot(chat_request(SKY))
         .await
         .expect("router answers");
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
-    assert_eq!(header("x-accel-buffering").as_deref(), Some("no"));
-    assert_eq!(header("cache-control").as_deref(), Some("no-store"));
-    assert_eq!(header("content-encoding"), None, "never compressed");
+    assert_eq!(
+        header(&response, "x-accel-buffering").as_deref(),
+        Some("no")
+    );
+    assert_eq!(
+        header(&response, "cache-control").as_deref(),
+        Some("no-store")
+    );
+    assert_eq!(
+        header(&response, "content-encoding"),
+        None,
+        "never compressed"
+    );
 }
 
 #[tokio::test]
@@ -284,21 +290,9 @@ async fn the_kill_switch_keeps_thinking_off_the_wire() {
 
 #[tokio::test]
 async fn the_page_is_server_rendered_with_the_composer() {
-    let response = app(Pace::INSTANT)
-        .oneshot(Request::get("/").body(Body::empty()).unwrap())
-        .await
-        .unwrap();
+    let response = get(app(Pace::INSTANT), "/").await;
     assert_eq!(response.status(), StatusCode::OK);
-    let html = String::from_utf8(
-        response
-            .into_body()
-            .collect()
-            .await
-            .unwrap()
-            .to_bytes()
-            .to_vec(),
-    )
-    .unwrap();
+    let html = body_text(response).await;
     assert!(html.contains("data-testid=\"composer\""));
     assert!(html.contains("Pensive"));
 }
@@ -352,13 +346,8 @@ async fn with_the_kill_switch_the_turn_log_still_counts_the_thinking() {
 async fn healthz_counts_live_turns_and_a_dropped_client_brings_it_back_to_zero() {
     let app = app(Pace::REALISTIC);
     let health = || async {
-        let response = app
-            .clone()
-            .oneshot(Request::get("/healthz").body(Body::empty()).unwrap())
-            .await
-            .unwrap();
-        let body = response.into_body().collect().await.unwrap().to_bytes();
-        serde_json::from_slice::<serde_json::Value>(&body).unwrap()["active_turns"].as_u64()
+        let body = body_text(get(app.clone(), "/healthz").await).await;
+        serde_json::from_str::<serde_json::Value>(&body).unwrap()["active_turns"].as_u64()
     };
     assert_eq!(health().await, Some(0));
     let response = app.clone().oneshot(chat_request(SKY)).await.unwrap();
@@ -391,20 +380,12 @@ fn sign_in_request(token: &str) -> Request<Body> {
 #[tokio::test]
 async fn with_an_access_token_nothing_works_until_sign_in_and_the_cookie_is_strict() {
     let app = guarded_app();
-    let page = app
-        .clone()
-        .oneshot(Request::get("/").body(Body::empty()).unwrap())
-        .await
-        .unwrap();
+    let page = get(app.clone(), "/").await;
     assert_eq!(page.status(), StatusCode::SEE_OTHER);
     assert_eq!(page.headers()["location"], "/sign-in");
     let api = app.clone().oneshot(chat_request(SKY)).await.unwrap();
     assert_eq!(api.status(), StatusCode::UNAUTHORIZED);
-    let form = app
-        .clone()
-        .oneshot(Request::get("/sign-in").body(Body::empty()).unwrap())
-        .await
-        .unwrap();
+    let form = get(app.clone(), "/sign-in").await;
     assert_eq!(form.status(), StatusCode::OK);
 
     let wrong = app.clone().oneshot(sign_in_request("guess")).await.unwrap();
@@ -430,16 +411,7 @@ async fn with_an_access_token_nothing_works_until_sign_in_and_the_cookie_is_stri
         .insert("cookie", cookie_pair.parse().unwrap());
     let response = app.clone().oneshot(signed_in).await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
-    let body = String::from_utf8(
-        response
-            .into_body()
-            .collect()
-            .await
-            .unwrap()
-            .to_bytes()
-            .to_vec(),
-    )
-    .unwrap();
+    let body = body_text(response).await;
     assert!(body.contains("\"type\":\"done\""));
 }
 

@@ -108,25 +108,26 @@ pub async fn read_chosen_file(input: leptos::web_sys::EventTarget) -> Result<Str
 /// Counts one applied turn event in `window.__pensivePerf.events`, only when a
 /// benchmark created that object (bench/browser.sh): the rendering benchmark
 /// needs to know how many chunks the page has applied at a given moment. Without
-/// the object it is one property lookup and changes nothing.
+/// the object it does nothing (the lookup is made once per page).
 pub fn count_applied_event() {
     #[cfg(feature = "hydrate")]
     {
         use wasm_bindgen::JsValue;
-        let Some(window) = web_sys::window() else {
-            return;
-        };
-        let Ok(perf) = js_sys::Reflect::get(&window, &JsValue::from_str("__pensivePerf")) else {
-            return;
-        };
-        if !perf.is_object() {
-            return;
+        thread_local! {
+            // Looked up once per page load (the benchmark creates it before
+            // the app starts), not once per event.
+            static PERF: Option<JsValue> = web_sys::window()
+                .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("__pensivePerf")).ok())
+                .filter(JsValue::is_object);
         }
-        let key = JsValue::from_str("events");
-        let so_far = js_sys::Reflect::get(&perf, &key)
-            .ok()
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0);
-        let _ = js_sys::Reflect::set(&perf, &key, &JsValue::from_f64(so_far + 1.0));
+        PERF.with(|perf| {
+            let Some(perf) = perf else { return };
+            let key = JsValue::from_str("events");
+            let so_far = js_sys::Reflect::get(perf, &key)
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0);
+            let _ = js_sys::Reflect::set(perf, &key, &JsValue::from_f64(so_far + 1.0));
+        });
     }
 }

@@ -238,16 +238,20 @@ impl ChatState {
         }
     }
 
+    /// Where the message shown with `key` is, when no turn is running (history
+    /// may only be rewritten between turns).
+    fn idle_index_of(&self, key: usize) -> Option<usize> {
+        if self.running.get_untracked().is_some() {
+            return None;
+        }
+        self.messages
+            .with_untracked(|m| m.iter().position(|v| v.key() == key))
+    }
+
     /// Retry the turn shown with `key`: the last turn is replaced, an older one
     /// is asked again at the end.
     pub fn retry(&self, key: usize) {
-        if self.running.get_untracked().is_some() {
-            return;
-        }
-        let Some(index) = self
-            .messages
-            .with_untracked(|m| m.iter().position(|v| v.key() == key))
-        else {
+        let Some(index) = self.idle_index_of(key) else {
             return;
         };
         let is_last = self.messages.with_untracked(|m| index + 1 == m.len());
@@ -269,13 +273,7 @@ impl ChatState {
     /// Replaces the user message shown with `key` (and everything after it)
     /// with `text`, and asks again.
     pub fn edit_and_resend(&self, key: usize, text: String) {
-        if self.running.get_untracked().is_some() {
-            return;
-        }
-        let Some(index) = self
-            .messages
-            .with_untracked(|m| m.iter().position(|v| v.key() == key))
-        else {
+        let Some(index) = self.idle_index_of(key) else {
             return;
         };
         self.conversation
