@@ -12,13 +12,21 @@
 //! - images are never loaded (a remote image would leak the reader's address
 //!   and whatever the URL encodes, and the page's CSP blocks them anyway): an
 //!   image becomes a link to it, labelled with its alt text;
+//! - no anchor inside an anchor: inside a written link, nested links, images
+//!   and footnote references are their text;
+//! - a code block's language becomes a `language-…` class only if it is one
+//!   plain word (a tab or entity in it would otherwise add classes of the app's);
 //! - table alignment would be a `style` attribute, which the CSP refuses: dropped;
-//! - footnote ids get a `fn-` prefix so a label cannot take an id the app uses.
+//! - footnote ids get a `fn-` prefix so a label cannot take an id the app uses;
+//! - heading ids and classes (unreachable with today's options) are cleared, so
+//!   enabling an option later cannot open a hole here.
 //!
 //! An HTML sanitizer (ammonia with html5ever) did this job before; it was a
 //! fifth of the browser bundle.
 
-use pulldown_cmark::{html, Alignment, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{
+    html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
+};
 use pulldown_cmark_escape::{escape_href, escape_html};
 
 /// URL schemes a link may use. Anything else with a scheme (javascript:, data:,
@@ -41,10 +49,12 @@ pub fn render_markdown(source: &str) -> String {
 }
 
 /// Rewrites parser events so the HTML writer emits only inert markup. Keeps, per
-/// open link or image, whether an `<a>` was written for it, so its end matches.
+/// open link or image, whether an `<a>` was written for it, so its end matches,
+/// and how many written anchors are open, so none is written inside another.
 #[derive(Default)]
 struct EventFilter {
     open_anchors: Vec<bool>,
+    written_anchors: usize,
 }
 
 impl EventFilter {
@@ -58,7 +68,8 @@ impl EventFilter {
                 title,
                 ..
             }) => {
-                let allowed = link_type == LinkType::Email || url_allowed(&dest_url, &LINK_SCHEMES);
+                let allowed = self.written_anchors == 0
+                    && (link_type == LinkType::Email || url_allowed(&dest_url, &LINK_SCHEMES));
                 self.open_anchor(
                     allowed,
                     link_type == LinkType::Email,
@@ -70,22 +81,35 @@ impl EventFilter {
             Event::Start(Tag::Image {
                 dest_url, title, ..
             }) => {
-                // No anchor inside an anchor: inside a link an image is its alt text.
-                let allowed =
-                    !self.open_anchors.contains(&true) && url_allowed(&dest_url, &IMAGE_SCHEMES);
+                let allowed = self.written_anchors == 0 && url_allowed(&dest_url, &IMAGE_SCHEMES);
                 self.open_anchor(allowed, false, &dest_url, &title, Some("md-image"))
             }
-            Event::End(TagEnd::Link | TagEnd::Image) => self
-                .open_anchors
-                .pop()
-                .filter(|written| *written)
-                .map(|_| Event::InlineHtml(CowStr::Borrowed("</a>"))),
+            Event::End(TagEnd::Link | TagEnd::Image) => {
+                let written = self.open_anchors.pop()?;
+                written.then(|| {
+                    self.written_anchors -= 1;
+                    Event::InlineHtml(CowStr::Borrowed("</a>"))
+                })
+            }
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => Some(Event::Start(
+                Tag::CodeBlock(CodeBlockKind::Fenced(code_language(&info))),
+            )),
+            Event::Start(Tag::Heading { level, .. }) => Some(Event::Start(Tag::Heading {
+                level,
+                id: None,
+                classes: Vec::new(),
+                attrs: Vec::new(),
+            })),
             Event::Start(Tag::Table(alignments)) => Some(Event::Start(Tag::Table(vec![
                 Alignment::None;
                 alignments.len()
             ]))),
             Event::Start(Tag::FootnoteDefinition(label)) => {
                 Some(Event::Start(Tag::FootnoteDefinition(footnote_id(&label))))
+            }
+            // The writer links a reference: inside a written anchor it is its label.
+            Event::FootnoteReference(label) if self.written_anchors > 0 => {
+                Some(Event::Text(format!("[^{label}]").into()))
             }
             Event::FootnoteReference(label) => Some(Event::FootnoteReference(footnote_id(&label))),
             other => Some(other),
@@ -107,6 +131,7 @@ impl EventFilter {
         if !allowed {
             return None;
         }
+        self.written_anchors += 1;
         let mut anchor = String::from("<a href=\"");
         if email {
             anchor.push_str("mailto:");
@@ -146,6 +171,22 @@ fn url_allowed(url: &str, schemes: &[&str]) -> bool {
         }
         _ => true,
     }
+}
+
+/// The language of a fenced code block, for its `language-…` class: the info
+/// string's first word if it is one plain word, else none. The writer splits only
+/// on spaces, and the info string is entity-decoded, so a tab would smuggle in a
+/// second class.
+fn code_language(info: &str) -> CowStr<'static> {
+    let word = info.split_ascii_whitespace().next().unwrap_or("");
+    let plain = word
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'#' | b'.' | b'-'));
+    CowStr::from(if plain {
+        word.to_owned()
+    } else {
+        String::new()
+    })
 }
 
 /// Footnote ids live in the page's id namespace: prefix them.
@@ -295,6 +336,45 @@ mod tests {
     }
 
     #[test]
+    fn code_block_languages_cannot_add_classes() {
+        for (hostile, opening) in [
+            (
+                "```x\tvisually-hidden\nsecret\n```",
+                "<pre><code class=\"language-x\">secret",
+            ),
+            (
+                "```x&#9;visually-hidden\nsecret\n```",
+                "<pre><code class=\"language-x\">secret",
+            ),
+            (
+                "```x&#10;copy-button\nsecret\n```",
+                "<pre><code class=\"language-x\">secret",
+            ),
+            ("```\"onclick\nsecret\n```", "<pre><code>secret"),
+            (
+                "```rust ignore\nfn x() {}\n```",
+                "<pre><code class=\"language-rust\">fn",
+            ),
+        ] {
+            let html = render_markdown(hostile);
+            assert!(html.starts_with(opening), "{hostile:?}: {html}");
+        }
+    }
+
+    #[test]
+    fn links_never_nest_inside_written_links() {
+        for nested in [
+            "![[a](https://x.com)](https://y.com)",
+            "[<https://a.com>](https://b.com)",
+            "[see[^n]](https://b.com)\n\n[^n]: Note.",
+        ] {
+            let html = render_markdown(nested);
+            assert_eq!(html.matches("<a ").count(), 1, "{nested:?}: {html}");
+            assert_eq!(html.matches("</a>").count(), 1, "{nested:?}: {html}");
+        }
+    }
+
+    #[test]
     fn tables_carry_no_style_attributes() {
         let html = render_markdown("| a | b |\n|:--|--:|\n| 1 | 2 |\n");
         assert!(html.contains("<table>"));
@@ -367,6 +447,12 @@ mod tests {
         "```\n",
         "> ",
         "1. ",
+        "```x\ty\n",
+        "```x&#9;visually-hidden\n",
+        "```rust\n",
+        "![",
+        "[<https://a>](https://b)",
+        "# ",
     ];
 
     const RENDERED_TAGS: &[&str] = &[
@@ -403,10 +489,19 @@ mod tests {
         "href", "title", "class", "rel", "id", "start", "disabled", "type", "checked",
     ];
 
-    /// Every tag in `html` is one the writer emits, with known attributes, and
-    /// every href passes the link allow-list.
+    /// Classes the writer may emit; code blocks add `language-<one plain word>`.
+    const RENDERED_CLASSES: &[&str] = &[
+        "md-image",
+        "footnote-reference",
+        "footnote-definition",
+        "footnote-definition-label",
+    ];
+
+    /// Every tag in `html` is one the writer emits, with known attributes and
+    /// classes, every href passes the link allow-list, and no anchor is nested.
     fn assert_inert(html: &str) {
         let mut rest = html;
+        let mut anchor_depth = 0;
         while let Some(open) = rest.find('<') {
             let close = rest[open..]
                 .find('>')
@@ -414,6 +509,12 @@ mod tests {
                 .expect("an unclosed tag");
             let tag = &rest[open + 1..close];
             rest = &rest[close + 1..];
+            if tag.starts_with("a ") {
+                anchor_depth += 1;
+                assert_eq!(anchor_depth, 1, "an anchor inside an anchor in {html}");
+            } else if tag == "/a" {
+                anchor_depth -= 1;
+            }
             let tag = tag.trim_end_matches('/').trim_start_matches('/');
             let name_end = tag.find([' ', '/']).unwrap_or(tag.len());
             assert!(
@@ -432,9 +533,19 @@ mod tests {
                 let value_start = eq + 2;
                 let value_end =
                     value_start + attributes[value_start..].find('"').expect("a quoted value");
+                let value = &attributes[value_start..value_end];
                 if name == "href" {
-                    let href = attributes[value_start..value_end].replace("&amp;", "&");
+                    let href = value.replace("&amp;", "&");
                     assert!(url_allowed(&href, &LINK_SCHEMES), "href {href} in {html}");
+                }
+                if name == "class" {
+                    let language = value.strip_prefix("language-").is_some_and(|word| {
+                        !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || c == '&')
+                    });
+                    assert!(
+                        language || RENDERED_CLASSES.contains(&value),
+                        "class {value:?} in {html}"
+                    );
                 }
                 attributes = attributes[value_end + 1..].trim_start_matches('/').trim();
             }
@@ -458,6 +569,8 @@ mod tests {
             "<a href=\"javascript:x\">",
             "<p onclick=\"x\">",
             "<td style=\"x\">",
+            "<code class=\"language-x\tvisually-hidden\">",
+            "<a href=\"#a\"><a href=\"#b\">",
         ] {
             assert!(
                 std::panic::catch_unwind(|| assert_inert(active)).is_err(),
