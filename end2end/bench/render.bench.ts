@@ -46,7 +46,7 @@ function perChunk(samples: Sample[], from: number, to: number, field: 'task' | '
 test('rendering a 1 MB reasoning stream and a 200 KB answer', async ({ page }) => {
   test.setTimeout(STREAM_TIMEOUT_MS + 60_000);
   await page.addInitScript(() => {
-    const perf = { events: 0, longTasks: [] as { start: number; duration: number }[], frames: [] as number[] };
+    const perf = { events: 0, longTasks: [] as { start: number; duration: number }[], frames: [] as number[], saves: [] as [number, number, number][] };
     (window as any).__pensivePerf = perf;
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) perf.longTasks.push({ start: e.startTime, duration: e.duration });
@@ -98,7 +98,7 @@ test('rendering a 1 MB reasoning stream and a 200 KB answer', async ({ page }) =
   expect(last.status, 'the benchmark turn ended normally').toBe('done');
   expect(last.events).toBeGreaterThan(EVENTS_BEFORE_REASONING + REASONING_CHUNKS);
 
-  const perf = await page.evaluate(() => (window as any).__pensivePerf as { longTasks: { start: number; duration: number }[]; frames: number[] });
+  const perf = await page.evaluate(() => (window as any).__pensivePerf as { longTasks: { start: number; duration: number }[]; frames: number[]; saves: [number, number, number][] });
   const firstEventAt = samples.find((s) => s.events > 0)?.now ?? samples[0].now;
   const endAt = last.now;
   const reasoningEndAt = samples.find((s) => s.events >= EVENTS_BEFORE_REASONING + REASONING_CHUNKS)?.now ?? endAt;
@@ -145,5 +145,18 @@ test('rendering a 1 MB reasoning stream and a 200 KB answer', async ({ page }) =
   const answerStart = EVENTS_BEFORE_REASONING + REASONING_CHUNKS + 1;
   const answerTask = taskAt(samples, last.events) - taskAt(samples, answerStart);
   rows.push(info('main-thread time per answer chunk', (answerTask / (last.events - answerStart)) * 1000, 'µs'));
+  // History saves (start ms, duration ms, bytes written), recorded by the page
+  // (browser.rs record_save), and which long tasks contain one.
+  const saves = perf.saves.map(([start, ms, bytes]) => ({ start, ms, bytes }));
+  const biggest = saves.reduce((a, b) => (b.bytes > a.bytes ? b : a), { start: 0, ms: 0, bytes: 0 });
+  const holdsSave = (t: { start: number; duration: number }) =>
+    saves.some((s) => s.start >= t.start && s.start <= t.start + t.duration);
+  rows.push(info('history saves during the turn', saves.length, 'saves'));
+  rows.push(info('longest history save', Math.max(0, ...saves.map((s) => s.ms)), 'ms'));
+  rows.push(info('history save of the largest record', biggest.ms, 'ms'));
+  rows.push(info('largest record saved', biggest.bytes / 1024, 'KB'));
+  rows.push(info('history save time in all', saves.reduce((a, s) => a + s.ms, 0), 'ms'));
+  rows.push(info('long tasks that contain a history save', longTasks.filter(holdsSave).length, 'tasks'));
+  console.log('history saves (start ms, ms, bytes):', saves.map((s) => [Math.round(s.start), Math.round(s.ms * 10) / 10, s.bytes]));
   writeResults('rendering', 'Rendering a 1 MB reasoning stream (mock:bench-render, release build)', rows);
 });

@@ -108,26 +108,56 @@ pub async fn read_chosen_file(input: leptos::web_sys::EventTarget) -> Result<Str
 /// Counts one applied turn event in `window.__pensivePerf.events`, only when a
 /// benchmark created that object (bench/browser.sh): the rendering benchmark
 /// needs to know how many chunks the page has applied at a given moment. Without
-/// the object it does nothing (the lookup is made once per page).
+/// the object it does nothing.
 pub fn count_applied_event() {
     #[cfg(feature = "hydrate")]
-    {
+    with_bench_perf(|perf| {
         use wasm_bindgen::JsValue;
-        thread_local! {
-            // Looked up once per page load (the benchmark creates it before
-            // the app starts), not once per event.
-            static PERF: Option<JsValue> = web_sys::window()
-                .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("__pensivePerf")).ok())
-                .filter(JsValue::is_object);
-        }
-        PERF.with(|perf| {
-            let Some(perf) = perf else { return };
-            let key = JsValue::from_str("events");
-            let so_far = js_sys::Reflect::get(perf, &key)
-                .ok()
-                .and_then(|v| v.as_f64())
-                .unwrap_or(0.0);
-            let _ = js_sys::Reflect::set(perf, &key, &JsValue::from_f64(so_far + 1.0));
-        });
+        let key = JsValue::from_str("events");
+        let so_far = js_sys::Reflect::get(perf, &key)
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        let _ = js_sys::Reflect::set(perf, &key, &JsValue::from_f64(so_far + 1.0));
+    });
+}
+
+/// Appends when one history save started, how long it took and how many bytes
+/// it wrote to `window.__pensivePerf.saves` when a benchmark created that array.
+pub fn record_save(started_ms: f64, duration_ms: f64, bytes: usize) {
+    #[cfg(feature = "hydrate")]
+    with_bench_perf(|perf| {
+        use wasm_bindgen::{JsCast, JsValue};
+        let Some(saves) = js_sys::Reflect::get(perf, &JsValue::from_str("saves"))
+            .ok()
+            .and_then(|v| v.dyn_into::<js_sys::Array>().ok())
+        else {
+            return;
+        };
+        let sample = js_sys::Array::of3(
+            &started_ms.into(),
+            &duration_ms.into(),
+            &(bytes as f64).into(),
+        );
+        saves.push(&sample);
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (started_ms, duration_ms, bytes);
+}
+
+/// Runs `f` on `window.__pensivePerf` if a benchmark created it before the app
+/// started; looked up once per page load, not once per call.
+#[cfg(feature = "hydrate")]
+fn with_bench_perf(f: impl FnOnce(&wasm_bindgen::JsValue)) {
+    use wasm_bindgen::JsValue;
+    thread_local! {
+        static PERF: Option<JsValue> = web_sys::window()
+            .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("__pensivePerf")).ok())
+            .filter(JsValue::is_object);
     }
+    PERF.with(|perf| {
+        if let Some(perf) = perf {
+            f(perf);
+        }
+    });
 }

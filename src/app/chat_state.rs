@@ -33,6 +33,21 @@ impl MessageView {
 
 /// How often a streaming turn is saved, at most (DESIGN §5).
 const SAVE_INTERVAL_MS: f64 = 1000.0;
+/// A save rewrites the whole conversation, so it costs more as a turn grows:
+/// while streaming, the next save waits this many times as long as the last one
+/// took (saving then takes at most 1/50 of the main thread, whatever the size)…
+const SAVE_BUDGET_FACTOR: f64 = 50.0;
+/// …but never longer than this, which bounds what a crash mid-turn can lose.
+const MAX_SAVE_INTERVAL_MS: f64 = 10_000.0;
+
+/// How long to wait before saving a streaming turn again, given that the last
+/// save took `last_save_ms`; between turns every change is saved at once.
+fn next_save_interval(last_save_ms: f64, streaming: bool) -> f64 {
+    if !streaming {
+        return SAVE_INTERVAL_MS;
+    }
+    (last_save_ms * SAVE_BUDGET_FACTOR).clamp(SAVE_INTERVAL_MS, MAX_SAVE_INTERVAL_MS)
+}
 
 /// The page's state, shared by its handlers (all fields are `Copy` handles).
 #[derive(Clone, Copy)]
@@ -52,6 +67,8 @@ pub struct ChatState {
     /// The model picked for this conversation (`None`: the server's default).
     pub model: RwSignal<Option<String>>,
     last_save_ms: StoredValue<f64>,
+    /// When the streaming turn may be saved next (see SAVE_BUDGET_FACTOR).
+    save_interval_ms: StoredValue<f64>,
     next_key: StoredValue<usize>,
     /// The page's reactive owner: message signals are created under it, not
     /// under the component whose handler happened to run (Retry disposes that one).
@@ -72,6 +89,7 @@ impl ChatState {
             deleted: RwSignal::new(None),
             model: RwSignal::new(None),
             last_save_ms: StoredValue::new(0.0),
+            save_interval_ms: StoredValue::new(SAVE_INTERVAL_MS),
             next_key: StoredValue::new(0),
             owner: StoredValue::new(Owner::current().unwrap_or_default()),
         }
@@ -233,7 +251,7 @@ impl ChatState {
             }
         });
         super::browser::count_applied_event();
-        if now - self.last_save_ms.get_value() >= SAVE_INTERVAL_MS {
+        if now - self.last_save_ms.get_value() >= self.save_interval_ms.get_value() {
             self.save();
         }
     }
@@ -320,8 +338,14 @@ impl ChatState {
             history::save(c, &mut index, now)
         });
         self.index.set(index);
-        if let Err(message) = result {
-            self.notice(message);
+        let took = now_ms() - now;
+        self.save_interval_ms.set_value(next_save_interval(
+            took,
+            self.running.get_untracked().is_some(),
+        ));
+        match result {
+            Ok(bytes) => super::browser::record_save(now, took, bytes),
+            Err(message) => self.notice(message),
         }
     }
 
@@ -487,5 +511,22 @@ fn announcement_for(event: &TurnEvent) -> Option<String> {
         TurnEvent::Done { .. } => Some("Answer complete".into()),
         TurnEvent::Error { message, .. } => Some(format!("Error: {message}")),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streaming_saves_space_out_as_saves_grow_slower_within_bounds() {
+        // Small conversations: once a second, as DESIGN §5 says.
+        assert_eq!(next_save_interval(2.0, true), SAVE_INTERVAL_MS);
+        // A 40 ms save (a turn of megabytes) waits 2 s: saving stays at 1/50.
+        assert_eq!(next_save_interval(40.0, true), 2000.0);
+        // Never longer than the cap, whatever one save cost.
+        assert_eq!(next_save_interval(900.0, true), MAX_SAVE_INTERVAL_MS);
+        // Between turns there is no spacing to keep.
+        assert_eq!(next_save_interval(900.0, false), SAVE_INTERVAL_MS);
     }
 }

@@ -189,13 +189,13 @@ pub fn load(id: &str) -> Result<Conversation, Notice> {
     }
 }
 
-/// Saves a conversation and updates its index line.
-/// `Err` is a message for the user; the last good state stays stored.
+/// Saves a conversation and updates its index line; `Ok` is the size of the
+/// stored record. `Err` is a message for the user; the last good state stays stored.
 pub fn save(
     conversation: &Conversation,
     index: &mut Vec<Summary>,
     now_ms: f64,
-) -> Result<(), String> {
+) -> Result<usize, String> {
     crate::turn::message::upsert_summary(index, conversation.summary());
     #[cfg(feature = "hydrate")]
     {
@@ -204,12 +204,13 @@ pub fn save(
         storage
             .set_item(&store::key(&conversation.id), &encoded)
             .map_err(|_| store::full())?;
-        store::write_index(&storage, index)
+        store::write_index(&storage, index)?;
+        Ok(encoded.len())
     }
     #[cfg(not(feature = "hydrate"))]
     {
         let _ = now_ms;
-        Ok(())
+        Ok(0)
     }
 }
 
