@@ -154,7 +154,7 @@ test('rendering a 1 MB reasoning stream and a 200 KB answer', async ({ page }) =
   rows.push(info('history saves during the turn', saves.length, 'saves'));
   rows.push(info('longest history save', Math.max(0, ...saves.map((s) => s.ms)), 'ms'));
   rows.push(info('history save of the largest record', biggest.ms, 'ms'));
-  rows.push(info('largest record saved', biggest.bytes / 1024, 'KB'));
+  rows.push(info('largest record saved (UTF-8 JSON)', biggest.bytes / 1024, 'KB'));
   rows.push(info('history save time in all', saves.reduce((a, s) => a + s.ms, 0), 'ms'));
   rows.push(info('long tasks that contain a history save', longTasks.filter(holdsSave).length, 'tasks'));
   console.log('history saves (start ms, ms, bytes):', saves.map((s) => [Math.round(s.start), Math.round(s.ms * 10) / 10, s.bytes]));

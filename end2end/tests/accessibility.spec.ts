@@ -18,12 +18,20 @@ test('the header is a labelled toggle for a region that is inert when folded; on
   await expect(body).toHaveAttribute('id', controls!);
   await expect(body).toHaveAttribute('role', 'region');
   await expect(body).toHaveAttribute('inert', '');
+  // Folded, the region is out of the browser's accessibility tree (not only marked inert).
+  const cdp = await page.context().newCDPSession(page);
+  const reasoningRegions = async () => {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    return nodes.filter((n: any) => !n.ignored && n.role?.value === 'region' && n.name?.value === 'Reasoning').length;
+  };
+  expect(await reasoningRegions()).toBe(0);
   const box = await header.boundingBox();
   expect(box!.height).toBeGreaterThanOrEqual(44);
   await header.focus();
   await page.keyboard.press('Enter');
   await expect(header).toHaveAttribute('aria-expanded', 'true');
   await expect(body).not.toHaveAttribute('inert', /.*/);
+  await expect.poll(reasoningRegions).toBe(1);
   // No live region on the streaming text itself.
   expect(await page.locator('.thinking-body[aria-live], .answer[aria-live]').count()).toBe(0);
 });

@@ -23,3 +23,26 @@ test('the reasoning stays pinned to the bottom until the reader scrolls up, then
   expect(await body.evaluate((el) => el.scrollTop)).toBe(0);
   await page.getByTestId('stop').click();
 });
+
+test('folding and unfolding keeps where the reader had scrolled to', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:huge');
+  const header = chat.header(chat.thinking());
+  const body = chat.body(chat.thinking());
+  await expect(body).toBeVisible();
+  await expect.poll(async () => body.evaluate((el) => el.scrollHeight > el.clientHeight * 3)).toBe(true);
+  // The reader scrolls up a little, folds the block and opens it again.
+  await body.evaluate((el) => {
+    el.scrollTop = 200;
+    el.dispatchEvent(new Event('scroll'));
+  });
+  await header.click();
+  await expect(header).toHaveAttribute('aria-expanded', 'false');
+  await header.click();
+  await expect(body).toBeVisible();
+  // Back where the reader was, not pulled to the bottom by the reopening render.
+  await expect.poll(async () => body.evaluate((el) => el.scrollTop)).toBe(200);
+  expect(await body.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeGreaterThan(200);
+  await page.getByTestId('stop').click();
+});

@@ -35,7 +35,8 @@ impl MessageView {
 const SAVE_INTERVAL_MS: f64 = 1000.0;
 /// A save rewrites the whole conversation, so it costs more as a turn grows:
 /// while streaming, the next save waits this many times as long as the last one
-/// took (saving then takes at most 1/50 of the main thread, whatever the size)…
+/// took (saving then takes at most 1/50 of the main thread for saves of up to
+/// 200 ms, far beyond what localStorage's quota lets a record grow to)…
 const SAVE_BUDGET_FACTOR: f64 = 50.0;
 /// …but never longer than this, which bounds what a crash mid-turn can lose.
 const MAX_SAVE_INTERVAL_MS: f64 = 10_000.0;

@@ -10,6 +10,9 @@ pub mod composer;
 pub mod headline;
 pub mod history;
 pub mod markdown;
+// The renderer's safety property as a checker: for its tests and `make fuzz` only.
+#[cfg(any(test, fuzzing))]
+pub mod markdown_check;
 pub mod preferences;
 pub mod sidebar;
 pub mod streaming_markdown;

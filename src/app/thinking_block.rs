@@ -126,8 +126,18 @@ pub fn ThinkingBlock(
 
     let body_ref = NodeRef::<Div>::new();
     let stick_to_bottom = StoredValue::new(true);
+    // Where the reader had scrolled to, put back when the block is reopened.
+    let reader_scroll_top = StoredValue::new(0);
+    let restore_scroll = StoredValue::new(false);
     let on_scroll = move |_| {
+        // Folding collapses the box to zero height, which scrolls it to 0 and
+        // fires a scroll event: that is not the reader moving, so it must not
+        // decide where the reopened body stands.
+        if !open.get_untracked() {
+            return;
+        }
         if let Some(el) = body_ref.get_untracked() {
+            reader_scroll_top.set_value(el.scroll_top());
             let at_bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 24;
             stick_to_bottom.set_value(at_bottom);
         }
@@ -135,10 +145,15 @@ pub fn ThinkingBlock(
     // Pinned to the bottom while the reader has not scrolled up, measured
     // right after the new text is in the page.
     let pin_to_bottom = Callback::new(move |_| {
+        let restore = restore_scroll.get_value();
+        restore_scroll.set_value(false);
+        let Some(el) = body_ref.get_untracked() else {
+            return;
+        };
         if stick_to_bottom.get_value() {
-            if let Some(el) = body_ref.get_untracked() {
-                el.set_scroll_top(el.scroll_height());
-            }
+            el.set_scroll_top(el.scroll_height());
+        } else if restore {
+            el.set_scroll_top(reader_scroll_top.get_value());
         }
     });
 
@@ -159,7 +174,10 @@ pub fn ThinkingBlock(
                         aria-expanded=move || if opaque.get() { None } else { Some(open.get().to_string()) }
                         aria-controls=if block.meta.with_untracked(|m| m.opaque) { None } else { Some(body_id.clone()) }
                         disabled=move || opaque.get()
-                        on:click=move |_| open.update(|o| *o = !*o)
+                        on:click=move |_| {
+                            restore_scroll.set_value(!open.get_untracked());
+                            open.update(|o| *o = !*o);
+                        }
                     >
                         <span class="chevron" aria-hidden="true"></span>
                         <span class="thinking-label">{move || label.get()}</span>
@@ -180,7 +198,7 @@ pub fn ThinkingBlock(
                     aria-label="Reasoning"
                     node_ref=body_ref
                     hidden=move || !open.get() || opaque.get()
-                    inert=move || !open.get()
+                    inert=move || !open.get() || opaque.get()
                     on:scroll=on_scroll
                 >
                     <StreamingMarkdown text=block.text active=open without_topics=true on_rendered=pin_to_bottom/>
