@@ -486,8 +486,40 @@ mod tests {
         }
     }
 
+    /// How a browser resolves each href in `html`: the scheme the WHATWG URL
+    /// parser (the `url` crate, independent of `url_allowed`) gives it on a page.
+    /// Only real tags count: text never holds a raw `<`, so a tag is `<…>`.
+    fn href_schemes(html: &str) -> Vec<String> {
+        let page = url::Url::parse("https://pensive.invalid/chat").expect("a valid base");
+        html.split('<')
+            .skip(1)
+            .filter_map(|rest| rest.split('>').next())
+            .filter_map(|tag| tag.split(" href=\"").nth(1))
+            .map(|value| {
+                let raw = &value[..value.find('"').unwrap_or(value.len())];
+                let href = raw.replace("&amp;", "&").replace("&#x27;", "'");
+                page.join(&href)
+                    .map(|u| u.scheme().to_owned())
+                    .unwrap_or_else(|_| "unparsable".into())
+            })
+            .collect()
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 2048, ..Default::default() })]
+        #[test]
+        fn every_href_resolves_to_an_allowed_scheme_in_a_browser(
+            pieces in proptest::collection::vec(proptest::sample::select(HOSTILE_PIECES), 0..32)
+        ) {
+            let html = render_markdown(&pieces.concat());
+            for scheme in href_schemes(&html) {
+                proptest::prop_assert!(
+                    ["http", "https", "mailto"].contains(&scheme.as_str()),
+                    "scheme {scheme} in {html}"
+                );
+            }
+        }
+
         #[test]
         fn any_mix_of_hostile_pieces_renders_inert(
             pieces in proptest::collection::vec(proptest::sample::select(HOSTILE_PIECES), 0..32)
