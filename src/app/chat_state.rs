@@ -67,9 +67,8 @@ pub struct ChatState {
     pub deleted: RwSignal<Option<Conversation>>,
     /// The model picked for this conversation (`None`: the server's default).
     pub model: RwSignal<Option<String>>,
-    last_save_ms: StoredValue<f64>,
     /// When the streaming turn may be saved next (see SAVE_BUDGET_FACTOR).
-    save_interval_ms: StoredValue<f64>,
+    next_save_at_ms: StoredValue<f64>,
     next_key: StoredValue<usize>,
     /// The page's reactive owner: message signals are created under it, not
     /// under the component whose handler happened to run (Retry disposes that one).
@@ -89,8 +88,7 @@ impl ChatState {
             current_id: RwSignal::new(String::new()),
             deleted: RwSignal::new(None),
             model: RwSignal::new(None),
-            last_save_ms: StoredValue::new(0.0),
-            save_interval_ms: StoredValue::new(SAVE_INTERVAL_MS),
+            next_save_at_ms: StoredValue::new(0.0),
             next_key: StoredValue::new(0),
             owner: StoredValue::new(Owner::current().unwrap_or_default()),
         }
@@ -252,7 +250,7 @@ impl ChatState {
             }
         });
         super::browser::count_applied_event();
-        if now - self.last_save_ms.get_value() >= self.save_interval_ms.get_value() {
+        if now >= self.next_save_at_ms.get_value() {
             self.save();
         }
     }
@@ -329,8 +327,8 @@ impl ChatState {
     /// Saves the shown conversation and makes it the one a reload shows.
     fn save(&self) {
         let now = now_ms();
-        self.last_save_ms.set_value(now);
         if self.conversation.with_value(|c| c.id.is_empty()) {
+            self.next_save_at_ms.set_value(now + SAVE_INTERVAL_MS);
             return; // nothing sent yet: nothing to keep
         }
         let mut index = self.index.get_untracked();
@@ -340,10 +338,9 @@ impl ChatState {
         });
         self.index.set(index);
         let took = now_ms() - now;
-        self.save_interval_ms.set_value(next_save_interval(
-            took,
-            self.running.get_untracked().is_some(),
-        ));
+        let streaming = self.running.get_untracked().is_some();
+        self.next_save_at_ms
+            .set_value(now + next_save_interval(took, streaming));
         match result {
             Ok(bytes) => super::browser::record_save(now, took, bytes),
             Err(message) => self.notice(message),

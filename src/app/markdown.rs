@@ -53,11 +53,12 @@ pub fn render_markdown(source: &str) -> String {
 
 /// Rewrites parser events so the HTML writer emits only inert markup. Keeps, per
 /// open link or image, whether an `<a>` was written for it, so its end matches,
-/// and how many written anchors are open, so none is written inside another.
+/// and whether one is open now, so none is written inside another (at most one
+/// is ever open).
 #[derive(Default)]
 struct EventFilter {
     open_anchors: Vec<bool>,
-    written_anchors: usize,
+    in_written_anchor: bool,
 }
 
 impl EventFilter {
@@ -71,7 +72,7 @@ impl EventFilter {
                 title,
                 ..
             }) => {
-                let allowed = self.written_anchors == 0
+                let allowed = !self.in_written_anchor
                     && (link_type == LinkType::Email || url_allowed(&dest_url, &LINK_SCHEMES));
                 self.open_anchor(
                     allowed,
@@ -84,13 +85,13 @@ impl EventFilter {
             Event::Start(Tag::Image {
                 dest_url, title, ..
             }) => {
-                let allowed = self.written_anchors == 0 && url_allowed(&dest_url, &IMAGE_SCHEMES);
+                let allowed = !self.in_written_anchor && url_allowed(&dest_url, &IMAGE_SCHEMES);
                 self.open_anchor(allowed, false, &dest_url, &title, Some("md-image"))
             }
             Event::End(TagEnd::Link | TagEnd::Image) => {
                 let written = self.open_anchors.pop()?;
                 written.then(|| {
-                    self.written_anchors -= 1;
+                    self.in_written_anchor = false;
                     Event::InlineHtml(CowStr::Borrowed("</a>"))
                 })
             }
@@ -143,7 +144,7 @@ impl EventFilter {
         if !allowed {
             return None;
         }
-        self.written_anchors += 1;
+        self.in_written_anchor = true;
         let mut anchor = String::from("<a href=\"");
         if email {
             anchor.push_str("mailto:");
