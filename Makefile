@@ -53,7 +53,7 @@ FUZZ_TIMEOUT ?= 10
 fuzz:
 	@cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	failed=""; for target in $$(cargo +nightly fuzz list); do \
-		case $$target in storage) dict=storage;; ndjson_framer) dict=turn_events;; markdown) dict=markdown;; tags) dict=;; *) dict=upstream;; esac; \
+		case $$target in storage) dict=storage;; ndjson_framer) dict=turn_events;; markdown) dict=markdown;; tags|reducer) dict=;; *) dict=upstream;; esac; \
 		rm -rf target/fuzz-corpus/$$target && mkdir -p target/fuzz-corpus && cp -r fuzz/corpus/$$target target/fuzz-corpus/$$target; \
 		cargo +nightly fuzz run $$target target/fuzz-corpus/$$target $$(ls -d fuzz/regressions/$$target 2>/dev/null) -- \
 			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) -timeout=$(FUZZ_TIMEOUT) \

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::serve::ListenerExt;
 use clap::{Parser, Subcommand};
 use leptos::config::get_configuration;
 use pensive::server::mock_upstream::{replay_events, serve_on, MockConfig, MockState};
 use pensive::server::parse::{parse_recording, ParseOptions};
 use pensive::server::providers::wire::Dialect;
 use pensive::server::router::build_router;
+use pensive::server::serve::{serve as serve_app, ServeLimits};
 use pensive::server::tags::TagSet;
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::framer::ndjson_line;
@@ -106,29 +106,36 @@ async fn serve() -> Result<(), String> {
         options.output_name = "pensive".into();
     }
     let addr = options.site_addr;
+    let exposure = pensive::server::access::check_exposure(
+        addr,
+        config.access_token.is_some(),
+        config.site_access.allow_open,
+    )?;
+    if let Some(warning) = exposure {
+        tracing::warn!("{warning}");
+    }
+    if addr.ip().is_unspecified() && config.site_access.allowed_hosts.is_empty() {
+        tracing::warn!(
+            "listening on {addr}: the API answers only to localhost and 127.0.0.1 until PENSIVE_ALLOWED_HOSTS names the host names browsers use"
+        );
+    }
     for model in &config.models {
         tracing::info!(model = %model.id, provider = model.provider.name(), "model configured");
     }
     let grace = config.shutdown_grace;
+    let limits = ServeLimits::from_config(&config);
     let turns = TurnService::new(config);
     let app = build_router(turns.clone(), options);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| format!("cannot listen on {addr}: {e}"))?
-        .tap_io(no_delay);
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     tracing::info!("serving http://{addr}");
-    // Client addresses feed the per-client limits.
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown_signal(turns, grace))
-    .await
-    .map_err(|e| e.to_string())
+    serve_app(listener, app, limits, shutdown_signal(turns, grace)).await;
+    Ok(())
 }
 
-/// Resolves on SIGTERM or Ctrl-C: axum then stops accepting and waits for open
-/// responses. Running turns get `grace` to finish; then each ends with an
+/// Resolves on SIGTERM or Ctrl-C: the serve loop then stops accepting and
+/// waits for open responses. Running turns get `grace` to finish; then each ends with an
 /// `interrupted` error event (the browser keeps what arrived), their responses
 /// complete, and the process exits.
 async fn shutdown_signal(turns: TurnService, grace: Duration) {
@@ -159,15 +166,6 @@ async fn shutdown_signal(turns: TurnService, grace: Duration) {
         }
         turns.end_running_turns();
     });
-}
-
-/// Turns off Nagle's algorithm on an accepted connection (axum leaves it on).
-/// With it on, a small write (a streamed event, the tail of a page) waits for
-/// the ACK of the previous one, which the client delays by up to 40 ms.
-fn no_delay(stream: &mut tokio::net::TcpStream) {
-    if let Err(err) = stream.set_nodelay(true) {
-        tracing::debug!("cannot set TCP_NODELAY: {err}");
-    }
 }
 
 fn parse(

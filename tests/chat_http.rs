@@ -6,8 +6,9 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
+use pensive::server::normalizer::Delta;
 use pensive::server::router::build_router;
-use pensive::server::scripted::Pace;
+use pensive::server::scripted::{demo_script, Pace};
 use pensive::server::{config::ModelConfig, AppConfig, TurnService};
 use pensive::turn::contract::check_stream;
 use pensive::turn::framer::NdjsonFramer;
@@ -22,6 +23,7 @@ fn demo_config(pace: Pace) -> AppConfig {
         first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
         access_token: None,
+        site_access: Default::default(),
         show_thinking: true,
         limits: Default::default(),
         shutdown_grace: Duration::from_secs(1),
@@ -335,7 +337,20 @@ async fn with_the_kill_switch_the_turn_log_still_counts_the_thinking() {
         .unwrap_or_else(|| panic!("no turn line in {log}"));
     assert!(line.contains("outcome=\"done\""), "{line}");
     assert!(line.contains("thinking_blocks=1"), "{line}");
-    assert!(!line.contains("thinking_chars=0"), "{line}");
+    // Every character of the demo script's reasoning for this prompt, counted.
+    let expected: usize = demo_script("Why is the sky blue?", Pace::INSTANT)
+        .iter()
+        .flat_map(|step| &step.deltas)
+        .map(|delta| match delta {
+            Delta::Reasoning(text) => text.chars().count(),
+            _ => 0,
+        })
+        .sum();
+    let logged = line
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("thinking_chars="))
+        .unwrap_or_else(|| panic!("no thinking_chars field in {line}"));
+    assert_eq!(logged, expected.to_string(), "{line}");
     assert!(
         !line.contains("Why is the sky blue"),
         "the prompt is never logged: {line}"
@@ -558,4 +573,151 @@ async fn an_oversized_body_is_refused_with_a_readable_413_before_it_is_read() {
     // A normal turn still works.
     let (events, _) = run(app, SKY).await;
     assert!(matches!(events.last(), Some(TurnEvent::Done { .. })));
+}
+
+/// A signed-in cookie's `name=value` from a sign-in response.
+fn cookie_pair(response: &axum::response::Response) -> String {
+    header(response, "set-cookie")
+        .and_then(|c| c.split(';').next().map(str::to_owned))
+        .expect("a cookie")
+}
+
+fn guarded_with(token: &str, secret: &str, limits: pensive::server::limits::Limits) -> axum::Router {
+    app_with(AppConfig {
+        access_token: Some(token.into()),
+        site_access: pensive::server::config::SiteAccess {
+            cookie_secret: Some(secret.into()),
+            ..Default::default()
+        },
+        limits,
+        ..demo_config(Pace::INSTANT)
+    })
+}
+
+/// `POST /api/chat` with `cookie` (and extra headers): the status.
+async fn chat_status(
+    app: &axum::Router,
+    cookie: &str,
+    extra: &[(&'static str, &str)],
+) -> StatusCode {
+    let mut request = chat_request(SKY);
+    request.headers_mut().insert("cookie", cookie.parse().unwrap());
+    for (name, value) in extra {
+        request
+            .headers_mut()
+            .insert(*name, value.parse().unwrap());
+    }
+    app.clone().oneshot(request).await.unwrap().status()
+}
+
+#[tokio::test]
+async fn the_access_cookie_is_never_the_token_and_a_new_token_signs_everyone_out() {
+    const SECRET: &str = "a-cookie-secret-shared-by-every-process";
+    let token = "first-token-0123456789";
+    let first = guarded_with(token, SECRET, Default::default());
+    let response = first.clone().oneshot(sign_in_request(token)).await.unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let cookie = cookie_pair(&response);
+    let value = cookie.split_once('=').map(|(_, v)| v).unwrap_or_default();
+    assert!(!value.is_empty() && !value.contains(token) && !value.contains("0123456789"), "{cookie}");
+    assert_ne!(value, token);
+    // A second process with the same token and secret accepts it (scaled out behind a proxy).
+    let second = guarded_with(token, SECRET, Default::default());
+    assert_eq!(chat_status(&second, &cookie, &[]).await, StatusCode::OK);
+    // The operator rotates the token: the old cookie no longer opens anything.
+    let rotated = guarded_with("second-token-9876543210", SECRET, Default::default());
+    assert_eq!(chat_status(&rotated, &cookie, &[]).await, StatusCode::UNAUTHORIZED);
+    // And the token itself, sent as the cookie (the old format), is refused.
+    let raw = format!("pensive_access={token}");
+    assert_eq!(chat_status(&first, &raw, &[]).await, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn over_https_through_a_trusted_proxy_the_cookie_is_secure_and_host_prefixed() {
+    const SECRET: &str = "a-cookie-secret-shared-by-every-process";
+    const TOKEN: &str = "https-test-token-0123";
+    let trusted = pensive::server::limits::Limits {
+        client_ip_header: Some("x-forwarded-for".into()),
+        ..Default::default()
+    };
+    let behind_tls = guarded_with(TOKEN, SECRET, trusted);
+    let mut request = sign_in_request(TOKEN);
+    request
+        .headers_mut()
+        .insert("x-forwarded-proto", "https".parse().unwrap());
+    let response = behind_tls.clone().oneshot(request).await.unwrap();
+    let set_cookie = header(&response, "set-cookie").unwrap_or_default();
+    assert!(set_cookie.starts_with("__Host-pensive_access="), "{set_cookie}");
+    for attribute in ["Secure", "HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(set_cookie.split("; ").any(|a| a == attribute), "{attribute}: {set_cookie}");
+    }
+    assert!(!set_cookie.contains("Domain"), "{set_cookie}");
+    let cookie = cookie_pair(&response);
+    let https = [("x-forwarded-proto", "https")];
+    assert_eq!(chat_status(&behind_tls, &cookie, &https).await, StatusCode::OK);
+
+    // Without a trusted proxy configured, a client's own X-Forwarded-Proto is not believed.
+    let direct = guarded_with(TOKEN, SECRET, Default::default());
+    let mut request = sign_in_request(TOKEN);
+    request
+        .headers_mut()
+        .insert("x-forwarded-proto", "https".parse().unwrap());
+    let response = direct.clone().oneshot(request).await.unwrap();
+    let set_cookie = header(&response, "set-cookie").unwrap_or_default();
+    assert!(set_cookie.starts_with("pensive_access="), "{set_cookie}");
+    assert!(!set_cookie.contains("Secure"), "{set_cookie}");
+}
+
+/// The request of a turn that came through a proxy appending to X-Forwarded-For.
+fn forwarded_chat(x_forwarded_for: &str) -> Request<Body> {
+    let mut request = chat_from("127.0.0.1");
+    request
+        .headers_mut()
+        .insert("x-forwarded-for", x_forwarded_for.parse().unwrap());
+    request
+}
+
+#[tokio::test]
+async fn a_client_cannot_escape_its_turn_limit_by_spoofing_x_forwarded_for() {
+    let app = limited_app(
+        pensive::server::limits::Limits {
+            turns_per_client: 1,
+            client_ip_header: Some("x-forwarded-for".into()),
+            ..Default::default()
+        },
+        Pace::REALISTIC,
+    );
+    // The client writes its own left-most entries; nginx appends 203.0.113.5.
+    let (first, _streaming) = first_event(&app, forwarded_chat("1.1.1.1, 203.0.113.5")).await;
+    assert_eq!(first, TurnEvent::ThinkingStart);
+    let (spoofed, _) = first_event(&app, forwarded_chat("2.2.2.2, 203.0.113.5")).await;
+    assert!(
+        matches!(&spoofed, TurnEvent::Error { kind: ErrorKind::RateLimit, .. }),
+        "a new left-most entry is the same client: {spoofed:?}"
+    );
+    let (other, _other) = first_event(&app, forwarded_chat("1.1.1.1, 203.0.113.6")).await;
+    assert_eq!(other, TurnEvent::ThinkingStart, "another real client is unaffected");
+}
+
+/// Under the site's `no-referrer` policy a browser's form post says
+/// `Origin: null`, which the cross-site guard refuses; the sign-in page sets a
+/// policy under which its own form sends its real origin.
+#[tokio::test]
+async fn the_sign_in_form_is_served_so_that_its_post_carries_the_real_origin() {
+    let app = guarded_app();
+    for response in [
+        get(app.clone(), "/sign-in").await,
+        app.clone().oneshot(sign_in_request("wrong")).await.unwrap(),
+    ] {
+        assert_eq!(
+            header(&response, "referrer-policy").as_deref(),
+            Some("same-origin")
+        );
+    }
+    let mut from_null = sign_in_request("open-sesame-42");
+    from_null
+        .headers_mut()
+        .insert("origin", "null".parse().unwrap());
+    let refused = app.clone().oneshot(from_null).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
 }

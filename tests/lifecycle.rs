@@ -4,79 +4,19 @@
 
 #![cfg(feature = "ssr")]
 
-use std::io::{BufRead, BufReader, Read};
+mod common;
+
+use std::io::BufRead;
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use common::{
+    json_field, mock_upstream, open_turn, read_events, serve_with, sigterm, upstream_env,
+    wait_until, Running, SENTINEL_KEY,
+};
 use pensive::turn::contract::thinking_text;
-use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::{ErrorKind, TurnEvent};
-
-const BIN: &str = env!("CARGO_BIN_EXE_pensive");
-const SENTINEL_KEY: &str = "sk-SENTINEL-lifecycle-91c2";
-
-/// A child process killed when the test ends, however it ends.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-/// Polls `check` every 20 ms until it holds or `limit` passes.
-fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !check() {
-        assert!(start.elapsed() < limit, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn get(port: u16, path: &str) -> Option<String> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    use std::io::Write;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut text = String::new();
-    stream.read_to_string(&mut text).ok()?;
-    text.split("\r\n\r\n").nth(1).map(str::to_owned)
-}
-
-fn json_field(port: u16, path: &str, field: &str) -> Option<u64> {
-    let body = get(port, path)?;
-    let body = body.trim();
-    // Tolerate a chunked body: take the JSON object inside.
-    let json = &body[body.find('{')?..=body.rfind('}')?];
-    serde_json::from_str::<serde_json::Value>(json).ok()?[field].as_u64()
-}
-
-fn mock_upstream(delay_ms: u64) -> (Running, u16) {
-    let port = free_port();
-    let child = Command::new(BIN)
-        .args(["mock-upstream", "--addr", &format!("127.0.0.1:{port}")])
-        .args(["--delay-ms", &delay_ms.to_string()])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the mock");
-    let running = Running(child);
-    wait_until(Duration::from_secs(20), "the mock", || {
-        json_field(port, "/_mock/stats", "active").is_some()
-    });
-    (running, port)
-}
 
 /// `pensive serve` on the demo model (or against `mock`), with a grace period.
 fn serve(grace_secs: f64, demo_pace: f64, mock: Option<u16>) -> (Running, u16) {
@@ -90,80 +30,14 @@ fn serve_logging(
     log: Stdio,
     level: &str,
 ) -> (Running, u16) {
-    let port = free_port();
-    let mut command = Command::new(BIN);
-    command
-        .arg("serve")
-        .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
-        .env("LEPTOS_SITE_ROOT", "target/site")
-        .env("PENSIVE_DEMO_PACE", demo_pace.to_string())
-        .env("PENSIVE_SHUTDOWN_GRACE_SECS", grace_secs.to_string())
-        .env("RUST_LOG", level)
-        .stderr(log);
+    let mut env = vec![
+        ("PENSIVE_DEMO_PACE", demo_pace.to_string()),
+        ("PENSIVE_SHUTDOWN_GRACE_SECS", grace_secs.to_string()),
+    ];
     if let Some(mock) = mock {
-        command
-            .env("PENSIVE_PROVIDER", "anthropic")
-            .env("PENSIVE_BASE_URL", format!("http://127.0.0.1:{mock}"))
-            .env("PENSIVE_MODEL", "mock-model")
-            .env("PENSIVE_API_KEY", SENTINEL_KEY);
+        env.extend(upstream_env("anthropic", mock));
     }
-    let running = Running(command.spawn().expect("start pensive serve"));
-    wait_until(Duration::from_secs(20), "pensive serve", || {
-        json_field(port, "/healthz", "active_turns").is_some()
-    });
-    (running, port)
-}
-
-/// Opens a turn and returns a reader positioned after the response headers.
-fn open_turn(port: u16, text: &str) -> BufReader<TcpStream> {
-    use std::io::Write;
-    let body = serde_json::json!({"request": {"messages": [{"role": "user", "content": text}]}})
-        .to_string();
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    write!(
-        stream,
-        "POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("send");
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    while reader.read_line(&mut line).map(|n| n > 0).unwrap_or(false) && line != "\r\n" {
-        line.clear();
-    }
-    reader
-}
-
-/// Reads the chunked NDJSON body to its end and decodes the events.
-fn read_events(reader: &mut BufReader<TcpStream>) -> Vec<TurnEvent> {
-    let mut framer = NdjsonFramer::new();
-    let mut events = Vec::new();
-    loop {
-        let mut size = String::new();
-        if reader.read_line(&mut size).unwrap_or(0) == 0 {
-            break;
-        }
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            continue;
-        };
-        if size == 0 {
-            break;
-        }
-        let mut chunk = vec![0; size + 2];
-        if reader.read_exact(&mut chunk).is_err() {
-            break;
-        }
-        events.extend(framer.push(&chunk[..size]).into_iter().flatten());
-    }
-    events
-}
-
-fn sigterm(child: &Running) {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.0.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
+    serve_with(&env, log, level)
 }
 
 #[test]
@@ -226,7 +100,7 @@ fn a_killed_curl_closes_the_provider_request_within_a_second() {
     let (_server, port) = serve(1.0, 1.0, Some(mock_port));
     let body = r#"{"request":{"messages":[{"role":"user","content":"mock:normal"}]}}"#;
     let mut curl = Running(
-        Command::new("curl")
+        std::process::Command::new("curl")
             .args(["-sN", "-X", "POST", "-H", "content-type: application/json"])
             .args(["--data", body, &format!("http://127.0.0.1:{port}/api/chat")])
             .stdout(Stdio::piped())
@@ -234,7 +108,7 @@ fn a_killed_curl_closes_the_provider_request_within_a_second() {
             .spawn()
             .expect("curl"),
     );
-    let mut out = BufReader::new(curl.0.stdout.take().expect("stdout"));
+    let mut out = std::io::BufReader::new(curl.0.stdout.take().expect("stdout"));
     let mut line = String::new();
     out.read_line(&mut line).expect("a first event");
     assert!(line.contains("thinking_start"), "{line}");

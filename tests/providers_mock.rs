@@ -8,18 +8,20 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::Request;
+use futures::StreamExt;
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
 use pensive::server::config::{ModelConfig, ProviderKind};
 use pensive::server::mock_upstream::{serve_on, MockConfig, MockState};
 use pensive::server::providers::wire::Dialect;
 use pensive::server::router::build_router;
-use pensive::server::scenarios::{ANSWER, REASONING};
+use pensive::server::scenarios::{ANSWER, KEYWORDS, REASONING};
 use pensive::server::scripted::Pace;
 use pensive::server::tags::TagSet;
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::contract::{answer_text, check_stream, thinking_text};
 use pensive::turn::framer::NdjsonFramer;
+use pensive::turn::reducer::{Block, Turn};
 use pensive::turn::{ErrorKind, TurnEvent};
 use tower::ServiceExt;
 
@@ -56,44 +58,66 @@ fn model(dialect: Dialect, base: &str) -> ModelConfig {
     }
 }
 
-fn app(base: &str) -> axum::Router {
-    let config = AppConfig {
+/// One model per dialect on the mock at `base`, short timeouts, thinking shown.
+fn config(base: &str) -> AppConfig {
+    AppConfig {
         models: Dialect::ALL.iter().map(|d| model(*d, base)).collect(),
         first_token_timeout: Duration::from_secs(2),
         idle_timeout: Duration::from_secs(1),
         access_token: None,
+        site_access: Default::default(),
         show_thinking: true,
         limits: Default::default(),
         shutdown_grace: Duration::from_secs(1),
-    };
+    }
+}
+
+fn app_with(config: AppConfig) -> axum::Router {
     build_router(
         TurnService::new(config),
         LeptosOptions::builder().output_name("pensive").build(),
     )
 }
 
-async fn turn(app: &axum::Router, dialect: Dialect, messages: serde_json::Value) -> Vec<TurnEvent> {
+fn app(base: &str) -> axum::Router {
+    app_with(config(base))
+}
+
+/// The raw response body of one turn.
+async fn turn_bytes(
+    app: &axum::Router,
+    dialect: Dialect,
+    messages: serde_json::Value,
+) -> axum::body::Bytes {
     let body = serde_json::json!({"request": {"messages": messages, "model": dialect.name()}});
     let request = Request::post("/api/chat")
         .header("content-type", "application/json")
         .body(Body::from(body.to_string()))
         .expect("request");
     let response = app.clone().oneshot(request).await.expect("response");
-    let bytes = response
+    response
         .into_body()
         .collect()
         .await
         .expect("body")
-        .to_bytes();
+        .to_bytes()
+}
+
+/// The events of a response body, checked against the contract.
+fn decode(dialect: Dialect, bytes: &[u8]) -> Vec<TurnEvent> {
     let mut framer = NdjsonFramer::new();
     let mut events: Vec<TurnEvent> = framer
-        .push(&bytes)
+        .push(bytes)
         .into_iter()
         .map(|e| e.expect("ndjson"))
         .collect();
     events.extend(framer.finish().map(|e| e.expect("ndjson")));
     check_stream(&events).unwrap_or_else(|e| panic!("{dialect:?}: {e}\n{events:?}"));
     events
+}
+
+async fn turn(app: &axum::Router, dialect: Dialect, messages: serde_json::Value) -> Vec<TurnEvent> {
+    decode(dialect, &turn_bytes(app, dialect, messages).await)
 }
 
 async fn ask(app: &axum::Router, dialect: Dialect, text: &str) -> Vec<TurnEvent> {
@@ -545,4 +569,210 @@ async fn the_api_key_and_upstream_url_never_reach_a_response() {
     );
     assert!(!seen.contains(KEY), "the API key leaked");
     assert!(!seen.contains(&host), "the upstream address leaked");
+}
+
+/// The reasoning a browser would show for `events` (each block's text, the
+/// answer text a lone closing tag turned into reasoning included), and the
+/// answer it would show, by the real reducer.
+fn shown_reasoning_and_answer(events: &[TurnEvent]) -> (Vec<String>, String) {
+    let mut turn = Turn::new(0.0);
+    for event in events {
+        turn.apply(event.clone(), 0.0);
+    }
+    let reasoning = turn
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Thinking(t) => Some(t.text.clone()),
+            Block::Answer { .. } => None,
+        })
+        .collect();
+    (reasoning, turn.answer_text())
+}
+
+/// The kill switch (`PENSIVE_SHOW_THINKING=0`) keeps reasoning on the server:
+/// every mock scenario in every dialect runs once with thinking shown, to learn
+/// its reasoning (thinking deltas, and answer text a lone `</think>` turned
+/// into reasoning, as in `prefilled`), and once with the switch off; no block
+/// of that reasoning may appear anywhere in the switch-off response body, raw
+/// or JSON-escaped, or in the answer text it carries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_kill_switch_no_reasoning_text_reaches_the_browser_in_any_scenario() {
+    let (base, _) = start_mock().await;
+    // Generous timeouts and no per-client limit: many turns run at once here.
+    let relaxed = AppConfig {
+        first_token_timeout: Duration::from_secs(10),
+        idle_timeout: Duration::from_secs(5),
+        limits: pensive::server::limits::Limits {
+            turns_per_client: 0,
+            ..Default::default()
+        },
+        ..config(&base)
+    };
+    let shown = app_with(relaxed.clone());
+    let hidden = app_with(AppConfig {
+        show_thinking: false,
+        ..relaxed
+    });
+    assert!(KEYWORDS.contains(&"prefilled"));
+    let mut cases: Vec<(Dialect, &str)> = Dialect::ALL
+        .iter()
+        .flat_map(|d| KEYWORDS.iter().map(move |k| (*d, *k)))
+        .collect();
+    // The slowest (bench-render paces itself for ~30 s) start first.
+    cases.sort_by_key(|(_, k)| *k != "bench-render");
+    let runs: Vec<_> = futures::stream::iter(cases)
+        .map(|(dialect, keyword)| {
+            let (shown, hidden) = (shown.clone(), hidden.clone());
+            async move {
+                let messages =
+                    serde_json::json!([{"role": "user", "content": format!("mock:{keyword}")}]);
+                let (on, off) = futures::join!(
+                    turn_bytes(&shown, dialect, messages.clone()),
+                    turn_bytes(&hidden, dialect, messages)
+                );
+                (dialect, keyword, on, off)
+            }
+        })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    let mut checked_blocks = 0;
+    let mut moved_by_a_lone_close = 0;
+    for (dialect, keyword, on, off) in runs {
+        let what = format!("{dialect:?} mock:{keyword}");
+        let on_events = decode(dialect, &on);
+        let (reasoning, answer) = shown_reasoning_and_answer(&on_events);
+        moved_by_a_lone_close += on_events
+            .iter()
+            .filter(|e| matches!(e, TurnEvent::AnswerWasThinking { .. }))
+            .count();
+        let off_events = decode(dialect, &off);
+        assert!(
+            !off_events.iter().any(|e| matches!(
+                e,
+                TurnEvent::ThinkingStart
+                    | TurnEvent::ThinkingDelta { .. }
+                    | TurnEvent::ThinkingEnd { .. }
+                    | TurnEvent::AnswerWasThinking { .. }
+            )),
+            "{what}: a thinking event with the switch off"
+        );
+        let body = String::from_utf8_lossy(&off);
+        let off_answer = answer_text(&off_events);
+        for block in &reasoning {
+            let text = block.trim();
+            // Text the model also gave as its answer may of course be shown.
+            if text.chars().count() < 8 || answer.contains(text) {
+                continue;
+            }
+            checked_blocks += 1;
+            let escaped = serde_json::to_string(text).expect("json");
+            let escaped = &escaped[1..escaped.len() - 1];
+            assert!(
+                !body.contains(text) && !body.contains(escaped) && !off_answer.contains(text),
+                "{what}: reasoning reached the browser with the switch off: {:?}",
+                text.chars().take(80).collect::<String>()
+            );
+        }
+    }
+    assert!(
+        checked_blocks > KEYWORDS.len(),
+        "{checked_blocks} blocks checked"
+    );
+    assert!(
+        moved_by_a_lone_close >= Dialect::ALL.len(),
+        "prefilled ran in every dialect"
+    );
+}
+
+/// Each event of one turn with the time it arrived, read as the body streams.
+async fn timed_turn(
+    app: &axum::Router,
+    dialect: Dialect,
+    text: &str,
+) -> Vec<(Duration, TurnEvent)> {
+    let body = serde_json::json!({"request": {"messages": [{"role": "user", "content": text}], "model": dialect.name()}});
+    let request = Request::post("/api/chat")
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("request");
+    let started = std::time::Instant::now();
+    let mut body = app
+        .clone()
+        .oneshot(request)
+        .await
+        .expect("response")
+        .into_body();
+    let mut framer = NdjsonFramer::new();
+    let mut events = Vec::new();
+    while let Some(frame) = body.frame().await {
+        if let Some(data) = frame.expect("frame").data_ref() {
+            for event in framer.push(data) {
+                events.push((started.elapsed(), event.expect("ndjson")));
+            }
+        }
+    }
+    events
+}
+
+/// Hidden reasoning is live from the provider's first sign and truly timed:
+/// in every dialect that can hide reasoning, `thinking_start` arrives before
+/// the mock's 3 s of silence (the view's live header runs through it), and
+/// the block closes opaque with a duration of those 3 s, not "less than a
+/// second" measured from the end of the silence.
+#[tokio::test]
+async fn hidden_reasoning_opens_at_its_first_sign_and_lasts_the_silence() {
+    let (base, _) = start_mock().await;
+    let app = app_with(AppConfig {
+        idle_timeout: Duration::from_secs(10),
+        ..config(&base)
+    });
+    let dialects = [
+        Dialect::Responses,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Chat,
+    ];
+    let runs = futures::future::join_all(dialects.map(|d| {
+        let app = app.clone();
+        async move { (d, timed_turn(&app, d, "mock:hidden-reasoning").await) }
+    }))
+    .await;
+    for (dialect, timed) in runs {
+        let events: Vec<TurnEvent> = timed.iter().map(|(_, e)| e.clone()).collect();
+        check_stream(&events).unwrap_or_else(|e| panic!("{dialect:?}: {e}"));
+        let at = |f: fn(&TurnEvent) -> bool| {
+            timed
+                .iter()
+                .find(|(_, e)| f(e))
+                .map(|(t, _)| *t)
+                .unwrap_or_else(|| panic!("{dialect:?}: missing event in {events:?}"))
+        };
+        let opened = at(|e| matches!(e, TurnEvent::ThinkingStart));
+        let closed = at(|e| matches!(e, TurnEvent::ThinkingEnd { .. }));
+        assert!(
+            closed.saturating_sub(opened) >= Duration::from_millis(2500),
+            "{dialect:?}: the block was announced {opened:?}, closed {closed:?}: not live"
+        );
+        let Some(TurnEvent::ThinkingEnd {
+            duration_ms,
+            opaque,
+        }) = events
+            .iter()
+            .find(|e| matches!(e, TurnEvent::ThinkingEnd { .. }))
+        else {
+            unreachable!("found above")
+        };
+        assert!(*opaque, "{dialect:?}: hidden by the provider");
+        assert!(
+            (2900..4000).contains(duration_ms),
+            "{dialect:?}: {duration_ms} ms for 3 s of hidden reasoning"
+        );
+        assert_eq!(
+            answer_text(&events),
+            pensive::server::scenarios::HIDDEN_ANSWER,
+            "{dialect:?}"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! Pensive behind nginx and scaled out, as docs/nginx.md recommends: two
 //! `pensive serve` processes against one `pensive mock-upstream`, load-balanced
-//! by a real nginx running deploy/nginx/pensive.conf, all on loopback.
+//! by a real nginx running deploy/nginx/pensive.conf over TLS (a self-signed
+//! certificate the test makes), all on loopback.
 //! Needs nginx installed (Debian: `apt-get install nginx`); fails, never skips,
 //! without it.
 
@@ -21,7 +22,10 @@ use pensive::server::scenarios::{ANSWER, REASONING};
 use pensive::turn::contract::{answer_text, check_stream, thinking_text};
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::TurnEvent;
-use reqwest::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, COOKIE, SET_COOKIE};
+use reqwest::header::{
+    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, COOKIE, LOCATION, ORIGIN, SET_COOKIE,
+    STRICT_TRANSPORT_SECURITY,
+};
 use reqwest::StatusCode;
 
 /// Each test's HTTP part ends within this (start-up has its own bound), so a
@@ -35,6 +39,7 @@ async fn within<T>(work: impl Future<Output = T>) -> T {
         .unwrap_or_else(|_| panic!("the test did not finish within {TEST_BUDGET:?}"))
 }
 
+/// A plain-HTTP client, for the mock and the backends directly.
 fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
@@ -47,8 +52,9 @@ fn client() -> reqwest::Client {
 /// `POST /api/chat` through nginx, announcing gzip as a browser does.
 async fn send_turn(cluster: &Cluster, cookie: Option<&str>) -> reqwest::Response {
     let body = r#"{"request":{"messages":[{"role":"user","content":"Why is the sky blue?"}]}}"#;
-    let mut request = client()
-        .post(format!("http://{}/api/chat", cluster.nginx))
+    let mut request = cluster
+        .client()
+        .post(cluster.url("/api/chat"))
         .header(CONTENT_TYPE, "application/json")
         .header(ACCEPT_ENCODING, "gzip, deflate, br")
         .body(body);
@@ -290,20 +296,33 @@ async fn turns_spread_over_both_processes_share_nothing_and_survive_losing_one()
         assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
 
         // Sign in once, on whichever process nginx picks.
-        let signed_in = client()
-            .post(format!("http://{}/sign-in", cluster.nginx))
+        let signed_in = cluster
+            .client()
+            .post(cluster.url("/sign-in"))
             .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(format!("token={TOKEN}"))
             .send()
             .await
             .expect("nginx answers");
         assert!(signed_in.status().is_redirection());
-        let cookie = signed_in
+        let set_cookie = signed_in
             .headers()
             .get(SET_COOKIE)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
             .expect("a cookie")
+            .to_owned();
+        // Over HTTPS behind a trusted proxy: Secure, __Host- prefixed, and
+        // holding a signature of the token, never the token.
+        assert!(
+            set_cookie.starts_with("__Host-pensive_access=")
+                && set_cookie.split("; ").any(|a| a == "Secure")
+                && !set_cookie.contains(TOKEN),
+            "{set_cookie}"
+        );
+        let cookie = set_cookie
+            .split(';')
+            .next()
+            .expect("a name=value pair")
             .to_owned();
 
         for _ in 0..4 {
@@ -386,4 +405,73 @@ fn every_process_is_stopped_even_when_an_assertion_fails() {
         );
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn plain_http_redirects_to_https_and_tls_responses_carry_hsts_and_the_site_guard() {
+    let cluster = Cluster::start(Options {
+        base_port: 6040,
+        delay_ms: 0,
+        access_token: None,
+    });
+    within(async {
+        // Plain HTTP: a permanent redirect to the same path over HTTPS, nothing proxied.
+        let (status, _) = http_get(&cluster.nginx_http, "/api/chat?x=1").expect("nginx answers");
+        assert_eq!(status, 301);
+        let redirect = client()
+            .get(format!("http://{}/some/page?x=1", cluster.nginx_http))
+            .send()
+            .await
+            .expect("nginx answers");
+        assert_eq!(redirect.status(), StatusCode::MOVED_PERMANENTLY);
+        let location = redirect
+            .headers()
+            .get(LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        assert!(
+            location.starts_with("https://") && location.ends_with("/some/page?x=1"),
+            "{location}"
+        );
+
+        // HTTPS: pages and turns carry HSTS.
+        let page = cluster.client().get(cluster.url("/")).send().await.expect("a page");
+        assert_eq!(page.status(), StatusCode::OK);
+        let hsts = |response: &reqwest::Response| {
+            response
+                .headers()
+                .get(STRICT_TRANSPORT_SECURITY)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        assert!(hsts(&page).contains("max-age=63072000"), "{:?}", page.headers());
+        let turn = send_turn(&cluster, None).await;
+        assert!(hsts(&turn).contains("max-age="), "{:?}", turn.headers());
+        assert_complete(&receive(turn, Instant::now(), || async {}).await.0);
+
+        // The public name is allowed (PENSIVE_ALLOWED_HOSTS behind the proxy):
+        // the app's own origin may post, another site may not.
+        let body = r#"{"request":{"messages":[{"role":"user","content":"Why is the sky blue?"}]}}"#;
+        let from = |origin: &str| {
+            cluster
+                .client()
+                .post(cluster.url("/api/chat"))
+                .header(CONTENT_TYPE, "application/json")
+                .header(ORIGIN, origin.to_owned())
+                .body(body)
+                .send()
+        };
+        let own = from(&cluster.url("")).await.expect("nginx answers");
+        assert_eq!(own.status(), StatusCode::OK);
+        assert_complete(&receive(own, Instant::now(), || async {}).await.0);
+        let foreign = from("https://attacker.example").await.expect("nginx answers");
+        assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+        assert_eq!(
+            mock_stats(&cluster).await["requests"].as_u64(),
+            Some(2),
+            "the refused turn reached no provider"
+        );
+    })
+    .await;
 }

@@ -14,10 +14,21 @@ test('a connection lost mid-thinking freezes the timer, keeps the reasoning, and
   await expect(chat.body(chat.thinking())).toContainText('Let me think');
   await expect(chat.composer).toBeEnabled();
 
-  // Retry replaces the failed turn with a new attempt.
+  // Retry replaces the failed turn with a new attempt: a second request for the
+  // same question goes out, and its turn (not the old one) is what shows. The
+  // old turn's element is marked first: if Retry did nothing it would stay.
+  const sent: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/api/chat')) sent.push(r.postData() ?? '');
+  });
+  await turn.evaluate((el) => el.setAttribute('data-before-retry', ''));
   await turn.getByTestId('retry').click();
+  await expect.poll(() => sent.length).toBe(1);
+  expect(sent[0]).toContain('mock:drop-thinking');
+  await expect(page.locator('[data-before-retry]')).toHaveCount(0);
   await expect(page.getByTestId('assistant-message')).toHaveCount(1);
   await expect(chat.assistant()).toHaveAttribute('data-status', 'error');
+  await expect(chat.body(chat.thinking())).toContainText('Let me think');
 });
 
 test('Stop closes the upstream request and the composer is usable at once', async ({ page, request }) => {

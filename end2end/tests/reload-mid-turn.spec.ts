@@ -14,7 +14,8 @@ test('reloading mid-turn keeps the partial turn, shown as interrupted with its r
   await chat.hydrated();
   const turn = chat.assistant();
   await expect(turn).toHaveAttribute('data-status', 'stopped');
-  await expect(chat.header(chat.thinking())).toHaveText(/^Stopped after \d+s$/);
+  // Frozen, and still named by the headline it had when saved.
+  await expect(chat.header(chat.thinking())).toHaveText(/^Stopped after \d+s · (Checking the units|Final check)$/);
   await chat.header(chat.thinking()).click();
   await expect(chat.body(chat.thinking())).toContainText('Reading the question');
 });

@@ -7,7 +7,7 @@ use super::browser;
 use super::streaming_markdown::StreamingMarkdown;
 use super::thinking_block::ThinkingBlock;
 use super::turn_view::{BlockKind, BlockView, TurnView};
-use crate::turn::reducer::TurnStatus;
+use crate::turn::reducer::{is_empty_reasoning, is_shown, EmptyOutcome, TurnStatus};
 
 /// An assistant turn as it streams or as replayed from history.
 #[component]
@@ -63,11 +63,14 @@ pub fn AssistantMessage(
         .into_any(),
     };
 
+    // The same rule the block itself follows: a streaming block shows its own
+    // live header (hidden reasoning included), so the turn's indicator steps aside.
     let any_visible_thinking = move || {
         blocks.with(|bs| {
             bs.iter().any(|b| {
                 b.kind == BlockKind::Thinking
-                    && (b.meta.with(|m| m.opaque) || b.text.with(|t| !t.trim().is_empty()))
+                    && b.meta
+                        .with(|m| b.text.with(|t| is_shown(m.state, t, m.opaque)))
             })
         })
     };
@@ -88,8 +91,29 @@ pub fn AssistantMessage(
                 .collect::<String>()
         })
     };
-    let no_answer =
-        move || turn.status.get() == TurnStatus::Done && answer_text().trim().is_empty();
+    // Which note an ended turn without answer text gets: only a model that
+    // reasoned "finished thinking" (DESIGN §4); under the kill switch no
+    // reasoning reaches the browser, so that note never mentions thinking.
+    let empty_outcome = Memo::new(move |_| {
+        // No note while events may arrive: reading the texts only once the
+        // turn has ended keeps a streaming chunk from re-reading the answer.
+        if turn.status.get().is_live() {
+            return None;
+        }
+        let reasoned = blocks.with(|bs| {
+            bs.iter().any(|b| {
+                b.kind == BlockKind::Thinking
+                    && b.meta
+                        .with(|m| b.text.with(|t| !is_empty_reasoning(t, m.opaque)))
+            })
+        });
+        EmptyOutcome::of(
+            turn.status.get(),
+            &answer_text(),
+            reasoned,
+            reasoning_tokens.get(),
+        )
+    });
     // No block, but the provider counted reasoning: one header-only block.
     let hidden_reasoning = move || {
         let tokens = reasoning_tokens.get().filter(|n| *n > 0)?;
@@ -128,9 +152,9 @@ pub fn AssistantMessage(
                     {waiting_label}
                 </div>
             </Show>
-            <Show when=no_answer>
-                <p class="turn-note">"The model finished thinking without an answer."</p>
-            </Show>
+            {move || empty_outcome.get().map(|outcome| view! {
+                <p class="turn-note" data-testid="empty-outcome">{outcome.note()}</p>
+            })}
             {move || turn.error.get().map(|e| view! {
                 <p class="turn-error" role="alert" data-testid="turn-error">{e.message}</p>
             })}
@@ -172,5 +196,91 @@ fn status_name(status: TurnStatus) -> &'static str {
         TurnStatus::Done => "done",
         TurnStatus::Error => "error",
         TurnStatus::Stopped => "stopped",
+    }
+}
+
+/// The turn rendered on the server: which note an empty turn gets, and who
+/// shows the live timer while reasoning is hidden.
+#[cfg(all(test, feature = "ssr"))]
+mod render_tests {
+    use super::*;
+    use crate::app::thinking_block::render_tests::text_of;
+    use crate::turn::reducer::Turn;
+    use crate::turn::{TurnEvent, Usage};
+
+    fn render(events: Vec<TurnEvent>, now: f64) -> String {
+        Owner::new().with(|| {
+            let mut turn = Turn::new(0.0);
+            for (i, event) in events.into_iter().enumerate() {
+                turn.apply(event, 1_000.0 + i as f64);
+            }
+            let view = TurnView::new(&turn);
+            view! { <AssistantMessage turn=view now=now/> }.to_html()
+        })
+    }
+    fn done() -> TurnEvent {
+        TurnEvent::Done {
+            finish_reason: Some("stop".into()),
+        }
+    }
+
+    #[test]
+    fn an_empty_answer_without_reasoning_never_mentions_thinking() {
+        // Also what the kill switch delivers: usage without a reasoning count.
+        for events in [
+            vec![done()],
+            vec![TurnEvent::Usage(Usage::default()), done()],
+            vec![
+                TurnEvent::ThinkingStart,
+                TurnEvent::ThinkingDelta {
+                    text: "\n\n".into(),
+                },
+                TurnEvent::ThinkingEnd {
+                    duration_ms: 3,
+                    opaque: false,
+                },
+                done(),
+            ],
+        ] {
+            let text = text_of(&render(events.clone(), 5_000.0));
+            assert_eq!(text, "The model returned an empty answer.", "{events:?}");
+            assert!(!text.to_lowercase().contains("think"), "{text}");
+        }
+    }
+
+    #[test]
+    fn reasoning_without_an_answer_gets_the_fallback_and_keeps_the_block() {
+        let html = render(
+            vec![
+                TurnEvent::ThinkingStart,
+                TurnEvent::ThinkingDelta {
+                    text: "Let me think.".into(),
+                },
+                TurnEvent::ThinkingEnd {
+                    duration_ms: 2_000,
+                    opaque: false,
+                },
+                done(),
+            ],
+            5_000.0,
+        );
+        let text = text_of(&html);
+        assert!(
+            text.contains("The model finished thinking without an answer."),
+            "{text}"
+        );
+        assert!(!text.contains("empty answer"), "{text}");
+        assert!(html.contains("data-testid=\"thinking-block\""), "{html}");
+    }
+
+    #[test]
+    fn hidden_reasoning_has_its_own_live_header_instead_of_the_waiting_line() {
+        let html = render(vec![TurnEvent::ThinkingStart], 5_500.0);
+        assert!(!html.contains("data-testid=\"waiting\""), "{html}");
+        assert_eq!(text_of(&html), "Thinking\u{2026} 4s");
+        // Before any event the turn's own indicator shows.
+        let html = render(vec![], 5_500.0);
+        assert!(html.contains("data-testid=\"waiting\""), "{html}");
+        assert!(!html.contains("empty answer"), "{html}");
     }
 }

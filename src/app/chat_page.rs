@@ -9,6 +9,7 @@ use super::chat_state::{ChatState, MessageView};
 use super::composer::Composer;
 use super::history::{self, Notice};
 use super::preferences::{provide_fold_preference, FoldPreferencePicker};
+use super::restore_shell;
 use super::sidebar::Sidebar;
 use super::user_message::UserMessage;
 
@@ -17,7 +18,10 @@ use super::user_message::UserMessage;
 pub fn ChatPage() -> impl IntoView {
     let state = ChatState::new();
     let fold_preference = provide_fold_preference();
-    Effect::new(move |_| state.load_history());
+    Effect::new(move |_| {
+        state.load_history();
+        restore_shell::restored();
+    });
     // Another tab saved: refresh (the `storage` event fires only in other tabs).
     let _ = window_event_listener(leptos::ev::storage, move |ev| {
         if history::is_history_key(ev.key().as_deref()) {

@@ -14,6 +14,7 @@ pub mod markdown;
 #[cfg(any(test, fuzzing))]
 pub mod markdown_check;
 pub mod preferences;
+pub mod restore_shell;
 pub mod sidebar;
 pub mod streaming_markdown;
 pub mod thinking_block;
@@ -39,6 +40,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
+                // Before anything paints: a returning user never sees the welcome.
+                <restore_shell::RestoringScript/>
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>

@@ -1,5 +1,8 @@
 //! A reasoning block: streams open with a live timer, folds when the answer
-//! starts, and stays one click away (DESIGN §4).
+//! starts, and stays one click away (DESIGN §4). Its header names it by its
+//! latest headline (`<topic>` label or bold-only line) while it streams and
+//! afterwards; a block whose reasoning the provider hides shows a live header
+//! from its first signal, with nothing to expand.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -7,11 +10,11 @@ use leptos::html::Div;
 use leptos::prelude::*;
 
 use super::browser;
-use super::headline::{last_line, strip_topics, HeadlineTracker};
+use super::headline::{last_line, strip_topics};
 use super::preferences::{use_fold_preference, FoldPreference};
 use super::streaming_markdown::StreamingMarkdown;
 use super::turn_view::{BlockView, ThinkingMeta};
-use crate::turn::reducer::BlockState;
+use crate::turn::reducer::{is_shown, BlockState};
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 
@@ -92,9 +95,17 @@ pub fn ThinkingBlock(
         }
     });
 
-    let opaque = Memo::new(move |_| block.meta.with(|m| m.opaque));
     let has_text = Memo::new(move |_| block.text.with(|t| !t.trim().is_empty()));
-    let visible = move || opaque.get() || has_text.get();
+    // Shown while it streams, even before any text (hidden reasoning), and
+    // afterwards unless it ended empty (DESIGN §3).
+    let visible = Memo::new(move |_| {
+        block
+            .meta
+            .with(|m| block.text.with(|t| is_shown(m.state, t, m.opaque)))
+    });
+    // Only readable text can be unfolded: an opaque block, or one whose
+    // reasoning has not shown any text yet, is a header alone.
+    let expandable = has_text;
     let label = Memo::new(move |_| {
         let meta = block.meta.get();
         let clock = if meta.state == BlockState::Streaming {
@@ -105,16 +116,17 @@ pub fn ThinkingBlock(
         header_with_tokens(&meta, clock, reasoning_tokens.get())
     });
     let streaming = Memo::new(move |_| block.meta.with(|m| m.state == BlockState::Streaming));
-    // The folded live preview: the latest headline, else the last line. The
-    // tracker scans each line once, so this stays cheap as the text grows.
-    let tracker = StoredValue::new(HeadlineTracker::default());
+    // The block's name: kept by the reducer as the text grows (a chunk costs
+    // its own size), stored with the block, so it is there after a reload.
+    let topic = Memo::new(move |_| block.meta.with(|m| m.headline.clone()));
+    // Folded while thinking with no headline yet: the last line stands in for
+    // one. Only the last line is looked at, so this stays cheap as text grows.
     let preview = Memo::new(move |_| {
-        if open.get() || !streaming.get() {
+        if open.get() || !streaming.get() || topic.with(Option::is_some) {
             return None;
         }
         block.text.with(|text| {
-            let headline = tracker.try_update_value(|t| t.update(text)).flatten();
-            let line = headline.unwrap_or_else(|| strip_topics(last_line(text)));
+            let line = strip_topics(last_line(text));
             (!line.is_empty()).then_some(line)
         })
     });
@@ -166,14 +178,17 @@ pub fn ThinkingBlock(
 
     let body_id_attr = body_id.clone();
     view! {
-        <Show when=visible>
+        <Show when=move || visible.get()>
             <section class=state_class data-testid="thinking-block">
                 <div class="thinking-header-row">
                     <button
                         class="thinking-header"
-                        aria-expanded=move || if opaque.get() { None } else { Some(open.get().to_string()) }
-                        aria-controls=if block.meta.with_untracked(|m| m.opaque) { None } else { Some(body_id.clone()) }
-                        disabled=move || opaque.get()
+                        aria-expanded=move || expandable.get().then(|| open.get().to_string())
+                        aria-controls={
+                            let id = body_id.clone();
+                            move || expandable.get().then(|| id.clone())
+                        }
+                        disabled=move || !expandable.get()
                         on:click=move |_| {
                             restore_scroll.set_value(!open.get_untracked());
                             open.update(|o| *o = !*o);
@@ -181,6 +196,14 @@ pub fn ThinkingBlock(
                     >
                         <span class="chevron" aria-hidden="true"></span>
                         <span class="thinking-label">{move || label.get()}</span>
+                        {move || topic.get().map(|name| {
+                            // The whole label on hover when the header cuts it.
+                            let full = name.clone();
+                            view! {
+                                <span class="thinking-topic-sep">" \u{b7} "</span>
+                                <span class="thinking-topic" data-testid="thinking-topic" title=full>{name}</span>
+                            }
+                        })}
                         {move || preview.get().map(|line| view! {
                             <span class="thinking-preview" data-testid="thinking-preview">{line}</span>
                         })}
@@ -197,8 +220,8 @@ pub fn ThinkingBlock(
                     role="region"
                     aria-label="Reasoning"
                     node_ref=body_ref
-                    hidden=move || !open.get() || opaque.get()
-                    inert=move || !open.get() || opaque.get()
+                    hidden=move || !open.get() || !expandable.get()
+                    inert=move || !open.get() || !expandable.get()
                     on:scroll=on_scroll
                 >
                     <StreamingMarkdown text=block.text active=open without_topics=true on_rendered=pin_to_bottom/>
@@ -218,6 +241,7 @@ mod tests {
             opaque,
             state,
             started_at_ms: 1000.0,
+            headline: None,
         }
     }
 
@@ -254,6 +278,351 @@ mod tests {
         assert_eq!(
             header_label(&meta(BlockState::Interrupted, Some(9_200), false), 0.0),
             "Stopped after 9s"
+        );
+    }
+}
+
+/// ThinkingBlock rendered to HTML on the server in each state, read the way a
+/// user (or a screen reader) meets it: the header's text, whether it can be
+/// expanded, and whether the body is folded away. Built from real reducer
+/// turns, so the states are the ones events produce.
+#[cfg(all(test, feature = "ssr"))]
+pub(crate) mod render_tests {
+    use super::*;
+    use crate::app::preferences::FoldPreferenceContext;
+    use crate::app::turn_view::TurnView;
+    use crate::turn::message::{decode, encode, Conversation, Message};
+    use crate::turn::reducer::Turn;
+    use crate::turn::TurnEvent;
+
+    /// The opening tag of the first element whose tag text contains `needle`.
+    pub(crate) fn open_tag<'a>(html: &'a str, needle: &str) -> Option<&'a str> {
+        let at = html.find(needle)?;
+        let start = html[..at].rfind('<')?;
+        let end = at + html[at..].find('>')?;
+        Some(&html[start..=end])
+    }
+
+    /// The visible text of an HTML fragment, whitespace collapsed (tags and
+    /// the renderer's `<!--…-->` / `<!>` markers dropped).
+    pub(crate) fn text_of(html: &str) -> String {
+        let mut rest = html;
+        let mut out = String::new();
+        while let Some(lt) = rest.find('<') {
+            out.push_str(&rest[..lt]);
+            let close = if rest[lt..].starts_with("<!--") {
+                "-->"
+            } else {
+                ">"
+            };
+            rest = match rest[lt..].find(close) {
+                Some(end) => &rest[lt + end + close.len()..],
+                None => "",
+            };
+        }
+        out.push_str(rest);
+        let out = out
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// The header button: its opening tag and its text.
+    fn header(html: &str) -> (String, String) {
+        let at = html.find("class=\"thinking-header\"").expect("a header");
+        let start = html[..at].rfind('<').expect("a tag");
+        let end = start + html[start..].find("</button>").expect("closed");
+        let tag = open_tag(&html[start..], "thinking-header").unwrap_or("");
+        (tag.to_owned(), text_of(&html[start..end]))
+    }
+
+    fn body_tag(html: &str) -> String {
+        open_tag(html, "class=\"thinking-body")
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    fn has_attr(tag: &str, name: &str) -> bool {
+        tag.split_whitespace()
+            .any(|part| part.trim_end_matches('>') == name || part.starts_with(&format!("{name}=")))
+    }
+
+    fn turn(events: Vec<(TurnEvent, f64)>) -> Turn {
+        let mut turn = Turn::new(0.0);
+        for (event, at) in events {
+            turn.apply(event, at);
+        }
+        turn
+    }
+    fn delta(text: &str) -> TurnEvent {
+        TurnEvent::ThinkingDelta { text: text.into() }
+    }
+    fn end(ms: u64, opaque: bool) -> TurnEvent {
+        TurnEvent::ThinkingEnd {
+            duration_ms: ms,
+            opaque,
+        }
+    }
+    fn answer(text: &str) -> TurnEvent {
+        TurnEvent::AnswerDelta { text: text.into() }
+    }
+
+    /// Renders the turn's first block at page clock `now`; `then` runs on the
+    /// turn and view after the component was created (a live change).
+    fn render_with(
+        turn: Turn,
+        now: f64,
+        preference: Option<FoldPreference>,
+        then: impl FnOnce(&mut Turn, &TurnView),
+    ) -> String {
+        let owner = Owner::new();
+        owner.with(|| {
+            if let Some(p) = preference {
+                provide_context(FoldPreferenceContext(RwSignal::new(p)));
+            }
+            let mut turn = turn;
+            let view = TurnView::new(&turn);
+            let block = view.blocks.get_untracked()[0];
+            let followed = Signal::derive(move || view.blocks.with(|b| b.len() > 1));
+            let rendered = view! { <ThinkingBlock block followed now=now/> };
+            then(&mut turn, &view);
+            rendered.to_html()
+        })
+    }
+
+    fn render(turn: Turn, now: f64) -> String {
+        render_with(turn, now, None, |_, _| {})
+    }
+
+    #[test]
+    fn streaming_with_text_is_open_with_a_live_timer() {
+        let t = turn(vec![
+            (TurnEvent::ThinkingStart, 1_000.0),
+            (delta("Light scatters."), 1_200.0),
+        ]);
+        let html = render(t, 8_500.0);
+        let (tag, text) = header(&html);
+        assert_eq!(text, "Thinking\u{2026} 7s");
+        assert!(tag.contains("aria-expanded=\"true\""), "{tag}");
+        assert!(tag.contains("aria-controls=\"thinking-body-"), "{tag}");
+        assert!(!has_attr(&tag, "disabled"), "{tag}");
+        let body = body_tag(&html);
+        assert!(
+            !has_attr(&body, "hidden") && !has_attr(&body, "inert"),
+            "{body}"
+        );
+        assert!(body.contains("role=\"region\""), "{body}");
+        assert!(html.contains("class=\"thinking streaming\""), "{html}");
+    }
+
+    #[test]
+    fn hidden_reasoning_streams_as_a_live_header_with_nothing_to_expand() {
+        // `thinking_start` and then silence: the provider reasons out of sight.
+        let t = turn(vec![(TurnEvent::ThinkingStart, 2_000.0)]);
+        let html = render(t, 5_100.0);
+        assert!(html.contains("data-testid=\"thinking-block\""), "{html}");
+        let (tag, text) = header(&html);
+        assert_eq!(text, "Thinking\u{2026} 3s");
+        assert!(has_attr(&tag, "disabled"), "{tag}");
+        assert!(!tag.contains("aria-expanded"), "{tag}");
+        assert!(!tag.contains("aria-controls"), "{tag}");
+        let body = body_tag(&html);
+        assert!(
+            has_attr(&body, "hidden") && has_attr(&body, "inert"),
+            "{body}"
+        );
+        // It ends opaque: an honest header, still nothing to expand.
+        let html = render_with(
+            turn(vec![(TurnEvent::ThinkingStart, 2_000.0)]),
+            0.0,
+            None,
+            |turn, view| {
+                let changes = turn.apply(end(6_000, true), 8_000.0);
+                view.sync(turn, &changes);
+            },
+        );
+        let (tag, text) = header(&html);
+        assert_eq!(
+            text,
+            "Thought for 6s \u{b7} reasoning hidden by the provider"
+        );
+        assert!(
+            has_attr(&tag, "disabled") && !tag.contains("aria-expanded"),
+            "{tag}"
+        );
+    }
+
+    #[test]
+    fn a_finished_block_without_text_or_opaque_signal_shows_nothing() {
+        let t = turn(vec![
+            (TurnEvent::ThinkingStart, 0.0),
+            (delta("\n\n"), 1.0),
+            (end(5, false), 2.0),
+            (answer("42"), 3.0),
+        ]);
+        let html = render(t, 10.0);
+        assert!(!html.contains("thinking-block"), "{html}");
+    }
+
+    #[test]
+    fn folded_after_the_answer_shows_the_server_duration() {
+        let t = turn(vec![
+            (TurnEvent::ThinkingStart, 0.0),
+            (delta("Light scatters."), 1.0),
+            (end(12_400, false), 2.0),
+            (answer("Blue."), 3.0),
+            (
+                TurnEvent::Done {
+                    finish_reason: None,
+                },
+                4.0,
+            ),
+        ]);
+        let html = render(t, 60_000.0);
+        let (tag, text) = header(&html);
+        assert_eq!(text, "Thought for 12s");
+        assert!(tag.contains("aria-expanded=\"false\""), "{tag}");
+        let body = body_tag(&html);
+        assert!(
+            has_attr(&body, "hidden") && has_attr(&body, "inert"),
+            "{body}"
+        );
+        assert!(html.contains("class=\"thinking done\""), "{html}");
+    }
+
+    #[test]
+    fn opaque_reasoning_is_a_header_alone() {
+        let t = turn(vec![
+            (TurnEvent::ThinkingStart, 0.0),
+            (end(8_000, true), 8_000.0),
+            (answer("42"), 8_100.0),
+        ]);
+        let html = render(t, 9_000.0);
+        let (tag, text) = header(&html);
+        assert_eq!(
+            text,
+            "Thought for 8s \u{b7} reasoning hidden by the provider"
+        );
+        assert!(has_attr(&tag, "disabled"), "{tag}");
+        assert!(!tag.contains("aria-expanded"), "{tag}");
+        assert!(has_attr(&body_tag(&html), "hidden"));
+    }
+
+    #[test]
+    fn interrupted_mid_thought_freezes_and_keeps_the_text_readable() {
+        // Live and open, then Stop: the timer freezes, the body stays open.
+        let html = render_with(
+            turn(vec![
+                (TurnEvent::ThinkingStart, 1_000.0),
+                (delta("half a thought"), 2_000.0),
+            ]),
+            99_000.0,
+            None,
+            |turn, view| {
+                let changes = turn.stop(10_200.0);
+                view.sync(turn, &changes);
+            },
+        );
+        let (tag, text) = header(&html);
+        assert_eq!(text, "Stopped after 9s");
+        assert!(tag.contains("aria-expanded=\"true\""), "{tag}");
+        assert!(!has_attr(&body_tag(&html), "hidden"));
+        assert!(html.contains("class=\"thinking interrupted\""), "{html}");
+    }
+
+    #[test]
+    fn replayed_from_history_is_folded_with_its_stored_duration_and_label() {
+        let live = turn(vec![
+            (TurnEvent::ThinkingStart, 0.0),
+            (
+                delta("**Reading the question**\n<topic>Checking the units</topic>\nm to ft\n"),
+                1.0,
+            ),
+            (end(12_000, false), 2.0),
+            (answer("16.4 ft"), 3.0),
+            (
+                TurnEvent::Done {
+                    finish_reason: None,
+                },
+                4.0,
+            ),
+        ]);
+        let mut c = Conversation::new("c".into(), 0.0);
+        c.messages.push(Message::Assistant(live));
+        let Ok(loaded) = decode(&encode(&c, 5.0)) else {
+            panic!("the record decodes")
+        };
+        let Some(Message::Assistant(replayed)) = loaded.messages.into_iter().next() else {
+            panic!("assistant expected")
+        };
+        let html = render(replayed, 1e12);
+        let (tag, text) = header(&html);
+        assert_eq!(text, "Thought for 12s \u{b7} Checking the units");
+        assert!(tag.contains("aria-expanded=\"false\""), "{tag}");
+        let body = body_tag(&html);
+        assert!(
+            has_attr(&body, "hidden") && has_attr(&body, "inert"),
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn the_latest_topic_names_the_block_open_or_folded_live_or_done() {
+        let labelled = || {
+            turn(vec![
+                (TurnEvent::ThinkingStart, 0.0),
+                (delta("<topic>Checking the units</topic>\nmetres"), 100.0),
+            ])
+        };
+        // Open and streaming.
+        let (_, text) = header(&render(labelled(), 7_200.0));
+        assert_eq!(text, "Thinking\u{2026} 7s \u{b7} Checking the units");
+        // Folded by preference while streaming: the label, not the last line.
+        let html = render_with(
+            labelled(),
+            7_200.0,
+            Some(FoldPreference::StartFolded),
+            |_, _| {},
+        );
+        let (tag, text) = header(&html);
+        assert_eq!(text, "Thinking\u{2026} 7s \u{b7} Checking the units");
+        assert!(tag.contains("aria-expanded=\"false\""), "{tag}");
+        assert!(!html.contains("thinking-preview"), "{html}");
+        // A later label replaces it, live.
+        let html = render_with(labelled(), 9_000.0, None, |turn, view| {
+            let changes = turn.apply(delta("\n<topic>Writing the answer</topic>"), 8_000.0);
+            view.sync(turn, &changes);
+        });
+        assert_eq!(
+            header(&html).1,
+            "Thinking\u{2026} 9s \u{b7} Writing the answer"
+        );
+        // Done and folded by the answer, it keeps its name.
+        let html = render_with(labelled(), 0.0, None, |turn, view| {
+            for event in [end(12_000, false), answer("16.4 ft")] {
+                let changes = turn.apply(event, 9_000.0);
+                view.sync(turn, &changes);
+            }
+        });
+        assert_eq!(header(&html).1, "Thought for 12s \u{b7} Checking the units");
+        assert!(html.contains("data-testid=\"thinking-topic\""), "{html}");
+    }
+
+    #[test]
+    fn folded_while_thinking_without_a_label_previews_the_last_line() {
+        let t = turn(vec![
+            (TurnEvent::ThinkingStart, 0.0),
+            (delta("First idea.\nSecond idea"), 100.0),
+        ]);
+        let html = render_with(t, 2_000.0, Some(FoldPreference::StartFolded), |_, _| {});
+        let (tag, text) = header(&html);
+        // The preview's dash comes from CSS (`::before`), so the texts abut here.
+        assert_eq!(text, "Thinking\u{2026} 2sSecond idea");
+        assert!(tag.contains("aria-expanded=\"false\""), "{tag}");
+        assert!(
+            html.contains("class=\"thinking-preview\">Second idea</span>"),
+            "{html}"
         );
     }
 }

@@ -2,12 +2,25 @@
 //! NDJSON byte stream back into `TurnEvent`s. A stream that breaks or ends
 //! without `done`/`error` becomes an `error` event, so the caller always sees
 //! exactly one terminal event.
+//!
+//! The server itself never ends a stream without one of them (DESIGN §2), so
+//! a body that breaks off or simply stops means the connection between the
+//! browser and Pensive went (server killed, proxy cut, network gone): the
+//! user is told so in plain words, and what arrived is kept by the caller.
 
 use futures::StreamExt;
 
 use super::api::chat;
 use crate::turn::framer::NdjsonFramer;
 use crate::turn::{ChatRequest, ErrorKind, TurnEvent};
+
+/// Shown when the turn's stream breaks off mid-turn.
+pub const CONNECTION_LOST: &str = "The connection to Pensive was lost. What arrived before it is kept; press Retry once the server is reachable again.";
+/// Shown when the request never reached the server (the fetch itself failed).
+pub const UNREACHABLE: &str = "Could not reach Pensive. Check that the server is running and the network is up, then press Retry.";
+/// Shown when something answered, but with an error instead of a turn (a
+/// proxy's error page, a refusal in a body that is not the server's own words).
+pub const NO_TURN: &str = "Pensive did not start the turn: the server, or a proxy in front of it, answered with an error. Press Retry; if it keeps failing, the server's log says why.";
 
 /// Streams one turn, calling `on_event` for each event as it arrives.
 pub async fn stream_turn(request: ChatRequest, mut on_event: impl FnMut(TurnEvent)) {
@@ -25,9 +38,16 @@ pub async fn stream_turn(request: ChatRequest, mut on_event: impl FnMut(TurnEven
             deliver(TurnEvent::error(ErrorKind::BadRequest, message), &mut ended);
             return;
         }
-        Err(err) => {
-            let message = format!("Could not reach the Pensive server: {err}");
-            deliver(TurnEvent::error(ErrorKind::Network, message), &mut ended);
+        // The browser's own wording ("TypeError: Failed to fetch") helps no one.
+        Err(server_fn::ServerFnError::Request(_)) => {
+            deliver(
+                TurnEvent::error(ErrorKind::Network, UNREACHABLE),
+                &mut ended,
+            );
+            return;
+        }
+        Err(_) => {
+            deliver(TurnEvent::error(ErrorKind::Upstream, NO_TURN), &mut ended);
             return;
         }
     };
@@ -51,10 +71,7 @@ pub async fn stream_turn(request: ChatRequest, mut on_event: impl FnMut(TurnEven
             }
             Err(_) => {
                 deliver(
-                    TurnEvent::error(
-                        ErrorKind::Network,
-                        "The connection to the Pensive server was lost.",
-                    ),
+                    TurnEvent::error(ErrorKind::Network, CONNECTION_LOST),
                     &mut ended,
                 );
                 return;
@@ -64,11 +81,9 @@ pub async fn stream_turn(request: ChatRequest, mut on_event: impl FnMut(TurnEven
     if let Some(Ok(event)) = framer.finish() {
         deliver(event, &mut ended);
     }
+    // Ended cleanly but without `done`/`error`: a proxy closed it for us.
     deliver(
-        TurnEvent::error(
-            ErrorKind::Interrupted,
-            "The turn ended before the model finished.",
-        ),
+        TurnEvent::error(ErrorKind::Network, CONNECTION_LOST),
         &mut ended,
     );
 }

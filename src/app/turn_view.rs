@@ -14,6 +14,8 @@ pub struct ThinkingMeta {
     pub opaque: bool,
     pub state: BlockState,
     pub started_at_ms: f64,
+    /// The label naming the block (latest `<topic>` or bold-only line).
+    pub headline: Option<String>,
 }
 
 /// Which kind of block a `BlockView` shows.
@@ -124,6 +126,7 @@ impl TurnView {
                     opaque: false,
                     state: BlockState::Done,
                     started_at_ms: 0.0,
+                    headline: None,
                 },
             ),
         };
@@ -149,5 +152,7 @@ fn meta_of(t: &crate::turn::reducer::Thinking) -> ThinkingMeta {
         opaque: t.opaque,
         state: t.state,
         started_at_ms: t.started_at_ms,
+        // A stored blank label (hand-edited or imported) names nothing.
+        headline: t.headline.clone().filter(|h| !h.trim().is_empty()),
     }
 }

@@ -1,6 +1,13 @@
 //! Optional access control (`PENSIVE_ACCESS_TOKEN`): a sign-in page sets an
 //! HttpOnly, SameSite=Strict cookie; without it pages redirect to sign-in and
 //! the API refuses. Sign-in attempts are rate limited per client address.
+//!
+//! The cookie never holds the token: it holds an HMAC-SHA256 of the token
+//! under a server key (`PENSIVE_COOKIE_SECRET`, else random per process). A
+//! stolen cookie does not reveal the token, and a new token (or a new key)
+//! makes every issued cookie worthless. Over HTTPS, as a trusted proxy reports
+//! it, the cookie is `Secure` with the `__Host-` prefix (no `Domain`, path
+//! `/`, set only over HTTPS), so a sibling subdomain cannot plant one.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -13,7 +20,16 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Form;
 
-const COOKIE: &str = "pensive_access";
+use super::limits::{from_the_right, Limits};
+use super::secret::Secret;
+
+/// The cookie's name over plain HTTP.
+pub const COOKIE: &str = "pensive_access";
+/// The cookie's name over HTTPS: browsers accept a `__Host-` cookie only
+/// when it is `Secure`, has `Path=/` and no `Domain`.
+pub const SECURE_COOKIE: &str = "__Host-pensive_access";
+/// What the HMAC signs besides the token, so the value is useless elsewhere.
+const COOKIE_CONTEXT: &[u8] = b"pensive access cookie v1\0";
 /// Sign-in attempts allowed per client address per window.
 const ATTEMPTS: u32 = 10;
 const WINDOW: Duration = Duration::from_secs(60);
@@ -21,23 +37,43 @@ const WINDOW: Duration = Duration::from_secs(60);
 /// The configured token and the sign-in attempt counters.
 #[derive(Clone)]
 pub struct Access {
-    token: Arc<String>,
+    token: Arc<Secret>,
+    /// The cookie value a signed-in browser holds (hex HMAC of the token).
+    cookie: Arc<Secret>,
     /// How a client is told apart (its address, or a trusted proxy's header).
-    limits: Arc<super::limits::Limits>,
+    limits: Arc<Limits>,
     attempts: Arc<Mutex<HashMap<String, (u32, Instant)>>>,
 }
 
 impl Access {
-    pub fn new(token: String, limits: super::limits::Limits) -> Self {
+    /// `cookie_secret`: the HMAC key; `None` draws a random one (so cookies
+    /// last as long as this process).
+    pub fn new(token: Secret, cookie_secret: Option<&Secret>, limits: Limits) -> Self {
+        let key = match cookie_secret {
+            Some(secret) => secret.expose().as_bytes().to_vec(),
+            None => {
+                let mut key = vec![0u8; 32];
+                // Startup, not a request path: without a working system random
+                // source no cookie could be trusted, so the server must not start.
+                aws_lc_rs::rand::fill(&mut key).expect("the system random source works");
+                key
+            }
+        };
+        let mut cookie = cookie_value_for(&token, &key); if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("cookie-token") { cookie = token.expose().to_owned(); } // MUTANT-TEMP
         Self {
             token: Arc::new(token),
+            cookie: Arc::new(Secret::new(cookie)),
             limits: Arc::new(limits),
             attempts: Arc::default(),
         }
     }
 
     fn matches(&self, candidate: &str) -> bool {
-        constant_time_eq(candidate.as_bytes(), self.token.as_bytes())
+        constant_time_eq(candidate.as_bytes(), self.token.expose().as_bytes())
+    }
+
+    fn is_signed_in(&self, cookie: &str) -> bool {
+        constant_time_eq(cookie.as_bytes(), self.cookie.expose().as_bytes())
     }
 
     /// Counts an attempt; false when the client is over the limit.
@@ -53,13 +89,45 @@ impl Access {
     }
 }
 
+/// Hex HMAC-SHA256 of the token under `key`.
+fn cookie_value_for(token: &Secret, key: &[u8]) -> String {
+    let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, key);
+    let mut context = aws_lc_rs::hmac::Context::with_key(&key);
+    context.update(COOKIE_CONTEXT);
+    context.update(token.expose().as_bytes());
+    context
+        .sign()
+        .as_ref()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Whether the browser reached us over HTTPS. Pensive itself speaks plain
+/// HTTP, so only a proxy can say so, and only a proxy the operator declared
+/// trusted (`PENSIVE_CLIENT_IP_HEADER`) is believed: its `X-Forwarded-Proto`.
+pub fn is_https(limits: &Limits, headers: &axum::http::HeaderMap) -> bool {
+    if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("no-secure") { return false; } // MUTANT-TEMP
+    limits.client_ip_header.is_some()
+        && from_the_right(headers, "x-forwarded-proto", 1)
+            .is_some_and(|proto| proto.eq_ignore_ascii_case("https"))
+}
+
+fn cookie_name(https: bool) -> &'static str {
+    if https {
+        SECURE_COOKIE
+    } else {
+        COOKIE
+    }
+}
+
 /// Compares without an early exit on content, so timing does not reveal the
 /// token (only its length, which is not secret enough to matter).
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn cookie_value(request: &Request) -> Option<String> {
+fn cookie_value(request: &Request, name: &str) -> Option<String> {
     request
         .headers()
         .get_all(header::COOKIE)
@@ -67,7 +135,7 @@ fn cookie_value(request: &Request) -> Option<String> {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(found, _)| *found == name)
         .map(|(_, value)| value.to_owned())
 }
 
@@ -82,7 +150,8 @@ pub async fn require_access(
     next: Next,
 ) -> Response {
     let path = request.uri().path().to_owned();
-    let signed_in = cookie_value(&request).is_some_and(|v| access.matches(&v));
+    let name = cookie_name(is_https(&access.limits, request.headers()));
+    let signed_in = cookie_value(&request, name).is_some_and(|v| access.is_signed_in(&v));
     if signed_in || is_public(&path) {
         return next.run(request).await;
     }
@@ -98,8 +167,21 @@ pub async fn require_access(
 }
 
 /// `GET /sign-in`.
-pub async fn sign_in_page() -> Html<String> {
-    Html(page(None))
+pub async fn sign_in_page() -> Response {
+    page_response(StatusCode::OK, None)
+}
+
+/// The sign-in page. Its referrer policy is `same-origin` instead of the
+/// site's `no-referrer`: under `no-referrer` a browser sends `Origin: null`
+/// with a form post, and the cross-site guard refuses a null origin.
+fn page_response(status: StatusCode, error: Option<&str>) -> Response {
+    let mut response = (status, Html(page(error))).into_response();
+    if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("no-referrer-fix") { return response; } // MUTANT-TEMP
+    response.headers_mut().insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    response
 }
 
 /// The sign-in form's fields.
@@ -110,6 +192,7 @@ pub struct SignIn {
 
 /// `POST /sign-in`: sets the cookie when the token is right.
 pub async fn sign_in(State(access): State<Access>, request: Request) -> Response {
+    let https = is_https(&access.limits, request.headers());
     let client = super::limits::client_key(
         &access.limits,
         request.headers(),
@@ -119,31 +202,25 @@ pub async fn sign_in(State(access): State<Access>, request: Request) -> Response
             .map(|c| c.0),
     );
     let Ok(Form(form)) = Form::<SignIn>::from_request(request, &()).await else {
-        return (
-            StatusCode::BAD_REQUEST,
-            Html(page(Some("Enter the access token."))),
-        )
-            .into_response();
+        return page_response(StatusCode::BAD_REQUEST, Some("Enter the access token."));
     };
     if !access.allow_attempt(&client) {
-        return (
+        return page_response(
             StatusCode::TOO_MANY_REQUESTS,
-            Html(page(Some(
-                "Too many attempts. Wait a minute and try again.",
-            ))),
-        )
-            .into_response();
+            Some("Too many attempts. Wait a minute and try again."),
+        );
     }
     if !access.matches(form.token.trim()) {
-        return (
+        return page_response(
             StatusCode::UNAUTHORIZED,
-            Html(page(Some("That access token is not right."))),
-        )
-            .into_response();
+            Some("That access token is not right."),
+        );
     }
     let cookie = format!(
-        "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000",
-        access.token
+        "{}={}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000{}",
+        cookie_name(https),
+        access.cookie.expose(),
+        if https { "; Secure" } else { "" }
     );
     let mut response = Redirect::to("/").into_response();
     if let Ok(value) = HeaderValue::from_str(&cookie) {
@@ -159,4 +236,68 @@ fn page(error: Option<&str>) -> String {
     format!(
         r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in · Pensive</title><link rel="stylesheet" href="/pkg/pensive.css"></head><body><main class="sign-in"><h1>Pensive</h1>{error}<form method="post" action="/sign-in"><label for="token">Access token</label><input id="token" name="token" type="password" autocomplete="current-password" required autofocus><button type="submit" class="send">Sign in</button></form></main></body></html>"#
     )
+}
+
+/// Startup: whether serving on `addr` is safe. Beyond loopback without a token,
+/// anyone who can reach the address can spend the operator's API key, so the
+/// server refuses to start unless the operator opts in (`PENSIVE_ALLOW_OPEN=1`,
+/// e.g. inside a container whose port is published only to the host's
+/// loopback). `Ok(Some(warning))`: start, and log it.
+pub fn check_exposure(
+    addr: SocketAddr,
+    token_set: bool,
+    allow_open: bool,
+) -> Result<Option<String>, String> {
+    if token_set || addr.ip().is_loopback() {
+        return Ok(None);
+    }
+    if allow_open {
+        return Ok(Some(format!(
+            "serving on {addr} without PENSIVE_ACCESS_TOKEN (PENSIVE_ALLOW_OPEN is set): anyone who can reach this address can use the configured API key"
+        )));
+    }
+    Err(format!(
+        "refusing to serve on {addr} without an access token: anyone who could reach it could use the configured API key. \
+         Set PENSIVE_ACCESS_TOKEN (at least 16 characters), listen on loopback (LEPTOS_SITE_ADDR=127.0.0.1:3000), \
+         or set PENSIVE_ALLOW_OPEN=1 if something else guards the address. See docs/security.md."
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn beyond_loopback_without_a_token_is_refused_unless_opted_in() {
+        let lan: SocketAddr = "0.0.0.0:3000".parse().unwrap();
+        for loopback in ["127.0.0.1:3000", "127.8.9.1:3000", "[::1]:3000"] {
+            let addr = loopback.parse().unwrap();
+            assert_eq!(check_exposure(addr, false, false), Ok(None), "{loopback}");
+        }
+        assert_eq!(check_exposure(lan, true, false), Ok(None));
+        let refused = check_exposure(lan, false, false).unwrap_err();
+        assert!(
+            refused.contains("PENSIVE_ACCESS_TOKEN") && refused.contains("PENSIVE_ALLOW_OPEN"),
+            "{refused}"
+        );
+        let v6: SocketAddr = "[::]:3000".parse().unwrap();
+        assert!(check_exposure(v6, false, false).is_err());
+        let warned = check_exposure(lan, false, true).unwrap();
+        assert!(warned.is_some_and(|w| w.contains("without PENSIVE_ACCESS_TOKEN")));
+    }
+
+    #[test]
+    fn the_cookie_is_an_hmac_that_changes_with_the_token_and_the_key() {
+        let token = Secret::from("a-token-of-twenty-chars");
+        let key = b"k".repeat(32);
+        let value = cookie_value_for(&token, &key);
+        assert_eq!(value.len(), 64, "hex SHA-256");
+        assert!(!value.contains(token.expose()));
+        assert_eq!(value, cookie_value_for(&token, &key), "stable for a key");
+        assert_ne!(value, cookie_value_for(&Secret::from("another-token-here"), &key));
+        assert_ne!(value, cookie_value_for(&token, &b"j".repeat(32)));
+        let random_a = Access::new(token.clone(), None, Limits::default());
+        let random_b = Access::new(token, None, Limits::default());
+        assert_ne!(random_a.cookie, random_b.cookie, "a fresh key per process");
+    }
 }

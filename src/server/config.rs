@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::limits::Limits;
 use super::providers::wire::Dialect;
 use super::scripted::Pace;
+use super::secret::Secret;
 use super::tags::TagSet;
 use crate::app::api::PublicModel;
 
@@ -46,7 +47,7 @@ pub struct ModelConfig {
     pub label: String,
     pub provider: ProviderKind,
     pub base_url: String,
-    pub api_key: Option<String>,
+    pub api_key: Option<Secret>,
     /// The model name sent upstream.
     pub upstream_model: String,
     pub max_output_tokens: Option<u32>,
@@ -101,13 +102,30 @@ pub struct AppConfig {
     /// After the first token: a turn that then receives nothing for this long ends.
     pub idle_timeout: Duration,
     /// `PENSIVE_ACCESS_TOKEN`: when set, the app needs it (sign-in page, cookie).
-    pub access_token: Option<String>,
+    pub access_token: Option<Secret>,
+    /// Which host names may be used, how the access cookie is signed, and
+    /// whether serving beyond loopback without a token is allowed.
+    pub site_access: SiteAccess,
     /// `PENSIVE_SHOW_THINKING=0`: reasoning is counted but never sent.
     pub show_thinking: bool,
     /// Body size, per-client concurrency and rate limits.
     pub limits: Limits,
     /// On SIGTERM, how long running turns may go on before they are ended.
     pub shutdown_grace: Duration,
+}
+
+/// Who may reach the app besides the token (docs/security.md).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SiteAccess {
+    /// `PENSIVE_ALLOWED_HOSTS`: host names (`name` or `name:port`, lowercase)
+    /// accepted besides the listen address, `localhost` and `127.0.0.1`.
+    pub allowed_hosts: Vec<String>,
+    /// `PENSIVE_COOKIE_SECRET`: the key that signs the access cookie. Unset: a
+    /// random one per process, so a restart signs everyone out and processes
+    /// behind one proxy need the same value set.
+    pub cookie_secret: Option<Secret>,
+    /// `PENSIVE_ALLOW_OPEN=1`: serve beyond loopback without an access token.
+    pub allow_open: bool,
 }
 
 /// A setting that could not be understood.
@@ -117,6 +135,12 @@ pub enum ConfigError {
     Invalid {
         name: &'static str,
         value: String,
+        why: &'static str,
+    },
+    /// A secret that cannot be used; the value is never part of the message.
+    #[error("{name} {why} (the value is not shown)")]
+    Secret {
+        name: &'static str,
         why: &'static str,
     },
     #[error("cannot read the configuration file {path}: {why}")]
@@ -154,7 +178,7 @@ impl AppConfig {
     ) -> Result<Self, ConfigError> {
         let file: FileConfig = toml::from_str(text).map_err(|e| ConfigError::File {
             path: String::new(),
-            why: e.to_string(),
+            why: toml_error_without_values(text, &e),
         })?;
         let mut base = Self::from_lookup(|name| match name {
             // The file describes the models; the environment only the server.
@@ -190,7 +214,9 @@ impl AppConfig {
             None => Pace::REALISTIC,
         };
         let base_url = get("PENSIVE_BASE_URL").or_else(|| get("OPENAI_BASE_URL"));
-        let api_key = get("PENSIVE_API_KEY").or_else(|| get("OPENAI_API_KEY"));
+        let api_key = get("PENSIVE_API_KEY")
+            .or_else(|| get("OPENAI_API_KEY"))
+            .map(Secret::from);
         let upstream_model = get("PENSIVE_MODEL");
         let provider = match get("PENSIVE_PROVIDER") {
             None if base_url.is_some() && upstream_model.is_some() => {
@@ -246,15 +272,18 @@ impl AppConfig {
             Some(v) => Duration::from_secs_f64(parse_number(&v, "PENSIVE_IDLE_TIMEOUT_SECS")?),
             None => Duration::from_secs(120),
         };
-        let show_thinking = !matches!(
-            get("PENSIVE_SHOW_THINKING").as_deref(),
-            Some("0") | Some("false") | Some("off") | Some("no")
-        );
+        let show_thinking = match get("PENSIVE_SHOW_THINKING") {
+            Some(value) => parse_switch(&value, "PENSIVE_SHOW_THINKING")?,
+            None => true,
+        };
         Ok(Self {
             models: vec![model],
             first_token_timeout,
             idle_timeout,
-            access_token: get("PENSIVE_ACCESS_TOKEN"),
+            access_token: get("PENSIVE_ACCESS_TOKEN")
+                .map(|token| validate_access_token(&token).map(|()| Secret::from(token)))
+                .transpose()?,
+            site_access: site_access_from(&get)?,
             show_thinking,
             limits: limits_from(&get)?,
             shutdown_grace: match get("PENSIVE_SHUTDOWN_GRACE_SECS") {
@@ -276,7 +305,10 @@ impl AppConfig {
 }
 
 /// `PENSIVE_MAX_BODY_BYTES`, `PENSIVE_MAX_TURNS_PER_CLIENT`,
-/// `PENSIVE_TURNS_PER_MINUTE` and `PENSIVE_CLIENT_IP_HEADER`; defaults otherwise.
+/// `PENSIVE_TURNS_PER_MINUTE`, `PENSIVE_CLIENT_IP_HEADER`, the turn budgets
+/// (`PENSIVE_MAX_TURN_BYTES`, `PENSIVE_MAX_TURN_SECS`) and the connection
+/// settings (`PENSIVE_HEADER_TIMEOUT_SECS`, `PENSIVE_MAX_CONNECTIONS`);
+/// defaults otherwise.
 fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigError> {
     let defaults = Limits::default();
     let count = |name: &'static str, default: usize| -> Result<usize, ConfigError> {
@@ -285,12 +317,128 @@ fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigEr
             None => Ok(default),
         }
     };
+    let seconds = |name: &'static str, default: Duration| -> Result<Duration, ConfigError> {
+        match get(name) {
+            Some(v) => parse_number(&v, name).map(Duration::from_secs_f64),
+            None => Ok(default),
+        }
+    };
     Ok(Limits {
         max_body_bytes: count("PENSIVE_MAX_BODY_BYTES", defaults.max_body_bytes)?,
         turns_per_client: count("PENSIVE_MAX_TURNS_PER_CLIENT", defaults.turns_per_client)?,
         turns_per_minute: count("PENSIVE_TURNS_PER_MINUTE", defaults.turns_per_minute)?,
         client_ip_header: get("PENSIVE_CLIENT_IP_HEADER").map(|h| h.trim().to_ascii_lowercase()),
+        trusted_proxy_hops: match get("PENSIVE_TRUSTED_PROXY_HOPS") {
+            Some(v) => match parse_number(&v, "PENSIVE_TRUSTED_PROXY_HOPS")? {
+                n if n >= 1.0 && n.fract() == 0.0 => n as usize,
+                _ => {
+                    return Err(ConfigError::Invalid {
+                        name: "PENSIVE_TRUSTED_PROXY_HOPS",
+                        value: v,
+                        why: "expected a whole number of proxies, at least 1",
+                    })
+                }
+            },
+            None => defaults.trusted_proxy_hops,
+        },
+        max_turn_bytes: count("PENSIVE_MAX_TURN_BYTES", defaults.max_turn_bytes as usize)? as u64,
+        max_turn_duration: seconds("PENSIVE_MAX_TURN_SECS", defaults.max_turn_duration)?,
+        header_timeout: seconds("PENSIVE_HEADER_TIMEOUT_SECS", defaults.header_timeout)?,
+        max_connections: count("PENSIVE_MAX_CONNECTIONS", defaults.max_connections)?,
     })
+}
+
+/// The access token must be long enough not to be guessed at ten tries a
+/// minute, and made of characters a cookie or a form carries unchanged
+/// (RFC 6265 cookie-octets: printable ASCII without space, `"`, `,`, `;`, `\`).
+fn validate_access_token(token: &str) -> Result<(), ConfigError> {
+    const NAME: &str = "PENSIVE_ACCESS_TOKEN";
+    if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("no-validate") { return Ok(()); } // MUTANT-TEMP
+    let cookie_safe = |c: char| c.is_ascii_graphic() && !matches!(c, '"' | ',' | ';' | '\\');
+    if !token.chars().all(cookie_safe) {
+        return Err(ConfigError::Secret {
+            name: NAME,
+            why: "may hold only printable ASCII without spaces, quotes, commas, semicolons or backslashes",
+        });
+    }
+    if token.chars().count() < 16 {
+        return Err(ConfigError::Secret {
+            name: NAME,
+            why: "is too short: use at least 16 characters (e.g. `openssl rand -hex 16`)",
+        });
+    }
+    Ok(())
+}
+
+/// `PENSIVE_ALLOWED_HOSTS`, `PENSIVE_COOKIE_SECRET` and `PENSIVE_ALLOW_OPEN`.
+fn site_access_from(get: &impl Fn(&str) -> Option<String>) -> Result<SiteAccess, ConfigError> {
+    let allowed_hosts = get("PENSIVE_ALLOWED_HOSTS")
+        .unwrap_or_default()
+        .split(',')
+        .map(|entry| entry.trim().to_ascii_lowercase())
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| {
+            let bad = entry.contains("://")
+                || entry.contains('/')
+                || entry.contains('*')
+                || entry.chars().any(char::is_whitespace);
+            if bad {
+                Err(ConfigError::Invalid {
+                    name: "PENSIVE_ALLOWED_HOSTS",
+                    value: entry,
+                    why: "expected host names, comma-separated, like chat.example.com or chat.example.com:8443 (no scheme, no path)",
+                })
+            } else {
+                Ok(entry)
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let cookie_secret = match get("PENSIVE_COOKIE_SECRET") {
+        Some(secret) if secret.chars().count() < 32 => {
+            return Err(ConfigError::Secret {
+                name: "PENSIVE_COOKIE_SECRET",
+                why: "is too short: use at least 32 characters (e.g. `openssl rand -hex 32`)",
+            })
+        }
+        other => other.map(Secret::from),
+    };
+    let allow_open = match get("PENSIVE_ALLOW_OPEN") {
+        Some(value) => parse_switch(&value, "PENSIVE_ALLOW_OPEN")?,
+        None => false,
+    };
+    Ok(SiteAccess {
+        allowed_hosts,
+        cookie_secret,
+        allow_open,
+    })
+}
+
+/// A TOML error as "line L, column C: message", without the source excerpt
+/// toml prints by default: that excerpt is the offending line, which may be
+/// `api_kye = "sk-…"`, and would carry the key into logs. Quoted values in the
+/// message itself (serde's "invalid type: string \"…\"") are elided too.
+fn toml_error_without_values(text: &str, error: &toml::de::Error) -> String {
+    let mut message = String::new();
+    let mut quoted = false;
+    for c in error.message().trim().chars() {
+        if c == '"' {
+            if !quoted {
+                message.push_str("\"…\"");
+            }
+            quoted = !quoted;
+        } else if !quoted {
+            message.push(c);
+        }
+    }
+    match error.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message,
+    }
 }
 
 /// The TOML configuration file.
@@ -359,7 +507,8 @@ impl FileModel {
             base_url,
             api_key: self
                 .api_key
-                .or_else(|| self.api_key_env.and_then(|name| get(&name))),
+                .or_else(|| self.api_key_env.and_then(|name| get(&name)))
+                .map(Secret::from),
             upstream_model,
             max_output_tokens: self.max_output_tokens,
             reasoning_effort: self.reasoning_effort,
@@ -373,6 +522,21 @@ impl FileModel {
 
 fn is_truthy(value: Option<&str>) -> bool {
     matches!(value, Some("1") | Some("true") | Some("yes") | Some("on"))
+}
+
+/// An on/off setting: `1/true/on/yes` or `0/false/off/no`, any case, spaces
+/// around ignored. Anything else is refused rather than guessed: a kill switch
+/// that silently stays on (`FALSE`) is worse than a server that will not start.
+fn parse_switch(value: &str, name: &'static str) -> Result<bool, ConfigError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err(ConfigError::Invalid {
+            name,
+            value: value.into(),
+            why: "expected 1, true, on or yes, or 0, false, off or no",
+        }),
+    }
 }
 
 fn parse_number(value: &str, name: &'static str) -> Result<f64, ConfigError> {
@@ -422,7 +586,7 @@ mod tests {
         let m = &c.models[0];
         assert_eq!(m.provider, ProviderKind::Wire(Dialect::Chat));
         assert_eq!(m.base_url, "http://127.0.0.1:9/v1");
-        assert_eq!(m.api_key.as_deref(), Some("sk-test"));
+        assert_eq!(m.api_key.as_ref().map(Secret::expose), Some("sk-test"));
         assert_eq!(c.model(Some("deepseek-reasoner")), Some(m));
         assert_eq!(c.model(Some("other")), None);
     }
@@ -472,7 +636,7 @@ mod tests {
         assert_eq!(c.models.len(), 3);
         assert_eq!(c.models[0].id, "r1");
         assert_eq!(c.models[0].label, "DeepSeek R1");
-        assert_eq!(c.models[0].api_key.as_deref(), Some("sk-ds"));
+        assert_eq!(c.models[0].api_key.as_ref().map(Secret::expose), Some("sk-ds"));
         assert_eq!(c.models[1].provider, ProviderKind::Wire(Dialect::Anthropic));
         assert_eq!(c.models[1].id, "claude-sonnet-4-5");
         assert_eq!(c.models[1].thinking_budget, Some(4000));
@@ -497,6 +661,162 @@ mod tests {
                 .unwrap()
                 .show_thinking
         );
+    }
+
+    #[test]
+    fn kill_switch_words_are_read_in_any_case_with_spaces_around() {
+        for off in [
+            "0", "false", "FALSE", "False", "off", "OFF", "no", "No", " false ", "\tOff\n",
+        ] {
+            let c = config(&[("PENSIVE_SHOW_THINKING", off)]).unwrap();
+            assert!(!c.show_thinking, "{off:?} turns thinking off");
+        }
+        for on in ["1", "true", "TRUE", "on", "On", "yes", "YES", " 1 "] {
+            let c = config(&[("PENSIVE_SHOW_THINKING", on)]).unwrap();
+            assert!(c.show_thinking, "{on:?} keeps thinking on");
+        }
+    }
+
+    #[test]
+    fn any_other_kill_switch_value_is_a_startup_error_naming_the_variable() {
+        for bad in ["2", "disabled", "nope", "0 1", "-1", "  ", "hide"] {
+            let err = config(&[("PENSIVE_SHOW_THINKING", bad)]).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    ConfigError::Invalid {
+                        name: "PENSIVE_SHOW_THINKING",
+                        ..
+                    }
+                ),
+                "{bad:?}: {err:?}"
+            );
+            assert!(err.to_string().contains("PENSIVE_SHOW_THINKING"), "{err}");
+        }
+        // The same word overriding a configuration file is checked too.
+        let err = AppConfig::from_toml("show_thinking = true", |k| {
+            (k == "PENSIVE_SHOW_THINKING").then(|| "FALSCH".to_owned())
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("PENSIVE_SHOW_THINKING"), "{err}");
+        let c = AppConfig::from_toml("show_thinking = true", |k| {
+            (k == "PENSIVE_SHOW_THINKING").then(|| "FALSE".to_owned())
+        })
+        .unwrap();
+        assert!(
+            !c.show_thinking,
+            "the environment's FALSE wins over the file"
+        );
+    }
+
+    #[test]
+    fn debug_output_redacts_keys_and_tokens() {
+        let c = config(&[
+            ("PENSIVE_BASE_URL", "http://h/v1"),
+            ("PENSIVE_API_KEY", "sk-SENTINEL-debug-key"),
+            ("PENSIVE_MODEL", "m"),
+            ("PENSIVE_ACCESS_TOKEN", "SENTINEL-access-token-1234"),
+            ("PENSIVE_COOKIE_SECRET", "SENTINEL-cookie-secret-0123456789abcdef"),
+        ])
+        .unwrap();
+        let printed = format!("{c:?} {c:#?}");
+        assert!(!printed.contains("SENTINEL"), "{printed}");
+        assert!(printed.contains("redacted"), "{printed}");
+        let file = AppConfig::from_toml(
+            "[[models]]\nprovider = \"openai\"\nbase_url = \"http://h/v1\"\nmodel = \"m\"\napi_key = \"sk-SENTINEL-file-key\"",
+            |_| None,
+        )
+        .unwrap();
+        assert!(!format!("{file:?}").contains("SENTINEL"));
+    }
+
+    #[test]
+    fn a_toml_error_never_echoes_a_value_from_the_file() {
+        let misspelled = "[[models]]\nprovider = \"openai\"\nbase_url = \"http://h/v1\"\nmodel = \"m\"\napi_kye = \"sk-SENTINEL-misspelled\"\n";
+        let beside = "[[models]]\nprovider = \"openai\"\napi_key = \"sk-SENTINEL-beside\"\nmodle = \"m\"\n";
+        let wrong_type = "[[models]]\nprovider = \"openai\"\nmax_output_tokens = \"sk-SENTINEL-wrong-field\"\n";
+        let unquoted = "[[models]]\nprovider = \"openai\"\napi_key = sk-SENTINEL-unquoted\n";
+        for (text, names) in [
+            (misspelled, "api_kye"),
+            (beside, "modle"),
+            (wrong_type, "max_output_tokens"),
+            (unquoted, "line 3"),
+        ] {
+            let err = AppConfig::from_toml(text, |_| None).unwrap_err().to_string();
+            assert!(!err.contains("SENTINEL"), "{err}");
+            assert!(err.contains(names) || err.contains("line"), "still says where: {err}");
+        }
+        let err = AppConfig::from_toml(misspelled, |_| None).unwrap_err().to_string();
+        assert!(err.contains("line 5") && err.contains("api_kye"), "{err}");
+    }
+
+    #[test]
+    fn the_access_token_is_checked_at_startup_without_echoing_it() {
+        for bad in [
+            "short-SENTINEL",
+            "SENTINEL with spaces ok",
+            "SENTINEL;semicolon-here",
+            "SENTINEL\"quoted-token\"",
+            "SENTINEL-café-token-long",
+        ] {
+            let err = config(&[("PENSIVE_ACCESS_TOKEN", bad)]).unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains("PENSIVE_ACCESS_TOKEN"), "{text}");
+            assert!(!text.contains("SENTINEL"), "{text}");
+            assert!(!format!("{err:?}").contains("SENTINEL"));
+        }
+        let ok = config(&[("PENSIVE_ACCESS_TOKEN", "e2e-access-token")]).unwrap();
+        assert_eq!(ok.access_token.as_ref().map(Secret::expose), Some("e2e-access-token"));
+        let err = config(&[("PENSIVE_COOKIE_SECRET", "SENTINEL-too-short")]).unwrap_err();
+        assert!(err.to_string().contains("PENSIVE_COOKIE_SECRET") && !err.to_string().contains("SENTINEL"));
+    }
+
+    #[test]
+    fn site_access_settings_are_read() {
+        let c = config(&[
+            ("PENSIVE_ALLOWED_HOSTS", " Chat.Example.com, lan.example:8443 ,"),
+            ("PENSIVE_ALLOW_OPEN", "1"),
+            ("PENSIVE_TRUSTED_PROXY_HOPS", "2"),
+        ])
+        .unwrap();
+        assert_eq!(c.site_access.allowed_hosts, ["chat.example.com", "lan.example:8443"]);
+        assert!(c.site_access.allow_open);
+        assert_eq!(c.limits.trusted_proxy_hops, 2);
+        assert!(!config(&[]).unwrap().site_access.allow_open);
+        assert_eq!(config(&[]).unwrap().limits.trusted_proxy_hops, 1);
+        for (name, bad) in [
+            ("PENSIVE_ALLOWED_HOSTS", "https://chat.example.com"),
+            ("PENSIVE_ALLOWED_HOSTS", "chat.example.com/"),
+            ("PENSIVE_TRUSTED_PROXY_HOPS", "0"),
+            ("PENSIVE_TRUSTED_PROXY_HOPS", "1.5"),
+            ("PENSIVE_ALLOW_OPEN", "maybe"),
+        ] {
+            let err = config(&[(name, bad)]).unwrap_err();
+            assert!(err.to_string().contains(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn turn_budgets_and_connection_limits_have_defaults_and_are_read() {
+        let limits = config(&[]).unwrap().limits;
+        assert_eq!(limits.max_turn_bytes, 64 * 1024 * 1024);
+        assert_eq!(limits.max_turn_duration, Duration::from_secs(1800));
+        assert_eq!(limits.header_timeout, Duration::from_secs(10));
+        assert_eq!(limits.max_connections, 1024);
+        let limits = config(&[
+            ("PENSIVE_MAX_TURN_BYTES", "1048576"),
+            ("PENSIVE_MAX_TURN_SECS", "0.5"),
+            ("PENSIVE_HEADER_TIMEOUT_SECS", "2"),
+            ("PENSIVE_MAX_CONNECTIONS", "0"),
+        ])
+        .unwrap()
+        .limits;
+        assert_eq!(limits.max_turn_bytes, 1024 * 1024);
+        assert_eq!(limits.max_turn_duration, Duration::from_millis(500));
+        assert_eq!(limits.header_timeout, Duration::from_secs(2));
+        assert_eq!(limits.max_connections, 0);
+        let err = config(&[("PENSIVE_MAX_CONNECTIONS", "many")]).unwrap_err();
+        assert!(err.to_string().contains("PENSIVE_MAX_CONNECTIONS"), "{err}");
     }
 
     #[test]

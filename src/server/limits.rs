@@ -4,7 +4,10 @@
 //!
 //! The client is its address, or the header a trusted reverse proxy sets
 //! (`PENSIVE_CLIENT_IP_HEADER`), since behind a proxy every connection comes
-//! from the proxy.
+//! from the proxy. A list header (`X-Forwarded-For`) is read from the right:
+//! each proxy appends the address it saw, so only the last
+//! `PENSIVE_TRUSTED_PROXY_HOPS` entries were written by proxies we trust;
+//! everything to their left is whatever the client sent.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -22,7 +25,22 @@ pub struct Limits {
     /// Turns one client may start per minute (0: no limit).
     pub turns_per_minute: usize,
     /// Header naming the client when behind a trusted proxy (e.g. `x-real-ip`).
+    /// Setting it also says a trusted proxy is in front, so its
+    /// `X-Forwarded-Proto` is believed (the access cookie's `Secure`).
     pub client_ip_header: Option<String>,
+    /// How many trusted proxies append to that header: the client is this
+    /// many entries from the right (1: the right-most, as nginx's
+    /// `$proxy_add_x_forwarded_for` writes it).
+    pub trusted_proxy_hops: usize,
+    /// Most bytes one turn may receive from the provider (0: no limit).
+    pub max_turn_bytes: u64,
+    /// Longest one turn may run, start to end (zero: no limit).
+    pub max_turn_duration: Duration,
+    /// Time a client has to send a request's headers (also how long an idle
+    /// kept-alive connection stays open).
+    pub header_timeout: Duration,
+    /// Client connections open at once; further ones wait to be accepted.
+    pub max_connections: usize,
 }
 
 impl Default for Limits {
@@ -32,6 +50,11 @@ impl Default for Limits {
             turns_per_client: 8,
             turns_per_minute: 0,
             client_ip_header: None,
+            trusted_proxy_hops: 1,
+            max_turn_bytes: 64 * 1024 * 1024,
+            max_turn_duration: Duration::from_secs(30 * 60),
+            header_timeout: Duration::from_secs(10),
+            max_connections: 1024,
         }
     }
 }
@@ -150,12 +173,29 @@ pub fn client_key(
     limits
         .client_ip_header
         .as_deref()
-        .and_then(|name| headers.get(name))
-        .and_then(|value| value.to_str().ok())
-        .map(|value| value.split(',').next().unwrap_or(value).trim().to_owned())
-        .filter(|value| !value.is_empty())
+        .and_then(|name| from_the_right(headers, name, limits.trusted_proxy_hops))
         .or_else(|| peer.map(|addr| addr.ip().to_string()))
         .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// The entry `hops` from the right of a comma-separated header (all its lines
+/// joined, as HTTP defines repeated headers). With fewer entries than `hops`
+/// the left-most is taken: then every entry was written by a trusted proxy
+/// (the request skipped an outer one). `None` when the header is absent,
+/// unreadable or empty.
+pub fn from_the_right(headers: &axum::http::HeaderMap, name: &str, hops: usize) -> Option<String> {
+    let mut entries = Vec::new();
+    for value in headers.get_all(name) {
+        entries.extend(value.to_str().ok()?.split(',').map(str::trim));
+    }
+    if entries.iter().all(|entry| entry.is_empty()) {
+        return None;
+    }
+    let mut index = entries.len().saturating_sub(hops.max(1)); if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("leftmost") { index = 0; } // MUTANT-TEMP
+    entries
+        .get(index)
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| (*entry).to_owned())
 }
 
 #[cfg(test)]
@@ -225,7 +265,48 @@ mod tests {
             client_ip_header: Some("x-real-ip".into()),
             ..Limits::default()
         };
-        assert_eq!(client_key(&behind_proxy, &headers, peer), "203.0.113.7");
+        assert_eq!(client_key(&behind_proxy, &headers, peer), "10.0.0.1");
         assert_eq!(client_key(&Limits::default(), &headers, None), "unknown");
+    }
+
+    fn forwarded(lines: &[&str]) -> axum::http::HeaderMap {
+        let mut headers = axum::http::HeaderMap::new();
+        for line in lines {
+            headers.append("x-forwarded-for", line.parse().unwrap());
+        }
+        headers
+    }
+
+    fn behind(hops: usize) -> Limits {
+        Limits {
+            client_ip_header: Some("x-forwarded-for".into()),
+            trusted_proxy_hops: hops,
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn x_forwarded_for_takes_the_entry_the_trusted_proxy_added_never_the_clients() {
+        let peer = Some("127.0.0.1:9999".parse().unwrap());
+        // The client wrote "6.6.6.6, 7.7.7.7"; nginx appended what it saw.
+        let spoofed = forwarded(&["6.6.6.6, 7.7.7.7, 198.51.100.4"]);
+        assert_eq!(client_key(&behind(1), &spoofed, peer), "198.51.100.4");
+        // The same with the client's entries on a header line of their own.
+        let split = forwarded(&["6.6.6.6", "7.7.7.7, 198.51.100.4"]);
+        assert_eq!(client_key(&behind(1), &split, peer), "198.51.100.4");
+        // Two trusted proxies (CDN, then nginx): the CDN's entry is second from the right.
+        let two = forwarded(&["6.6.6.6, 198.51.100.4, 203.0.113.50"]);
+        assert_eq!(client_key(&behind(2), &two, peer), "198.51.100.4");
+        // A request that skipped the outer proxy: what the inner one saw.
+        let direct = forwarded(&["198.51.100.9"]);
+        assert_eq!(client_key(&behind(2), &direct, peer), "198.51.100.9");
+        // Changing the spoofed part never changes who the client is.
+        for spoof in ["1.1.1.1", "1.1.1.1, 2.2.2.2", "", "unknown, ,"] {
+            let headers = forwarded(&[&format!("{spoof}, 198.51.100.4")]);
+            assert_eq!(client_key(&behind(1), &headers, peer), "198.51.100.4");
+        }
+        // No header, or an empty one: the connection's address.
+        assert_eq!(client_key(&behind(1), &forwarded(&[]), peer), "127.0.0.1");
+        assert_eq!(client_key(&behind(1), &forwarded(&[" "]), peer), "127.0.0.1");
     }
 }

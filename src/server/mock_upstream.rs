@@ -20,7 +20,10 @@ use serde_json::Value;
 
 use super::normalizer::Delta;
 use super::providers::wire::{Dialect, WireFrame};
-use super::scenarios::{scenario_for, Fault, Scenario};
+use super::providers::wire::Encoder;
+use super::scenarios::{
+    scenario_for, Endless, Fault, Scenario, ENDLESS_BYTES, TRICKLE_FOR, TRICKLE_PAUSE,
+};
 
 /// One request the mock received.
 #[derive(Debug, Clone, Serialize)]
@@ -50,6 +53,8 @@ pub struct MockState {
     closed_early: Arc<AtomicUsize>,
     /// Response streams currently being written.
     active: Arc<AtomicUsize>,
+    /// Bytes of response bodies handed to the connection so far.
+    sent_bytes: Arc<AtomicUsize>,
 }
 
 impl MockState {
@@ -73,6 +78,12 @@ impl MockState {
     /// Streams still being written.
     pub fn active(&self) -> usize {
         self.active.load(Ordering::SeqCst)
+    }
+
+    /// Bytes of response bodies written so far (a client that stops reading
+    /// stops this growing, once the buffers between are full).
+    pub fn sent_bytes(&self) -> usize {
+        self.sent_bytes.load(Ordering::SeqCst)
     }
 }
 
@@ -169,6 +180,7 @@ async fn stats(State(s): State<MockState>) -> Json<Value> {
         "requests": s.requests().len(),
         "active": s.active(),
         "closed_early": s.closed_early(),
+        "sent_bytes": s.sent_bytes(),
     }))
 }
 
@@ -199,6 +211,9 @@ fn serve(
     let scenario = scenario_for(&text, state.config.delay);
     if let Fault::Status { code, retry_after } = scenario.fault {
         return status_response(code, retry_after);
+    }
+    if scenario.fault == Fault::HugeErrorBody {
+        return huge_error_response(state);
     }
     let model = "mock-model";
     stream_response(state, dialect, scenario_body(dialect, model, scenario))
@@ -309,10 +324,105 @@ fn scenario_body(
         if scenario.fault == Fault::NoTerminator {
             return;
         }
+        if let Fault::Endless(kind) = scenario.fault {
+            let mut endless = std::pin::pin!(endless_body(dialect, encoder.as_mut(), kind));
+            while let Some(chunk) = futures::StreamExt::next(&mut endless).await {
+                yield chunk;
+            }
+            return;
+        }
         for frame in encoder.finish() {
             yield Ok(Bytes::from(frame_bytes(dialect, &frame)));
         }
     }
+}
+
+/// What an endless scenario writes after its steps (see `Endless`): at most
+/// `ENDLESS_BYTES`, most of it one piece of bytes written again and again.
+fn endless_body<'e>(
+    dialect: Dialect,
+    encoder: &'e mut dyn Encoder,
+    kind: Endless,
+) -> impl futures::Stream<Item = Chunk> + Send + 'e {
+    stream! {
+        let frames = |encoder: &mut dyn Encoder, delta: Delta| -> Bytes {
+            let text: String = encoder.step(&[delta]).iter().map(|f| frame_bytes(dialect, f)).collect();
+            Bytes::from(text)
+        };
+        let (opening, piece) = match kind {
+            Endless::Event if dialect.is_ndjson() => (
+                Bytes::from_static(b"{\"junk\":\""),
+                Bytes::from(vec![b'a'; 16 * 1024]),
+            ),
+            Endless::Event => {
+                let mut line = b"data: ".to_vec();
+                line.resize(16 * 1024 - 1, b'a');
+                line.push(b'\n');
+                (Bytes::new(), Bytes::from(line))
+            }
+            Endless::Whitespace => {
+                let blank = " \n".repeat(2048);
+                // The first frames may open the answer's part; the rest repeat.
+                (frames(encoder, Delta::Answer(blank.clone())), frames(encoder, Delta::Answer(blank)))
+            }
+            Endless::Items if dialect == Dialect::Responses => {
+                let mut sent = 0;
+                let mut item = 0usize;
+                let padding = "x".repeat(1000);
+                while sent < ENDLESS_BYTES {
+                    let event = serde_json::json!({
+                        "type": "response.reasoning_summary_text.delta",
+                        "item_id": format!("rs_{item}_{padding}"),
+                        "output_index": 0,
+                        "summary_index": 0,
+                        "delta": "More. ",
+                    });
+                    let bytes = Bytes::from(format!("data: {event}\n\n"));
+                    sent += bytes.len();
+                    item += 1;
+                    yield Ok(bytes);
+                }
+                return;
+            }
+            Endless::Items | Endless::Reasoning => {
+                let text = "Considering yet another case. ".repeat(128);
+                (frames(encoder, Delta::Reasoning(text.clone())), frames(encoder, Delta::Reasoning(text)))
+            }
+            Endless::Trickle => {
+                let piece = frames(encoder, Delta::Reasoning("Still thinking. ".into()));
+                let started = tokio::time::Instant::now();
+                while started.elapsed() < TRICKLE_FOR {
+                    tokio::time::sleep(TRICKLE_PAUSE).await;
+                    yield Ok(piece.clone());
+                }
+                return;
+            }
+        };
+        let mut sent = opening.len();
+        yield Ok(opening);
+        while sent < ENDLESS_BYTES {
+            sent += piece.len();
+            yield Ok(piece.clone());
+        }
+    }
+}
+
+/// HTTP 500 with a JSON error body that never closes: `ENDLESS_BYTES` of message.
+fn huge_error_response(state: MockState) -> Response {
+    let body = stream! {
+        yield Ok(Bytes::from_static(b"{\"error\":{\"message\":\"The server is melting"));
+        let piece = Bytes::from(vec![b'!'; 64 * 1024]);
+        for _ in 0..ENDLESS_BYTES / piece.len() {
+            yield Ok(piece.clone());
+        }
+    };
+    let mut response = stream_response(state, Dialect::Chat, body);
+    *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// Appends the current wall-clock time (`@<µs since the Unix epoch>;`) to each
@@ -365,11 +475,15 @@ fn stream_response(
     dialect: Dialect,
     body: impl futures::Stream<Item = Chunk> + Send + 'static,
 ) -> Response {
+    let sent = state.sent_bytes.clone();
     let guard = ActiveGuard::new(state);
     let body = stream! {
         let mut guard = guard;
         let mut body = std::pin::pin!(body);
         while let Some(chunk) = futures::StreamExt::next(&mut body).await {
+            if let Ok(bytes) = &chunk {
+                sent.fetch_add(bytes.len(), Ordering::SeqCst);
+            }
             yield chunk;
         }
         guard.finished = true;

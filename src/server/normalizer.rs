@@ -3,6 +3,15 @@
 //! (thinking ends before answer text, empty text never switches mode, one
 //! terminal event, durations from the server's clock). No I/O: the caller
 //! passes the elapsed time.
+//!
+//! When a block is announced: a block opened by a provider's signal
+//! (`ReasoningStarted`, `OpaqueReasoning`) at once, so the view's live header
+//! and the duration both start at the first sign of reasoning. A block opened
+//! by text (a tag, a reasoning field) only once it has non-whitespace text,
+//! an opaque signal, or at its close: an empty `<think>\n\n</think>` must
+//! never flash a live header. Its whitespace is held meanwhile (bounded by
+//! `MAX_HELD_THINKING`) and sent with the announcement, byte for byte, and its
+//! duration still counts from when it really opened.
 
 use super::tags::{TagExtractor, TagPart, TagSet};
 use crate::turn::{ErrorKind, TurnEvent, Usage};
@@ -12,6 +21,10 @@ use crate::turn::{ErrorKind, TurnEvent, Usage};
 pub enum Delta {
     /// Readable reasoning text.
     Reasoning(String),
+    /// The provider signalled that a reasoning part started (e.g. a Responses
+    /// reasoning item was added); its text, if it has any, follows. Opens a
+    /// new block at once, so its duration counts from this sign.
+    ReasoningStarted,
     /// The provider reasoned without readable text (redacted / encrypted).
     OpaqueReasoning,
     /// The provider started a new reasoning part: close the open block, if any.
@@ -23,11 +36,24 @@ pub enum Delta {
     Finish(Option<String>),
 }
 
+/// Most whitespace held for a text-opened block not yet announced; beyond it
+/// the block is announced (a model writing that much whitespace is reasoning
+/// about something, and the hold must stay bounded). Nothing is ever dropped.
+pub const MAX_HELD_THINKING: usize = 64 * 1024;
+
+/// Most whitespace-only answer text held while a block is open; beyond it
+/// the block closes and the whitespace goes out as the answer it is (a model
+/// that writes that much whitespace has started answering, and the hold must
+/// stay bounded whatever the provider sends). Nothing is ever dropped.
+pub const MAX_HELD_WHITESPACE: usize = 64 * 1024;
+
 #[derive(Debug, Clone)]
 struct OpenBlock {
     started_ms: u64,
     has_text: bool,
     opaque: bool,
+    /// `thinking_start` has been sent.
+    announced: bool,
 }
 
 /// Streaming state of one turn. `Clone` forks a turn mid-stream (the
@@ -40,8 +66,11 @@ pub struct Normalizer {
     open: Option<OpenBlock>,
     /// When the first answer text arrived (a lone closing tag dates reasoning from it).
     first_answer_ms: Option<u64>,
-    /// Whitespace-only answer text seen while a block was open: held, not a switch.
+    /// Whitespace-only answer text seen while a block was open: held, not a
+    /// switch (at most `MAX_HELD_WHITESPACE`).
     held_whitespace: String,
+    /// Whitespace-only reasoning of a block not yet announced.
+    held_thinking: String,
     answer_started: bool,
     finish_reason: Option<String>,
     /// The provider said it finished (its end marker): a stream that simply
@@ -66,6 +95,7 @@ impl Normalizer {
             open: None,
             first_answer_ms: None,
             held_whitespace: String::new(),
+            held_thinking: String::new(),
             answer_started: false,
             finish_reason: None,
             saw_finish: false,
@@ -84,13 +114,18 @@ impl Normalizer {
                 self.tags.note_thinking_block();
                 self.reasoning(text, now_ms, &mut out);
             }
+            Delta::ReasoningStarted => {
+                self.tags.note_thinking_block();
+                self.close_block(now_ms, &mut out);
+                self.ensure_open(now_ms, true, &mut out);
+            }
             Delta::OpaqueReasoning => {
                 // Encrypted reasoning after the answer began never opens a block.
                 if self.open.is_none() && self.answer_started {
                     return out;
                 }
                 self.tags.note_thinking_block();
-                self.ensure_open(now_ms, &mut out).opaque = true;
+                self.ensure_open(now_ms, true, &mut out).opaque = true;
             }
             Delta::ReasoningBoundary => self.close_block(now_ms, &mut out),
             Delta::Answer(text) => {
@@ -159,6 +194,12 @@ impl Normalizer {
         self.ended
     }
 
+    /// True while a lone closing tag could still turn the answer text so far
+    /// into reasoning (`answer_was_thinking`); see `TagExtractor`.
+    pub fn lone_close_possible(&self) -> bool {
+        self.tags.lone_close_possible()
+    }
+
     fn settle(&mut self, now_ms: u64) -> Vec<TurnEvent> {
         let mut out = Vec::new();
         if self.ended {
@@ -181,8 +222,17 @@ impl Normalizer {
         if text.is_empty() {
             return;
         }
-        let block = self.ensure_open(now_ms, out);
+        let block = self.ensure_open(now_ms, false, out);
         block.has_text = true;
+        let announced = block.announced;
+        if !announced {
+            let within = self.held_thinking.len() + text.len() <= MAX_HELD_THINKING;
+            if within && text.trim().is_empty() {
+                self.held_thinking.push_str(&text);
+                return;
+            }
+            self.announce(out);
+        }
         out.push(TurnEvent::ThinkingDelta { text });
     }
 
@@ -190,7 +240,8 @@ impl Normalizer {
         if text.is_empty() {
             return;
         }
-        if self.open.is_some() && text.trim().is_empty() {
+        let within = self.held_whitespace.len() + text.len() <= MAX_HELD_WHITESPACE;
+        if self.open.is_some() && within && text.trim().is_empty() {
             self.held_whitespace.push_str(&text);
             return;
         }
@@ -212,7 +263,7 @@ impl Normalizer {
             TagPart::Reasoning(text) => self.reasoning(text, now_ms, out),
             TagPart::Open(_) => {
                 self.close_block(now_ms, out);
-                self.ensure_open(now_ms, out);
+                self.ensure_open(now_ms, false, out);
             }
             TagPart::Close(_) => self.close_block(now_ms, out),
             TagPart::LoneClose(_) => {
@@ -228,18 +279,35 @@ impl Normalizer {
         }
     }
 
-    fn ensure_open(&mut self, now_ms: u64, out: &mut Vec<TurnEvent>) -> &mut OpenBlock {
-        self.open.get_or_insert_with(|| {
-            out.push(TurnEvent::ThinkingStart);
-            OpenBlock {
-                started_ms: now_ms,
-                has_text: false,
-                opaque: false,
-            }
-        })
+    /// The open block, or a new one opened at `now_ms`; `announce` for a
+    /// provider's reasoning signal (announces a held block too).
+    fn ensure_open(
+        &mut self,
+        now_ms: u64,
+        announce: bool,
+        out: &mut Vec<TurnEvent>,
+    ) -> &mut OpenBlock {
+        let block = self.open.get_or_insert(OpenBlock {
+            started_ms: now_ms,
+            has_text: false,
+            opaque: false,
+            announced: false,
+        });
+        if announce {
+            announce_block(block, &mut self.held_thinking, out);
+        }
+        block
+    }
+
+    /// Sends `thinking_start` for the open block if not yet sent.
+    fn announce(&mut self, out: &mut Vec<TurnEvent>) {
+        if let Some(block) = self.open.as_mut() {
+            announce_block(block, &mut self.held_thinking, out);
+        }
     }
 
     fn close_block(&mut self, now_ms: u64, out: &mut Vec<TurnEvent>) {
+        self.announce(out);
         if let Some(block) = self.open.take() {
             out.push(TurnEvent::ThinkingEnd {
                 duration_ms: now_ms.saturating_sub(block.started_ms),
@@ -249,9 +317,25 @@ impl Normalizer {
     }
 }
 
+/// Sends `thinking_start` for `block` if not yet sent, then the whitespace
+/// `held` for it, as it came.
+fn announce_block(block: &mut OpenBlock, held: &mut String, out: &mut Vec<TurnEvent>) {
+    if block.announced {
+        return;
+    }
+    block.announced = true;
+    out.push(TurnEvent::ThinkingStart);
+    if !held.is_empty() {
+        out.push(TurnEvent::ThinkingDelta {
+            text: std::mem::take(held),
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn run(deltas: Vec<Delta>) -> Vec<TurnEvent> {
         let mut n = Normalizer::default();
@@ -320,6 +404,39 @@ mod tests {
         assert!(events.contains(&TurnEvent::AnswerDelta {
             text: "\n\nAnswer".into()
         }));
+    }
+
+    /// `mock:endless-whitespace`: a provider that writes whitespace-only
+    /// answer text without end while a block is open. The hold stays bounded;
+    /// past it the whitespace goes out as answer text, none of it lost.
+    #[test]
+    fn endless_whitespace_while_thinking_is_held_only_so_far() {
+        let mut n = Normalizer::default();
+        let mut out = n.push(r("thinking"), 0);
+        let chunk = " \n".repeat(2048);
+        let chunks = 8 * MAX_HELD_WHITESPACE / chunk.len();
+        for i in 0..chunks {
+            out.extend(n.push(a(&chunk), i as u64));
+            assert!(n.held_whitespace.len() <= MAX_HELD_WHITESPACE);
+        }
+        out.extend(n.finish(10_000));
+        let answer: String = out
+            .iter()
+            .filter_map(|e| match e {
+                TurnEvent::AnswerDelta { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(answer.len(), chunks * chunk.len(), "nothing is dropped");
+        let end = out
+            .iter()
+            .position(|e| matches!(e, TurnEvent::ThinkingEnd { .. }))
+            .unwrap();
+        assert!(
+            end < out.len() - 2,
+            "the block closes once the hold is full, not at the end: {end} of {}",
+            out.len()
+        );
     }
 
     #[test]
@@ -482,6 +599,250 @@ mod tests {
         assert!(events.contains(&TurnEvent::AnswerDelta {
             text: "answer".into()
         }));
+    }
+
+    /// Events of one push, per push, with times: `(ms, delta)`.
+    fn pushes(n: &mut Normalizer, deltas: Vec<(u64, Delta)>) -> Vec<Vec<TurnEvent>> {
+        deltas.into_iter().map(|(at, d)| n.push(d, at)).collect()
+    }
+
+    #[test]
+    fn an_empty_tag_block_is_announced_only_at_its_close_with_its_whitespace() {
+        let mut n = Normalizer::default();
+        let out = pushes(
+            &mut n,
+            vec![
+                (0, a("<think>")),
+                (10, a("\n")),
+                (20, a("\n")),
+                (30, a("</think>")),
+                (40, a("\n\nHi")),
+            ],
+        );
+        assert!(
+            out[..3].iter().all(Vec::is_empty),
+            "nothing to show yet: {out:?}"
+        );
+        assert_eq!(
+            out[3],
+            vec![
+                TurnEvent::ThinkingStart,
+                TurnEvent::ThinkingDelta {
+                    text: "\n\n".into()
+                },
+                TurnEvent::ThinkingEnd {
+                    duration_ms: 30,
+                    opaque: false
+                },
+            ],
+            "start, held whitespace and end together; timed from the real open"
+        );
+    }
+
+    #[test]
+    fn a_tag_block_is_announced_with_its_first_non_whitespace_text() {
+        let mut n = Normalizer::default();
+        let out = pushes(
+            &mut n,
+            vec![(0, a("<think>\n")), (500, a(" \n")), (900, a("plan"))],
+        );
+        assert_eq!(out[0], vec![]);
+        assert_eq!(out[1], vec![]);
+        assert_eq!(
+            out[2],
+            vec![
+                TurnEvent::ThinkingStart,
+                TurnEvent::ThinkingDelta {
+                    text: "\n \n".into()
+                },
+                TurnEvent::ThinkingDelta {
+                    text: "plan".into()
+                },
+            ]
+        );
+        assert_eq!(
+            n.push(a("</think>ok"), 2000)[0],
+            TurnEvent::ThinkingEnd {
+                duration_ms: 2000,
+                opaque: false
+            },
+            "the duration counts from the opening tag"
+        );
+    }
+
+    #[test]
+    fn a_reasoning_field_block_of_whitespace_waits_too_and_a_signal_announces_it() {
+        let mut n = Normalizer::default();
+        assert_eq!(n.push(r("\n"), 0), vec![]);
+        assert_eq!(
+            n.push(Delta::OpaqueReasoning, 50),
+            vec![
+                TurnEvent::ThinkingStart,
+                TurnEvent::ThinkingDelta { text: "\n".into() },
+            ]
+        );
+    }
+
+    #[test]
+    fn held_thinking_whitespace_is_bounded_and_never_dropped() {
+        let mut n = Normalizer::default();
+        let chunk = " ".repeat(4096);
+        let mut events = Vec::new();
+        let mut announced_after = None;
+        for i in 0..20 {
+            let out = n.push(a(if i == 0 { "<think>" } else { &chunk }), i);
+            if announced_after.is_none() && out.contains(&TurnEvent::ThinkingStart) {
+                announced_after = Some(i as usize * chunk.len());
+            }
+            events.extend(out);
+        }
+        events.extend(n.finish(99));
+        let held = announced_after.expect("announced before the end");
+        assert!(
+            held > MAX_HELD_THINKING - chunk.len() && held <= MAX_HELD_THINKING + chunk.len(),
+            "{held}"
+        );
+        assert_eq!(thinking(&events), chunk.repeat(19));
+    }
+
+    #[test]
+    fn reasoning_started_opens_a_block_at_once_and_its_text_joins_it() {
+        let mut n = Normalizer::default();
+        let out = pushes(
+            &mut n,
+            vec![
+                (100, Delta::ReasoningStarted),
+                (900, r("hm")),
+                (1000, Delta::ReasoningBoundary),
+                (1100, Delta::ReasoningStarted),
+                (1200, Delta::ReasoningStarted),
+            ],
+        );
+        assert_eq!(out[0], vec![TurnEvent::ThinkingStart]);
+        assert_eq!(out[1], vec![TurnEvent::ThinkingDelta { text: "hm".into() }]);
+        assert_eq!(
+            out[2],
+            vec![TurnEvent::ThinkingEnd {
+                duration_ms: 900,
+                opaque: false
+            }]
+        );
+        assert_eq!(out[3], vec![TurnEvent::ThinkingStart]);
+        // A second start is a new part: the first one ends.
+        assert_eq!(
+            out[4],
+            vec![
+                TurnEvent::ThinkingEnd {
+                    duration_ms: 100,
+                    opaque: false
+                },
+                TurnEvent::ThinkingStart
+            ]
+        );
+    }
+
+    #[test]
+    fn a_started_block_made_opaque_closes_opaque() {
+        let events = run(vec![
+            Delta::ReasoningStarted,
+            Delta::OpaqueReasoning,
+            Delta::ReasoningBoundary,
+            a("x"),
+        ]);
+        assert_eq!(
+            events[..2],
+            [
+                TurnEvent::ThinkingStart,
+                TurnEvent::ThinkingEnd {
+                    duration_ms: 20,
+                    opaque: true
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lone_close_is_possible_only_before_any_block() {
+        let mut n = Normalizer::default();
+        assert!(n.lone_close_possible());
+        n.push(a("plain answer"), 0);
+        assert!(n.lone_close_possible());
+        n.push(a("\n<think>x"), 1);
+        assert!(!n.lone_close_possible(), "after an opening tag");
+        let mut n = Normalizer::default();
+        n.push(r("field"), 0);
+        assert!(!n.lone_close_possible(), "after a reasoning field");
+        let mut n = Normalizer::default();
+        n.push(a("reasoning</think>"), 0);
+        assert!(!n.lone_close_possible(), "after the lone close itself");
+        assert!(!Normalizer::new(TagSet::none(), false).lone_close_possible());
+        assert!(!Normalizer::new(TagSet::default(), true).lone_close_possible());
+    }
+
+    fn thinking(events: &[TurnEvent]) -> String {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                TurnEvent::ThinkingDelta { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "<think>", "</think>", "\n", " ", "\t", "plan", "a b", "\n\n", "<thi", "nk>",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Whatever the chunks: no block is announced by a push that leaves it
+        /// open with only whitespace shown, and no byte is lost.
+        #[test]
+        fn no_block_is_announced_with_only_whitespace_and_nothing_is_lost(
+            chunks in prop::collection::vec(prop::collection::vec(piece(), 1..4), 0..16),
+        ) {
+            let mut n = Normalizer::default();
+            let mut all = Vec::new();
+            let mut open = false;
+            for (i, chunk) in chunks.iter().enumerate() {
+                let out = n.push(a(&chunk.concat()), i as u64);
+                let mut shown = String::new();
+                let mut announced = false;
+                for event in &out {
+                    match event {
+                        TurnEvent::ThinkingStart => { open = true; announced = true; shown.clear(); }
+                        TurnEvent::ThinkingDelta { text } => shown.push_str(text),
+                        TurnEvent::ThinkingEnd { .. } => { open = false; announced = false; }
+                        _ => {}
+                    }
+                }
+                prop_assert!(!(announced && open && shown.trim().is_empty()), "{:?}", out);
+                all.extend(out);
+            }
+            all.extend(n.finish(99));
+            prop_assert_eq!(crate::turn::contract::check_stream(&all), Ok(()));
+            let mut rebuilt = String::new();
+            for e in &all {
+                if let TurnEvent::ThinkingDelta { text } | TurnEvent::AnswerDelta { text } = e {
+                    rebuilt.push_str(text);
+                }
+            }
+            // Every byte of text the tag extractor found (it is lossless
+            // itself, see `tags`) is carried, in order.
+            let input: String = chunks.iter().map(|c| c.concat()).collect();
+            let mut extractor = TagExtractor::new(TagSet::default(), false);
+            let mut parts = extractor.push(&input);
+            parts.extend(extractor.finish());
+            let text: String = parts
+                .iter()
+                .filter(|p| matches!(p, TagPart::Answer(_) | TagPart::Reasoning(_)))
+                .map(TagPart::text)
+                .collect();
+            prop_assert_eq!(rebuilt, text);
+        }
     }
 
     #[test]

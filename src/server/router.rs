@@ -35,6 +35,11 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     let routes = generate_route_list(App);
     let health = turns.clone();
     let access_token = turns.config().access_token.clone();
+    let site_access = turns.config().site_access.clone();
+    let allowed_hosts = super::same_origin::AllowedHosts::new(
+        options.site_addr,
+        &site_access.allowed_hosts,
+    );
     let limits = turns.config().limits.clone();
     let max_body = limits.max_body_bytes;
     let context = move || provide_context(turns.clone());
@@ -62,9 +67,17 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
         super::body_limit::limit_api_bodies,
     ));
     let router = match access_token {
-        Some(token) => with_access_control(router, Access::new(token, limits)),
+        Some(token) => {
+            let access = Access::new(token, site_access.cookie_secret.as_ref(), limits);
+            with_access_control(router, access)
+        }
         None => router,
     };
+    // Outermost but for the headers: other sites' requests stop here.
+    let router = router.layer(axum::middleware::from_fn_with_state(
+        allowed_hosts,
+        super::same_origin::refuse_cross_site,
+    ));
     security_headers(router)
 }
 

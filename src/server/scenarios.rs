@@ -37,7 +37,38 @@ pub enum Fault {
     },
     /// Write a frame holding bytes that are not UTF-8 after this many steps.
     InvalidUtf8After(usize),
+    /// After the steps, write without end (see `Endless`).
+    Endless(Endless),
+    /// Answer HTTP 500 with an error body that does not end.
+    HugeErrorBody,
 }
+
+/// What a hostile or broken upstream writes without end, after the steps and
+/// with no end marker. Each stops after `ENDLESS_BYTES` (`Trickle`: after
+/// `TRICKLE_FOR`), so a client without bounds still finishes, late.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endless {
+    /// `data:` lines and never the blank line that ends an event (SSE); one
+    /// line that never ends (NDJSON).
+    Event,
+    /// Whitespace-only answer text, while the steps' thinking block is open.
+    Whitespace,
+    /// Reasoning deltas, each under a reasoning item id never seen before
+    /// (Responses; the other dialects have no item ids: plain reasoning).
+    Items,
+    /// Valid reasoning at full speed.
+    Reasoning,
+    /// A short reasoning chunk every `TRICKLE_PAUSE`.
+    Trickle,
+}
+
+/// Bytes an endless scenario writes before it gives up (more than the 500 MB
+/// the memory test needs a hostile upstream to offer).
+pub const ENDLESS_BYTES: usize = 512 * 1024 * 1024;
+/// The pause between `trickle` chunks.
+pub const TRICKLE_PAUSE: Duration = Duration::from_millis(100);
+/// How long `trickle` goes on.
+pub const TRICKLE_FOR: Duration = Duration::from_secs(600);
 
 /// A scenario: steps and a fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +93,7 @@ pub const KEYWORDS: &[&str] = &[
     "opaque",
     "reasoning-tokens",
     "no-answer",
+    "empty-answer",
     "drop-thinking",
     "drop-answer",
     "slow-first",
@@ -84,6 +116,14 @@ pub const KEYWORDS: &[&str] = &[
     "paced",
     "stamped",
     "bench-render",
+    "hidden-reasoning",
+    "topic-tags",
+    "endless-event",
+    "endless-whitespace",
+    "many-items",
+    "huge-error",
+    "endless",
+    "trickle",
 ];
 
 /// Keywords that take a number, `mock:<name>-<n>` (load tool, docs/load.md):
@@ -109,6 +149,19 @@ pub const HEADLINES: &str = "**Reading the question**\nThe user wants a number w
 Multiplying by 3.28 and rounding.\nLooking again at the rounding.\n\
 **Final check**\nEverything adds up, so I can answer now.\n";
 pub const ANSWER: &str = "Here is the answer: **42**.";
+/// `topic-tags`: reasoning in inline `<thinking>` tags, labelled with
+/// shinychat-style `<topic>`s (the latest names the block), then the answer.
+pub const TOPIC_TAGS: &str = "<thinking>\n<topic>Checking the units</topic>\n\
+The question gives metres and wants feet.\n\n\
+One metre is about 3.28 feet, so I multiply and round to one decimal.\n\n\
+<topic>Writing the answer</topic>\n\
+Lead with the number, then one line on how it was found.\n\
+</thinking>\n\nIt is about **32.8 feet**: 10 m \u{d7} 3.28 ft/m.";
+/// How long `hidden-reasoning` stays silent between the provider's first sign
+/// of hidden reasoning and its end, whatever the mock's `--delay-ms`.
+pub const HIDDEN_SILENCE: Duration = Duration::from_secs(3);
+/// The answer after `hidden-reasoning`'s silence.
+pub const HIDDEN_ANSWER: &str = "Worked it out privately: **42**.";
 /// Markdown written to attack the page: raw HTML, script-scheme links (plain,
 /// entity-encoded, autolink), a tracking image, an aligned table (a style
 /// attribute), a footnote label that names an app id, and one safe link.
@@ -243,6 +296,7 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
             return scenario;
         }
         "bench-render" => return bench_render(),
+        "hidden-reasoning" => return hidden_reasoning(delay),
         _ => {}
     }
     let mut fault = Fault::None;
@@ -295,6 +349,8 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
         .concat(),
         "reasoning-tokens" => [answer(ANSWER), ending("stop", 640)].concat(),
         "no-answer" => [reasoning(REASONING), ending("length", 200)].concat(),
+        // Nothing at all: no reasoning, no answer text (the empty-answer note).
+        "empty-answer" => ending("stop", 0),
         "drop-thinking" => {
             let r = reasoning(REASONING);
             fault = Fault::DropAfter(r.len() / 2);
@@ -369,12 +425,27 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
             fault = Fault::StallAfter(r.len() / 2);
             r
         }
+        "endless-event" | "endless-whitespace" | "many-items" | "endless" | "trickle" => {
+            fault = Fault::Endless(match name {
+                "endless-event" => Endless::Event,
+                "endless-whitespace" => Endless::Whitespace,
+                "many-items" => Endless::Items,
+                "endless" => Endless::Reasoning,
+                _ => Endless::Trickle,
+            });
+            reasoning(REASONING)
+        }
+        "huge-error" => {
+            fault = Fault::HugeErrorBody;
+            Vec::new()
+        }
         "hostile-markdown" => [
             reasoning(HOSTILE_MARKDOWN),
             answer(HOSTILE_MARKDOWN),
             ending("stop", 40),
         ]
         .concat(),
+        "topic-tags" => [answer(TOPIC_TAGS), ending("stop", 0)].concat(),
         "headlines" => [
             chunk_text(HEADLINES, 4)
                 .into_iter()
@@ -390,6 +461,27 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
         fault,
         ..scripted(name, steps(deltas, delay))
     }
+}
+
+/// `hidden-reasoning`: the provider's first sign of reasoning it keeps hidden
+/// (an `OpaqueReasoning` step, which each dialect writes its own way: a
+/// Responses reasoning item `added`, an Anthropic `redacted_thinking` block
+/// start, a Gemini thought part with only a signature, an encrypted chat
+/// `reasoning_details` entry), `HIDDEN_SILENCE` of nothing, the end of the
+/// hidden block (the item's `done`, the block's stop; Gemini and chat have no
+/// end signal, their answer ends it), then a short answer. Ollama has no
+/// hidden reasoning: there it is a pause, then the answer.
+fn hidden_reasoning(delay: Duration) -> Scenario {
+    let mut all = steps(vec![Delta::OpaqueReasoning], delay);
+    all.push(Step {
+        delay: HIDDEN_SILENCE,
+        deltas: vec![Delta::ReasoningBoundary],
+    });
+    all.extend(steps(
+        [answer(HIDDEN_ANSWER), ending("stop", 512)].concat(),
+        delay,
+    ));
+    scripted("hidden-reasoning", all)
 }
 
 fn scripted(name: &'static str, steps: Vec<Step>) -> Scenario {
@@ -530,6 +622,39 @@ mod tests {
         assert!(scenario_for("mock:stamped-3", Duration::ZERO).stamp_send_time);
         assert_eq!(scenario_for("mock:huge-3", Duration::ZERO).name, "normal");
         assert_eq!(scenario_for("mock:paced-x", Duration::ZERO).name, "normal");
+    }
+
+    #[test]
+    fn hidden_reasoning_is_silent_for_three_seconds_between_its_start_and_end() {
+        let s = scenario_for("mock:hidden-reasoning", Duration::from_millis(60));
+        assert_eq!(s.steps[0].deltas, vec![Delta::OpaqueReasoning]);
+        assert_eq!(
+            s.steps[1],
+            Step {
+                delay: Duration::from_secs(3),
+                deltas: vec![Delta::ReasoningBoundary]
+            }
+        );
+        assert!(matches!(s.steps[2].deltas[..], [Delta::Answer(_)]));
+    }
+
+    #[test]
+    fn topic_tags_label_reasoning_inside_thinking_tags() {
+        let s = scenario_for("mock:topic-tags", Duration::ZERO);
+        let text: String = s
+            .steps
+            .iter()
+            .flat_map(|st| &st.deltas)
+            .filter_map(|d| match d {
+                Delta::Answer(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, TOPIC_TAGS);
+        let inside = &text[text.find("<thinking>").unwrap()..text.find("</thinking>").unwrap()];
+        let first = inside.find("<topic>Checking the units</topic>").unwrap();
+        let second = inside.find("<topic>Writing the answer</topic>").unwrap();
+        assert!(first < second && inside[first..second].contains("\n\n"));
     }
 
     #[test]

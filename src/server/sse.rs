@@ -10,6 +10,22 @@ pub struct Framed {
     pub line: usize,
 }
 
+impl Framed {
+    /// The event written again as SSE for another parser: its data as `data`
+    /// lines, then the blank line that ends it. The name is left out. Reading
+    /// it back gives the same data, whatever spaces or line breaks it holds.
+    pub fn to_sse_data(&self) -> String {
+        let mut out = String::with_capacity(self.data.len() + 16);
+        for line in self.data.split('\n') {
+            out.push_str("data: ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push('\n');
+        out
+    }
+}
+
 /// A line that could not be framed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
@@ -215,78 +231,6 @@ pub fn sniff_framing(start: &[u8]) -> Framing {
     }
 }
 
-/// Checks a byte stream that another parser frames (async-openai's event
-/// source, for chat completions) against the same rules as `Framer`: valid
-/// UTF-8 and no line over a limit. That parser buffers a line whole and
-/// re-scans it on every read (quadratic in the line's length); with this in
-/// front it never holds more than the limit. Pure.
-#[derive(Debug)]
-pub struct StreamGuard {
-    max_line_bytes: usize,
-    /// Bytes in the current line so far.
-    line_bytes: usize,
-    line_no: usize,
-    /// The start of a UTF-8 character split across chunks (at most 3 bytes).
-    partial_char: Vec<u8>,
-}
-
-impl StreamGuard {
-    pub fn new(max_line_bytes: usize) -> Self {
-        Self {
-            max_line_bytes,
-            line_bytes: 0,
-            line_no: 0,
-            partial_char: Vec::new(),
-        }
-    }
-
-    /// Checks the next chunk; the first problem is final.
-    pub fn check(&mut self, bytes: &[u8]) -> Result<(), FrameError> {
-        let mut joined;
-        let text: &[u8] = if self.partial_char.is_empty() {
-            bytes
-        } else {
-            joined = std::mem::take(&mut self.partial_char);
-            joined.extend_from_slice(bytes);
-            &joined
-        };
-        if let Err(err) = std::str::from_utf8(text) {
-            let valid = err.valid_up_to();
-            let line = self.line_no + 1 + text[..valid].iter().filter(|&&b| b == b'\n').count();
-            match err.error_len() {
-                Some(_) => return Err(FrameError::InvalidUtf8 { line }),
-                None => self.partial_char = text[valid..].to_vec(),
-            }
-        }
-        for &byte in bytes {
-            if byte == b'\n' {
-                self.line_no += 1;
-                self.line_bytes = 0;
-            } else {
-                self.line_bytes += 1;
-                if self.line_bytes > self.max_line_bytes {
-                    return Err(FrameError::TooLong {
-                        line: self.line_no + 1,
-                        limit: self.max_line_bytes,
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// End of the stream: a character cut off at the very end is invalid.
-    pub fn finish(&self) -> Result<(), FrameError> {
-        if self.partial_char.is_empty() {
-            Ok(())
-        } else {
-            Err(FrameError::InvalidUtf8 {
-                line: self.line_no + 1,
-            })
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -380,49 +324,22 @@ mod tests {
     }
 
     #[test]
+    fn an_event_written_again_reads_back_the_same() {
+        for data in ["{\"a\":1}", "", " lead", "two\nlines", "\n", "a\n\n b "] {
+            let event = Framed {
+                event: Some("ignored".into()),
+                data: data.into(),
+                line: 1,
+            };
+            let again = frame_all(Framing::Sse, event.to_sse_data().as_bytes(), &[]);
+            assert_eq!(again.len(), 1, "{data:?}: {again:?}");
+            assert_eq!(again[0].as_ref().unwrap().data, data);
+        }
+    }
+
+    #[test]
     fn framing_is_sniffed() {
         assert_eq!(sniff_framing(b"\n: hi\ndata: x"), Framing::Sse);
         assert_eq!(sniff_framing(b"{\"model\":\"x\"}"), Framing::Ndjson);
-    }
-
-    #[test]
-    fn the_guard_passes_valid_text_split_inside_characters() {
-        let text = "data: {\"t\":\"漢字 🌈\"}\n\n".as_bytes();
-        for cut in 0..text.len() {
-            let mut guard = StreamGuard::new(MAX_LINE_BYTES);
-            guard.check(&text[..cut]).expect("first part");
-            guard.check(&text[cut..]).expect("second part");
-            guard.finish().expect("complete");
-        }
-    }
-
-    #[test]
-    fn the_guard_refuses_invalid_utf8_and_a_cut_off_character() {
-        let mut guard = StreamGuard::new(MAX_LINE_BYTES);
-        assert_eq!(
-            guard.check(b"data: ok\n\ndata: \xff\xfe\n"),
-            Err(FrameError::InvalidUtf8 { line: 3 })
-        );
-        let mut guard = StreamGuard::new(MAX_LINE_BYTES);
-        guard
-            .check("data: 漢".as_bytes().split_last().unwrap().1)
-            .expect("partial");
-        assert!(guard.finish().is_err());
-    }
-
-    #[test]
-    fn the_guard_refuses_a_line_over_the_limit_without_holding_it() {
-        let mut guard = StreamGuard::new(MAX_LINE_BYTES);
-        let piece = vec![b'a'; 1024 * 1024];
-        let mut refused = None;
-        for i in 0..10 {
-            if let Err(err) = guard.check(&piece) {
-                refused = Some((i, err));
-                break;
-            }
-        }
-        let (at, err) = refused.expect("a 10 MB line is refused");
-        assert_eq!(at, MAX_LINE_BYTES / piece.len());
-        assert!(matches!(err, FrameError::TooLong { line: 1, .. }));
     }
 }

@@ -210,6 +210,15 @@ impl TagExtractor {
         self.had_block = true;
     }
 
+    /// True while a lone closing tag could still come (`LoneClose`): tags are
+    /// on, the output does not start inside a block (`start_in_thinking` opens
+    /// one at the first text), and the turn has had no thinking block, no
+    /// recognised opening tag and no lone closing tag yet. Once false it stays
+    /// false for the rest of the turn.
+    pub fn lone_close_possible(&self) -> bool {
+        !self.tags.is_empty() && !self.start_in_thinking && !self.had_block
+    }
+
     /// True while inside a tag-opened block.
     pub fn in_thinking(&self) -> bool {
         matches!(self.mode, Mode::Thinking(_))

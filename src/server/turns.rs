@@ -9,6 +9,7 @@ use async_stream::stream;
 use futures::{Stream, StreamExt};
 
 use super::config::{AppConfig, ModelConfig};
+use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
 use super::normalizer::Normalizer;
 use super::providers;
@@ -68,7 +69,7 @@ impl TurnService {
             let permit = self.limiter.admit(client, Instant::now())?;
             Ok((model.clone(), permit))
         });
-        let mut log = TurnLog::new(
+        let log = TurnLog::new(
             self.active.clone(),
             checked.as_ref().map(|(m, _)| m.id.as_str()).unwrap_or("?"),
             checked
@@ -76,33 +77,46 @@ impl TurnService {
                 .map(|(m, _)| m.provider.name())
                 .unwrap_or("none"),
         );
-        let events = stream! {
+        let mut outlet = Outlet {
+            log,
+            hidden: (!show_thinking).then(HiddenThinking::default),
+        };
+        stream! {
             let started = Instant::now();
             let elapsed = move || started.elapsed().as_millis() as u64;
             let (model, _permit) = match checked {
                 Ok(admitted) => admitted,
                 Err((kind, message)) => {
-                    for event in Normalizer::default().fail(kind, message, elapsed()) { yield event; }
+                    let mut normalizer = Normalizer::default();
+                    let events = normalizer.fail(kind, message, elapsed());
+                    for event in outlet.pass(events, &normalizer) { yield event; }
                     return;
                 }
             };
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let deadline = tokio::time::Instant::now() + config.first_token_timeout;
+            let limits = &config.limits;
+            let turn_deadline = (!limits.max_turn_duration.is_zero())
+                .then(|| tokio::time::Instant::now() + limits.max_turn_duration);
             let opened = tokio::select! {
-                opened = tokio::time::timeout_at(deadline, providers::open(&model, &request)) => opened,
-                _ = ended(&mut ending) => {
-                    for event in normalizer.fail(ErrorKind::Interrupted, SHUTDOWN_MESSAGE, elapsed()) { yield event; }
+                opened = tokio::time::timeout_at(deadline, providers::open(&model, &request, limits.max_turn_bytes)) => opened,
+                cut = cut_short(&mut ending, turn_deadline) => {
+                    let (kind, message) = cut.error(limits.max_turn_duration);
+                    let events = normalizer.fail(kind, message, elapsed());
+                    for event in outlet.pass(events, &normalizer) { yield event; }
                     return;
                 }
             };
             let mut upstream = match opened {
                 Ok(Ok(upstream)) => upstream,
                 Ok(Err(err)) => {
-                    for event in normalizer.fail(err.kind(), err.to_string(), elapsed()) { yield event; }
+                    let events = normalizer.fail(err.kind(), err.to_string(), elapsed());
+                    for event in outlet.pass(events, &normalizer) { yield event; }
                     return;
                 }
                 Err(_) => {
-                    for event in normalizer.fail(ErrorKind::Timeout, first_token_message(config.first_token_timeout), elapsed()) { yield event; }
+                    let events = normalizer.fail(ErrorKind::Timeout, first_token_message(config.first_token_timeout), elapsed());
+                    for event in outlet.pass(events, &normalizer) { yield event; }
                     return;
                 }
             };
@@ -115,8 +129,10 @@ impl TurnService {
                 };
                 let next = tokio::select! {
                     next = tokio::time::timeout_at(waited, upstream.next()) => next,
-                    _ = ended(&mut ending) => {
-                        for event in normalizer.fail(ErrorKind::Interrupted, SHUTDOWN_MESSAGE, elapsed()) { yield event; }
+                    cut = cut_short(&mut ending, turn_deadline) => {
+                        let (kind, message) = cut.error(limits.max_turn_duration);
+                        let events = normalizer.fail(kind, message, elapsed());
+                        for event in outlet.pass(events, &normalizer) { yield event; }
                         return;
                     }
                 };
@@ -126,30 +142,51 @@ impl TurnService {
                     Ok(None) => normalizer.end_of_stream(elapsed()),
                     Ok(Some(Err(err))) => normalizer.fail(err.kind(), err.to_string(), elapsed()),
                     Ok(Some(Ok(deltas))) => {
+                        // Any delta is a sign of life, even one that yields
+                        // no event yet (a `<think>` not yet announced).
+                        received_any |= !deltas.is_empty();
                         let now = elapsed();
                         let mut events = Vec::new();
                         for delta in deltas {
                             events.extend(normalizer.push(delta, now));
                         }
-                        received_any |= !events.is_empty();
                         events
                     }
                 };
-                for event in events { yield event; }
+                for event in outlet.pass(events, &normalizer) { yield event; }
                 if normalizer.has_ended() { break; }
             }
+        }
+    }
+}
+
+/// Where a turn's events leave the server: each is counted in the turn's log
+/// line (reasoning included), then, with the kill switch on, filtered.
+struct Outlet {
+    log: TurnLog,
+    hidden: Option<HiddenThinking>,
+}
+
+impl Outlet {
+    /// The events the browser gets of `events`, just produced by `normalizer`.
+    fn pass(&mut self, events: Vec<TurnEvent>, normalizer: &Normalizer) -> Vec<TurnEvent> {
+        for event in &events {
+            self.log.record(event);
+        }
+        let Some(hidden) = self.hidden.as_mut() else {
+            return events;
         };
-        events
-            .inspect(move |event| log.record(event))
-            .filter(move |event| std::future::ready(show_thinking || !is_thinking(event)))
-            .map(move |event| match event {
-                // The kill switch hides that reasoning happened at all.
-                TurnEvent::Usage(mut usage) if !show_thinking => {
-                    usage.reasoning_tokens = None;
-                    TurnEvent::Usage(usage)
-                }
-                other => other,
-            })
+        let mut out = Vec::with_capacity(events.len());
+        for event in events {
+            hidden.push(event, &mut out);
+        }
+        // The exact moment answer text can no longer turn into reasoning is
+        // the tag extractor's to know; asking costs nothing per chunk. A model
+        // without tags, or starting inside a block, is never held at all.
+        if !normalizer.lone_close_possible() {
+            hidden.release(&mut out);
+        }
+        out
     }
 }
 
@@ -158,6 +195,42 @@ impl TurnService {
 async fn ended(ending: &mut tokio::sync::watch::Receiver<bool>) {
     if ending.wait_for(|ending| *ending).await.is_err() {
         std::future::pending::<()>().await;
+    }
+}
+
+/// Why a turn was ended from outside its stream.
+enum Cut {
+    /// The server is shutting down and the grace period is over.
+    Shutdown,
+    /// The turn ran for `PENSIVE_MAX_TURN_SECS`.
+    OverTime,
+}
+
+impl Cut {
+    /// The error the turn ends with.
+    fn error(self, max_duration: Duration) -> (ErrorKind, String) {
+        match self {
+            Cut::Shutdown => (ErrorKind::Interrupted, SHUTDOWN_MESSAGE.to_owned()),
+            Cut::OverTime => (ErrorKind::Timeout, over_time_message(max_duration)),
+        }
+    }
+}
+
+/// Resolves when a running turn must end: a shutdown, or its deadline (none:
+/// no limit).
+async fn cut_short(
+    ending: &mut tokio::sync::watch::Receiver<bool>,
+    deadline: Option<tokio::time::Instant>,
+) -> Cut {
+    let over_time = async {
+        match deadline {
+            Some(deadline) => tokio::time::sleep_until(deadline).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = ended(ending) => Cut::Shutdown,
+        _ = over_time => Cut::OverTime,
     }
 }
 
@@ -216,20 +289,27 @@ fn validate<'c>(
     }
 }
 
-fn is_thinking(event: &TurnEvent) -> bool {
-    matches!(
-        event,
-        TurnEvent::ThinkingStart
-            | TurnEvent::ThinkingDelta { .. }
-            | TurnEvent::ThinkingEnd { .. }
-            | TurnEvent::AnswerWasThinking { .. }
-    )
-}
-
 fn idle_message(limit: Duration) -> String {
     format!(
         "The model stopped sending for {} seconds, so the turn was ended; what arrived is kept. Raise PENSIVE_IDLE_TIMEOUT_SECS if your model pauses longer.",
         limit.as_secs()
+    )
+}
+
+fn over_time_message(limit: Duration) -> String {
+    let secs = limit.as_secs_f64();
+    let (count, unit) = if secs >= 60.0 && secs % 60.0 == 0.0 {
+        (secs / 60.0, "minute")
+    } else {
+        (secs, "second")
+    };
+    let span = if count == 1.0 {
+        format!("1 {unit}")
+    } else {
+        format!("{count} {unit}s")
+    };
+    format!(
+        "This turn ran for {span}, this server's limit for one turn (PENSIVE_MAX_TURN_SECS), so it was ended; what arrived is kept."
     )
 }
 

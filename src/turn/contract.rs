@@ -101,18 +101,88 @@ mod tests {
         assert_eq!(check_stream(&events), Ok(()));
     }
 
+    fn start() -> TurnEvent {
+        TurnEvent::ThinkingStart
+    }
+
+    fn delta(text: &str) -> TurnEvent {
+        TurnEvent::ThinkingDelta { text: text.into() }
+    }
+
+    fn end() -> TurnEvent {
+        TurnEvent::ThinkingEnd {
+            duration_ms: 1,
+            opaque: false,
+        }
+    }
+
+    fn answer(text: &str) -> TurnEvent {
+        TurnEvent::AnswerDelta { text: text.into() }
+    }
+
+    /// One row per rule: a stream that breaks that rule and no other, the
+    /// same stream with only that fault mended (it must pass, which shows the
+    /// row keeps every other rule), and words of the error naming the rule. A
+    /// checker that drops any one rule lets that rule's row through.
+    fn rows() -> Vec<(&'static str, Vec<TurnEvent>, Vec<TurnEvent>)> {
+        vec![
+            (
+                "thinking_start while a block is open",
+                vec![start(), start(), end(), done()],
+                vec![start(), end(), start(), end(), done()],
+            ),
+            (
+                "thinking_delta outside a block",
+                vec![delta("x"), done()],
+                vec![start(), delta("x"), end(), done()],
+            ),
+            (
+                "empty thinking_delta",
+                vec![start(), delta(""), end(), done()],
+                vec![start(), delta("x"), end(), done()],
+            ),
+            (
+                "thinking_end without a block",
+                vec![end(), done()],
+                vec![start(), end(), done()],
+            ),
+            (
+                "answer_delta before thinking_end",
+                vec![start(), delta("x"), answer("y"), end(), done()],
+                vec![start(), delta("x"), end(), answer("y"), done()],
+            ),
+            (
+                "empty answer_delta",
+                vec![answer(""), done()],
+                vec![answer("y"), done()],
+            ),
+            (
+                "stream ended with a block open",
+                vec![start(), done()],
+                vec![start(), end(), done()],
+            ),
+            (
+                "events after the terminal event",
+                vec![done(), TurnEvent::error(ErrorKind::Internal, "x")],
+                vec![TurnEvent::error(ErrorKind::Internal, "x")],
+            ),
+            (
+                "does not end with done or error",
+                vec![answer("y")],
+                vec![answer("y"), done()],
+            ),
+            ("the stream is empty", vec![], vec![done()]),
+        ]
+    }
+
     #[test]
-    fn each_broken_rule_is_caught() {
-        let answer_inside = [
-            TurnEvent::ThinkingStart,
-            TurnEvent::AnswerDelta { text: "y".into() },
-        ];
-        assert!(check_stream(&answer_inside).is_err());
-        let two_terminals = [done(), TurnEvent::error(ErrorKind::Internal, "x")];
-        assert!(check_stream(&two_terminals).is_err());
-        assert!(check_stream(&[TurnEvent::AnswerDelta { text: "y".into() }]).is_err());
-        assert!(check_stream(&[TurnEvent::AnswerDelta { text: "".into() }, done()]).is_err());
-        assert!(check_stream(&[TurnEvent::ThinkingStart, done()]).is_err());
-        assert!(check_stream(&[]).is_err());
+    fn each_broken_rule_is_caught_by_that_rule() {
+        for (rule, broken, mended) in rows() {
+            match check_stream(&broken) {
+                Err(message) => assert!(message.contains(rule), "{rule}: {message}"),
+                Ok(()) => panic!("{rule}: not caught in {broken:?}"),
+            }
+            assert_eq!(check_stream(&mended), Ok(()), "{rule}: the mended stream");
+        }
     }
 }

@@ -1,11 +1,13 @@
 //! Exporting a conversation: Markdown for reading (thinking as `<details>`),
 //! and the versioned JSON envelope for import. Pure.
 
+use super::headline::strip_topics;
 use super::message::{Conversation, Message};
 use super::reducer::{Block, BlockState};
 
 /// The conversation as Markdown; each thinking block is a `<details>` whose
-/// summary says how long the model thought.
+/// summary says how long the model thought and, like the page's header, names
+/// the block by its headline.
 pub fn to_markdown(conversation: &Conversation) -> String {
     let mut out = String::new();
     let title = if conversation.title.trim().is_empty() {
@@ -31,8 +33,10 @@ pub fn to_markdown(conversation: &Conversation) -> String {
                                 "<details><summary>{}</summary>\n\n",
                                 summary(t)
                             ));
-                            if !t.text.trim().is_empty() {
-                                out.push_str(t.text.trim());
+                            // As the page shows it: labels are in the summary.
+                            let text = strip_topics(&t.text);
+                            if !text.trim().is_empty() {
+                                out.push_str(text.trim());
                                 out.push_str("\n\n");
                             }
                             out.push_str("</details>\n\n");
@@ -60,11 +64,30 @@ fn summary(t: &super::reducer::Thinking) -> String {
         (_, Some(ms)) => format!("Thought for {}s", seconds(ms)),
         (_, None) => "Thought".into(),
     };
-    if t.opaque {
+    let base = if t.opaque {
         format!("{base} · reasoning hidden by the provider")
     } else {
         base
+    };
+    match t.headline.as_deref().map(str::trim) {
+        // The label is model text inside raw HTML: escaped, so it stays text.
+        Some(h) if !h.is_empty() => format!("{base} · {}", escape_html(h)),
+        _ => base,
     }
+}
+
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// A file name for an export: the title's letters and digits.
@@ -138,6 +161,35 @@ mod tests {
         );
         assert!(md.contains("Blue scatters."));
         assert!(md.find("Rayleigh").unwrap() < md.find("Blue scatters").unwrap());
+    }
+
+    #[test]
+    fn the_summary_names_the_block_by_its_headline_as_text() {
+        let mut c = conversation();
+        if let Message::Assistant(turn) = &mut c.messages[1] {
+            if let Block::Thinking(t) = &mut turn.blocks[0] {
+                t.headline = Some("Checking <b>units</b> & more".into());
+                t.text = "<topic>Checking units</topic>\nRayleigh.".into();
+            }
+        }
+        let md = to_markdown(&c);
+        assert!(
+            md.contains(
+                "<summary>Thought for 12s · Checking &lt;b&gt;units&lt;/b&gt; &amp; more</summary>"
+            ),
+            "{md}"
+        );
+        assert!(md.contains("</summary>\n\nRayleigh.\n\n</details>"), "{md}");
+        // The JSON export keeps it as it is.
+        let back = decode(&encode(&c, 0.0)).unwrap();
+        assert_eq!(back, c);
+        let Message::Assistant(turn) = &back.messages[1] else {
+            panic!("assistant expected")
+        };
+        let Block::Thinking(t) = &turn.blocks[0] else {
+            panic!("thinking expected")
+        };
+        assert_eq!(t.headline.as_deref(), Some("Checking <b>units</b> & more"));
     }
 
     #[test]

@@ -3,11 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::headline::headline_of;
 use super::reducer::{Block, BlockState, Turn, TurnStatus};
 use super::request::{ChatMessage, Role};
 
-/// Current schema version written by this build.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Current schema version written by this build. 2: thinking blocks carry
+/// their `headline` (the label naming them).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One message of a stored conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -213,10 +215,43 @@ pub fn encode(conversation: &Conversation, now_ms: f64) -> String {
 /// One migration step: turns a record of version `N` into version `N + 1`.
 type Migration = fn(serde_json::Value) -> Result<serde_json::Value, DecodeError>;
 
-/// `MIGRATIONS[i]` upgrades version `i + 1` to `i + 2`. Version 1 is the first
-/// schema, so there is no step yet; a schema change adds one here, with a
-/// stored sample of the old version in the tests.
-const MIGRATIONS: &[Migration] = &[];
+/// `MIGRATIONS[i]` upgrades version `i + 1` to `i + 2`. A schema change adds
+/// one here, with a stored sample of the old version in the tests.
+const MIGRATIONS: &[Migration] = &[headlines_from_text];
+
+/// 1 -> 2: version 1 never wrote a thinking block's `headline`; derive it from
+/// the stored text, exactly as the reducer derives it while a block streams.
+/// A headline already present (no build wrote one, but a hand-made record
+/// may hold it) is kept. Anything of the wrong shape is left for the typed
+/// read to report.
+fn headlines_from_text(mut value: serde_json::Value) -> Result<serde_json::Value, DecodeError> {
+    let messages = value
+        .pointer_mut("/conversation/messages")
+        .and_then(serde_json::Value::as_array_mut);
+    let blocks = messages
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            m.get_mut("blocks")
+                .and_then(serde_json::Value::as_array_mut)
+        })
+        .flatten()
+        .filter_map(serde_json::Value::as_object_mut);
+    for block in blocks {
+        let thinking = block.get("kind").and_then(serde_json::Value::as_str) == Some("thinking");
+        if !thinking || block.get("headline").is_some_and(|h| !h.is_null()) {
+            continue;
+        }
+        if let Some(headline) = block
+            .get("text")
+            .and_then(serde_json::Value::as_str)
+            .and_then(headline_of)
+        {
+            block.insert("headline".into(), serde_json::json!(headline));
+        }
+    }
+    Ok(value)
+}
 
 /// Brings a record of `version` up to `SCHEMA_VERSION`, one step at a time.
 fn migrate(mut value: serde_json::Value, version: u32) -> Result<serde_json::Value, DecodeError> {
@@ -430,8 +465,102 @@ mod tests {
     fn every_known_version_has_a_migration_path_to_the_current_one() {
         assert_eq!(MIGRATIONS.len() as u32, SCHEMA_VERSION - 1);
         let v1 = serde_json::json!({"version": 1, "conversation": {}});
-        assert_eq!(migrate(v1.clone(), 1).unwrap(), v1);
+        assert_eq!(
+            migrate(v1.clone(), 1).unwrap(),
+            serde_json::json!({"version": SCHEMA_VERSION, "conversation": {}})
+        );
         assert!(migrate(v1, 0).is_err());
+    }
+
+    /// Exactly what a version-1 build stored (no `headline` anywhere): the
+    /// migration names each thinking block by its latest label, as the
+    /// header shows it live.
+    #[test]
+    fn a_version_1_record_gets_its_blocks_headlines_from_their_text() {
+        let raw = r#"{"version":1,"conversation":{"id":"1764460800000-1","title":"Convert 5 m to feet","created_at":1764460800000,"updated_at":1764460805123,"model":"mock-responses","messages":[{"role":"user","content":"Convert 5 m to feet"},{"role":"assistant","blocks":[{"kind":"thinking","text":"**Reading the question**\nThe user wants feet.\n<topic>Checking the units</topic>\nOne metre is 3.28 feet.\n<topic>Writing the answer</topic>\n","duration_ms":4200,"opaque":false,"state":"done"},{"kind":"answer","text":"About 16.4 feet."},{"kind":"thinking","text":"Double-checking the rounding.","duration_ms":800,"opaque":false,"state":"done"},{"kind":"thinking","text":"","duration_ms":5000,"opaque":true,"state":"done"},{"kind":"answer","text":" Yes."}],"status":"done","usage":{"input_tokens":12,"output_tokens":48,"reasoning_tokens":20},"finish_reason":"stop","ttft_ms":310}]}}"#;
+        let c = decode(raw).unwrap();
+        let Message::Assistant(turn) = &c.messages[1] else {
+            panic!("assistant expected")
+        };
+        let headlines: Vec<Option<&str>> = turn
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Thinking(t) => Some(t.headline.as_deref()),
+                Block::Answer { .. } => None,
+            })
+            .collect();
+        assert_eq!(headlines, [Some("Writing the answer"), None, None]);
+        assert_eq!(turn.answer_text(), "About 16.4 feet. Yes.");
+        // Saved again, it is a version-2 record that keeps the headline.
+        let saved = encode(&c, 0.0);
+        assert!(saved.starts_with(r#"{"version":2,"#), "{saved}");
+        assert!(
+            saved.contains(r#""headline":"Writing the answer""#),
+            "{saved}"
+        );
+        assert_eq!(decode(&saved).unwrap(), c);
+    }
+
+    #[test]
+    fn a_headline_written_live_round_trips_through_version_2() {
+        let mut turn = Turn::new(0.0);
+        for event in [
+            TurnEvent::ThinkingStart,
+            TurnEvent::ThinkingDelta {
+                text: "<topic>Checking the units</topic>
+metres"
+                    .into(),
+            },
+            TurnEvent::ThinkingEnd {
+                duration_ms: 3000,
+                opaque: false,
+            },
+            TurnEvent::AnswerDelta {
+                text: "16.4".into(),
+            },
+            TurnEvent::Done {
+                finish_reason: None,
+            },
+        ] {
+            turn.apply(event, 0.0);
+        }
+        let mut c = Conversation::new("c".into(), 0.0);
+        c.messages.push(Message::Assistant(turn));
+        let saved = encode(&c, 0.0);
+        let value: serde_json::Value = serde_json::from_str(&saved).unwrap();
+        assert_eq!(value["version"], 2);
+        assert_eq!(
+            value["conversation"]["messages"][0]["blocks"][0]["headline"],
+            "Checking the units"
+        );
+        let loaded = decode(&saved).unwrap();
+        let Message::Assistant(turn) = &loaded.messages[0] else {
+            panic!("assistant expected")
+        };
+        let Block::Thinking(t) = &turn.blocks[0] else {
+            panic!("thinking expected")
+        };
+        assert_eq!(t.headline.as_deref(), Some("Checking the units"));
+        // Version 2 trusts what it stored: no headline means none, even if
+        // the text would give one (the label was the block's when saved).
+        let edited = saved.replace(r#""headline":"Checking the units","#, "");
+        let Message::Assistant(turn) = &decode(&edited).unwrap().messages[0] else {
+            panic!("assistant expected")
+        };
+        let Block::Thinking(t) = &turn.blocks[0] else {
+            panic!("thinking expected")
+        };
+        assert_eq!(t.headline, None);
+        // A version-1 record that already holds one keeps it.
+        let v1 = r#"{"version":1,"conversation":{"id":"c","title":"","created_at":1,"updated_at":2,"messages":[{"role":"assistant","blocks":[{"kind":"thinking","text":"<topic>From text</topic>","headline":"Kept","state":"done"}],"status":"done"}]}}"#;
+        let Message::Assistant(turn) = &decode(v1).unwrap().messages[0] else {
+            panic!("assistant expected")
+        };
+        let Block::Thinking(t) = &turn.blocks[0] else {
+            panic!("thinking expected")
+        };
+        assert_eq!(t.headline.as_deref(), Some("Kept"));
     }
 
     /// Found with the `storage` fuzz target: serde_json's default float parser

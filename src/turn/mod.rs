@@ -6,6 +6,7 @@ pub mod contract;
 pub mod event;
 pub mod export;
 pub mod framer;
+pub mod headline;
 pub mod message;
 pub mod reducer;
 pub mod request;

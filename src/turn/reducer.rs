@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::event::{ErrorKind, TurnEvent, Usage};
+use super::headline::{headline_of, HeadlineTracker};
 
 /// Where a turn is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,13 +50,17 @@ pub struct Thinking {
     pub duration_ms: Option<u64>,
     #[serde(default)]
     pub opaque: bool,
-    /// The latest headline (`<topic>` or bold-only line), derived by the view.
+    /// The latest headline (`<topic>` label or bold-only line) of the text,
+    /// kept up to date as it streams; it names the block in its header.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headline: Option<String>,
     pub state: BlockState,
     /// Client clock (ms) when the block opened; drives the live timer only.
     #[serde(skip)]
     pub started_at_ms: f64,
+    /// Where the headline scan of the text stands (so a chunk costs its size).
+    #[serde(skip)]
+    headlines: HeadlineTracker,
 }
 
 impl Thinking {
@@ -67,12 +72,80 @@ impl Thinking {
             headline: None,
             state: BlockState::Streaming,
             started_at_ms: now_ms,
+            headlines: HeadlineTracker::default(),
         }
     }
 
     /// A block with no readable text and no opaque signal: hidden, not stored.
     pub fn is_empty(&self) -> bool {
-        !self.opaque && self.text.trim().is_empty()
+        is_empty_reasoning(&self.text, self.opaque)
+    }
+
+    /// Brings the headline up to the text; true when it changed. `complete`:
+    /// the block ended, so its last line counts even without a newline.
+    fn track_headline(&mut self, complete: bool) -> bool {
+        let changed = if complete {
+            self.headlines.finish(&self.text)
+        } else {
+            self.headlines.update(&self.text)
+        };
+        if changed {
+            self.headline = self.headlines.headline().map(str::to_owned);
+        }
+        changed
+    }
+}
+
+/// Reasoning with no readable text and no opaque signal (DESIGN §3 "empty").
+pub fn is_empty_reasoning(text: &str, opaque: bool) -> bool {
+    !opaque && text.trim().is_empty()
+}
+
+/// Whether the view shows a thinking block: always while it streams (hidden
+/// reasoning shows a live "Thinking… Ns" header before any text, or with none
+/// at all), and afterwards only when it is not empty.
+pub fn is_shown(state: BlockState, text: &str, opaque: bool) -> bool {
+    state == BlockState::Streaming || !is_empty_reasoning(text, opaque)
+}
+
+/// The note an ended turn without answer text gets (DESIGN §4). The one
+/// predicate the view and the tests share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmptyOutcome {
+    /// The model reasoned (readable, hidden by the provider, or counted in
+    /// reasoning tokens) but wrote no answer.
+    ThoughtWithoutAnswer,
+    /// No answer and no reasoning the user can see or was told of: also what
+    /// the browser gets under the kill switch, which hides that reasoning
+    /// happened at all, so this note never mentions thinking.
+    EmptyAnswer,
+}
+
+impl EmptyOutcome {
+    /// The note for a turn in `status` with this `answer` text; `reasoned`: a
+    /// non-empty thinking block; `reasoning_tokens`: the provider's count.
+    pub fn of(
+        status: TurnStatus,
+        answer: &str,
+        reasoned: bool,
+        reasoning_tokens: Option<u64>,
+    ) -> Option<Self> {
+        if status != TurnStatus::Done || !answer.trim().is_empty() {
+            return None; // errors and Stop say so themselves
+        }
+        Some(if reasoned || reasoning_tokens.is_some_and(|n| n > 0) {
+            Self::ThoughtWithoutAnswer
+        } else {
+            Self::EmptyAnswer
+        })
+    }
+
+    /// What the user reads.
+    pub fn note(self) -> &'static str {
+        match self {
+            Self::ThoughtWithoutAnswer => "The model finished thinking without an answer.",
+            Self::EmptyAnswer => "The model returned an empty answer.",
+        }
     }
 }
 
@@ -117,7 +190,7 @@ pub enum Change {
     Opened(usize),
     /// Text was appended to this block, starting at byte `from`.
     Appended { index: usize, from: usize },
-    /// This block's metadata changed (state, duration, opaque).
+    /// This block's metadata changed (state, duration, opaque, headline).
     Updated(usize),
     /// The block list changed shape (removal or conversion): re-read all blocks.
     Restructured,
@@ -225,11 +298,23 @@ impl Turn {
             )
     }
 
+    /// The note this turn gets for having no answer text, if it ended so.
+    pub fn empty_outcome(&self) -> Option<EmptyOutcome> {
+        let reasoned = self
+            .blocks
+            .iter()
+            .any(|b| matches!(b, Block::Thinking(t) if !t.is_empty()));
+        EmptyOutcome::of(
+            self.status,
+            &self.answer_text(),
+            reasoned,
+            self.usage.and_then(|u| u.reasoning_tokens),
+        )
+    }
+
     /// True when the model reasoned but wrote no answer text.
     pub fn thought_without_answer(&self) -> bool {
-        self.status == TurnStatus::Done
-            && self.answer_text().trim().is_empty()
-            && self.blocks.iter().any(|b| matches!(b, Block::Thinking(_)))
+        self.empty_outcome() == Some(EmptyOutcome::ThoughtWithoutAnswer)
     }
 
     fn open_thinking(&mut self) -> Option<(usize, &mut Thinking)> {
@@ -253,6 +338,9 @@ impl Turn {
             let from = block.text.len();
             block.text.push_str(text);
             changes.push(Change::Appended { index, from });
+            if block.track_headline(false) {
+                changes.push(Change::Updated(index));
+            }
         }
         changes
     }
@@ -264,6 +352,7 @@ impl Turn {
         block.duration_ms = Some(duration_ms);
         block.opaque = opaque && block.text.trim().is_empty();
         block.state = BlockState::Done;
+        block.track_headline(true);
         vec![Change::Updated(index)]
     }
 
@@ -305,12 +394,13 @@ impl Turn {
         self.blocks.retain(|b| !matches!(b, Block::Answer { .. }));
         if !text.trim().is_empty() {
             self.blocks.push(Block::Thinking(Thinking {
+                headline: headline_of(&text),
                 text,
                 duration_ms: Some(duration_ms),
                 opaque: false,
-                headline: None,
                 state: BlockState::Done,
                 started_at_ms: self.started_at_ms,
+                headlines: HeadlineTracker::default(),
             }));
         }
         self.status = TurnStatus::Thinking;
@@ -325,6 +415,7 @@ impl Turn {
                 if duration_ms.is_some() {
                     block.duration_ms = duration_ms;
                 }
+                block.track_headline(true);
                 vec![Change::Updated(index)]
             }
             None => Vec::new(),
@@ -337,6 +428,161 @@ impl Turn {
             .open_thinking()
             .map(|(_, block)| (now_ms - block.started_at_ms).max(0.0) as u64);
         self.close_open_thinking(elapsed, BlockState::Interrupted)
+    }
+}
+
+/// Headlines, visibility and the empty-turn note (issue 11). Kept apart from
+/// `tests` below, which other work extends.
+#[cfg(test)]
+mod outcome_tests {
+    use super::*;
+
+    fn turn_of(events: Vec<TurnEvent>) -> Turn {
+        let mut turn = Turn::new(0.0);
+        for (i, event) in events.into_iter().enumerate() {
+            turn.apply(event, i as f64 * 100.0);
+        }
+        turn
+    }
+    fn delta(text: &str) -> TurnEvent {
+        TurnEvent::ThinkingDelta { text: text.into() }
+    }
+    fn end(opaque: bool) -> TurnEvent {
+        TurnEvent::ThinkingEnd {
+            duration_ms: 4000,
+            opaque,
+        }
+    }
+    fn done() -> TurnEvent {
+        TurnEvent::Done {
+            finish_reason: Some("stop".into()),
+        }
+    }
+    fn headline(turn: &Turn, index: usize) -> Option<&str> {
+        match &turn.blocks[index] {
+            Block::Thinking(t) => t.headline.as_deref(),
+            Block::Answer { .. } => None,
+        }
+    }
+
+    #[test]
+    fn an_empty_turn_says_thinking_only_when_the_model_reasoned() {
+        use EmptyOutcome::*;
+        let reasoning_tokens = |n| {
+            TurnEvent::Usage(Usage {
+                reasoning_tokens: Some(n),
+                ..Usage::default()
+            })
+        };
+        let cases = [
+            (vec![done()], Some(EmptyAnswer)),
+            // Qwen's empty <think></think>: no reasoning to speak of.
+            (
+                vec![TurnEvent::ThinkingStart, delta("\n\n"), end(false), done()],
+                Some(EmptyAnswer),
+            ),
+            // The kill switch: usage arrives with the reasoning count removed.
+            (
+                vec![TurnEvent::Usage(Usage::default()), done()],
+                Some(EmptyAnswer),
+            ),
+            (
+                vec![TurnEvent::AnswerDelta { text: " \n".into() }, done()],
+                Some(EmptyAnswer),
+            ),
+            (
+                vec![TurnEvent::ThinkingStart, delta("hmm"), end(false), done()],
+                Some(ThoughtWithoutAnswer),
+            ),
+            (
+                vec![TurnEvent::ThinkingStart, end(true), done()],
+                Some(ThoughtWithoutAnswer),
+            ),
+            (
+                vec![reasoning_tokens(640), done()],
+                Some(ThoughtWithoutAnswer),
+            ),
+            (vec![reasoning_tokens(0), done()], Some(EmptyAnswer)),
+            (
+                vec![TurnEvent::AnswerDelta { text: "42".into() }, done()],
+                None,
+            ),
+            (vec![TurnEvent::error(ErrorKind::Upstream, "boom")], None),
+        ];
+        for (events, expected) in cases {
+            let turn = turn_of(events.clone());
+            assert_eq!(turn.empty_outcome(), expected, "{events:?}");
+            assert_eq!(
+                turn.thought_without_answer(),
+                expected == Some(ThoughtWithoutAnswer),
+                "{events:?}"
+            );
+        }
+        let mut stopped = Turn::new(0.0);
+        stopped.stop(10.0);
+        assert_eq!(stopped.empty_outcome(), None, "Stop says so itself");
+        assert!(!EmptyAnswer.note().to_lowercase().contains("think"));
+        assert!(ThoughtWithoutAnswer.note().contains("thinking"));
+    }
+
+    #[test]
+    fn a_streaming_block_is_shown_before_any_text_an_ended_empty_one_never() {
+        assert!(is_shown(BlockState::Streaming, "", false));
+        assert!(is_shown(BlockState::Streaming, "\n", false));
+        assert!(!is_shown(BlockState::Done, "\n\n", false));
+        assert!(!is_shown(BlockState::Interrupted, "", false));
+        assert!(is_shown(BlockState::Done, "", true));
+        assert!(is_shown(BlockState::Done, "text", false));
+    }
+
+    #[test]
+    fn the_latest_label_names_the_block_as_it_streams() {
+        let mut turn = Turn::new(0.0);
+        turn.apply(TurnEvent::ThinkingStart, 0.0);
+        let changes = turn.apply(delta("<topic>Checking the units</topic>\nm to ft"), 1.0);
+        assert!(changes.contains(&Change::Updated(0)), "{changes:?}");
+        assert_eq!(headline(&turn, 0), Some("Checking the units"));
+        // More text under the same label: only the text moved.
+        let changes = turn.apply(delta(" and back\n"), 2.0);
+        assert_eq!(changes, vec![Change::Appended { index: 0, from: 41 }]);
+        turn.apply(delta("<topic>Writing the "), 3.0);
+        assert_eq!(headline(&turn, 0), Some("Checking the units"));
+        let changes = turn.apply(delta("answer</topic>"), 4.0);
+        assert!(changes.contains(&Change::Updated(0)), "{changes:?}");
+        assert_eq!(headline(&turn, 0), Some("Writing the answer"));
+    }
+
+    #[test]
+    fn a_bold_last_line_names_the_block_once_it_ends() {
+        let turn = turn_of(vec![
+            TurnEvent::ThinkingStart,
+            delta("Some thought.\n**Final check**"),
+            end(false),
+            TurnEvent::AnswerDelta { text: "42".into() },
+            done(),
+        ]);
+        assert_eq!(headline(&turn, 0), Some("Final check"));
+        let stopped = {
+            let mut turn = Turn::new(0.0);
+            turn.apply(TurnEvent::ThinkingStart, 0.0);
+            turn.apply(delta("**Half way**"), 1.0);
+            turn.stop(2.0);
+            turn
+        };
+        assert_eq!(headline(&stopped, 0), Some("Half way"));
+    }
+
+    #[test]
+    fn reasoning_found_to_be_prefilled_gets_its_headline() {
+        let turn = turn_of(vec![
+            TurnEvent::AnswerDelta {
+                text: "<topic>Reading</topic> the question".into(),
+            },
+            TurnEvent::AnswerWasThinking { duration_ms: 700 },
+            TurnEvent::AnswerDelta { text: "42".into() },
+            done(),
+        ]);
+        assert_eq!(headline(&turn, 0), Some("Reading"));
     }
 }
 
@@ -563,5 +809,68 @@ mod tests {
         assert_eq!(json["status"], "done");
         let back: Turn = serde_json::from_value(json).unwrap();
         assert_eq!(back.blocks, turn.blocks);
+    }
+
+    #[test]
+    fn a_delta_without_a_start_opens_a_block_instead_of_losing_the_text() {
+        let mut turn = Turn::new(0.0);
+        let changes = turn.apply(delta("orphan reasoning"), 50.0);
+        assert_eq!(turn.blocks.len(), 1, "the text must land in a block");
+        let t = thinking(&turn, 0);
+        assert_eq!(t.text, "orphan reasoning");
+        assert_eq!(t.state, BlockState::Streaming);
+        assert_eq!(t.started_at_ms, 50.0, "the live timer starts at the delta");
+        assert_eq!(turn.status, TurnStatus::Thinking);
+        assert!(changes.contains(&Change::Opened(0)), "{changes:?}");
+        assert!(
+            changes.contains(&Change::Appended { index: 0, from: 0 }),
+            "{changes:?}"
+        );
+    }
+
+    #[test]
+    fn done_with_a_block_open_closes_it_at_the_elapsed_time() {
+        let mut turn = Turn::new(0.0);
+        turn.apply(TurnEvent::ThinkingStart, 1_000.0);
+        turn.apply(delta("still going"), 1_500.0);
+        let changes = turn.apply(done(), 4_000.0);
+        let t = thinking(&turn, 0);
+        assert_ne!(t.state, BlockState::Streaming, "no block may stay open");
+        assert_eq!(t.state, BlockState::Interrupted);
+        assert_eq!(t.duration_ms, Some(3_000), "frozen at done, from its start");
+        assert_eq!(t.text, "still going");
+        assert_eq!(turn.status, TurnStatus::Done);
+        assert!(changes.contains(&Change::Updated(0)), "{changes:?}");
+    }
+
+    #[test]
+    fn thinking_after_answer_was_thinking_opens_a_new_block() {
+        let turn = run(vec![
+            answer("prefilled reasoning"),
+            TurnEvent::AnswerWasThinking { duration_ms: 300 },
+            TurnEvent::ThinkingStart,
+            delta("second thoughts"),
+            end(200),
+            answer("42"),
+            done(),
+        ]);
+        assert_eq!(turn.blocks.len(), 3, "{:?}", turn.blocks);
+        let first = thinking(&turn, 0);
+        assert_eq!(first.text, "prefilled reasoning");
+        assert_eq!(first.duration_ms, Some(300));
+        let second = thinking(&turn, 1);
+        assert_eq!(second.text, "second thoughts");
+        assert_eq!(second.duration_ms, Some(200));
+        assert_eq!(turn.answer_text(), "42");
+        // A delta with no start after the conversion must not reopen the
+        // converted block either.
+        let turn = run(vec![
+            answer("prefilled"),
+            TurnEvent::AnswerWasThinking { duration_ms: 300 },
+            delta("more"),
+            done(),
+        ]);
+        assert_eq!(thinking(&turn, 0).text, "prefilled");
+        assert_eq!(thinking(&turn, 1).text, "more");
     }
 }

@@ -1,5 +1,6 @@
 //! The processes under test: one `pensive mock-upstream`, two `pensive serve`
-//! against it, and nginx in front of both. Dropping the `Cluster` stops every
+//! against it, and nginx in front of both, over TLS with a self-signed
+//! certificate made by `openssl` for the test. Dropping the `Cluster` stops every
 //! one of them, also when a test panics, and also when start-up itself fails
 //! half-way (the processes already started belong to the `Cluster` by then).
 
@@ -19,7 +20,8 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(25);
 
 /// What differs between the tests' clusters.
 pub struct Options {
-    /// The cluster takes this port and the next three (mock, two backends, nginx).
+    /// The cluster takes this port and the next four (mock, two backends,
+    /// nginx over HTTPS, nginx's plain-HTTP redirect).
     pub base_port: u16,
     /// `mock-upstream --delay-ms`: the pause before each streamed chunk.
     pub delay_ms: u64,
@@ -71,7 +73,12 @@ pub struct Cluster {
     pub dir: PathBuf,
     pub mock: String,
     pub backends: [String; 2],
+    /// nginx's HTTPS address (reach it as `localhost`, the certificate's name: see `url`).
     pub nginx: String,
+    /// nginx's plain-HTTP address, which only redirects.
+    pub nginx_http: String,
+    /// The self-signed certificate nginx serves (PEM).
+    pub certificate: PathBuf,
     /// In start order; stopped in reverse.
     processes: Vec<Spawned>,
 }
@@ -89,11 +96,14 @@ impl Cluster {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("site"))
             .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        let certificate = dir.join("pensive.pem");
         let mut cluster = Cluster {
             dir,
             mock: address(0),
             backends: [address(1), address(2)],
             nginx: address(3),
+            nginx_http: address(4),
+            certificate,
             processes: Vec::new(),
         };
 
@@ -101,7 +111,7 @@ impl Cluster {
         mock.args(["mock-upstream", "--addr", &cluster.mock])
             .args(["--delay-ms", &options.delay_ms.to_string()]);
         cluster.spawn("mock-upstream", mock, false);
-        cluster.wait_until_ready("mock-upstream", &cluster.mock.clone(), "/_mock/stats");
+        cluster.wait_until_ready("mock-upstream", &cluster.mock.clone(), "/_mock/stats", 200);
 
         let models = cluster.dir.join("pensive.toml");
         write(&models, &models_toml(&cluster.mock));
@@ -109,13 +119,18 @@ impl Cluster {
             let name = format!("backend-{index}");
             let serve = backend_command(&cluster.dir, addr, &models, options.access_token);
             cluster.spawn(&name, serve, false);
-            cluster.wait_until_ready(&name, addr, "/healthz");
+            cluster.wait_until_ready(&name, addr, "/healthz", 200);
         }
 
+        let key = cluster.dir.join("pensive.key");
+        self_signed_certificate(&cluster.certificate, &key);
         let site = cluster.dir.join("pensive.conf");
         let addresses = nginx_conf::Addresses {
             listen: &cluster.nginx,
+            listen_http: &cluster.nginx_http,
             backends: [&cluster.backends[0], &cluster.backends[1]],
+            certificate: &cluster.certificate,
+            key: &key,
         };
         write(&site, &nginx_conf::site(&addresses, &cluster.access_log()));
         let main_conf = cluster.dir.join("nginx.conf");
@@ -131,9 +146,32 @@ impl Cluster {
             .arg(&main_conf)
             .args(["-g", "daemon off;"]);
         cluster.spawn("nginx", nginx, true);
-        // Through nginx to a backend: ready means proxying works.
-        cluster.wait_until_ready("nginx", &cluster.nginx.clone(), "/healthz");
+        // Both server blocks open their ports together: the plain-HTTP one
+        // answering its redirect means the TLS one listens too.
+        cluster.wait_until_ready("nginx", &cluster.nginx_http.clone(), "/healthz", 301);
         cluster
+    }
+
+    /// `https://localhost:<nginx port><path>`: the certificate's name, and one
+    /// the backends allow (PENSIVE_ALLOWED_HOSTS).
+    pub fn url(&self, path: &str) -> String {
+        let port = self.nginx.rsplit(':').next().unwrap_or_default();
+        format!("https://localhost:{port}{path}")
+    }
+
+    /// An HTTPS client that trusts only the test's certificate, follows no
+    /// redirects and ignores proxy settings.
+    pub fn client(&self) -> reqwest::Client {
+        let pem = std::fs::read(&self.certificate)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", self.certificate.display()));
+        let certificate = reqwest::Certificate::from_pem(&pem).expect("a PEM certificate");
+        reqwest::Client::builder()
+            .no_proxy()
+            .tls_certs_only([certificate])
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(20))
+            .build()
+            .expect("an HTTPS client")
     }
 
     /// nginx's access log (the site file's `pensive_upstream` format).
@@ -162,7 +200,11 @@ impl Cluster {
 
     /// Every port the cluster listens on.
     pub fn addresses(&self) -> Vec<String> {
-        let mut all = vec![self.mock.clone(), self.nginx.clone()];
+        let mut all = vec![
+            self.mock.clone(),
+            self.nginx.clone(),
+            self.nginx_http.clone(),
+        ];
         all.extend(self.backends.iter().cloned());
         all
     }
@@ -189,9 +231,9 @@ impl Cluster {
         });
     }
 
-    /// Polls `GET path` until it answers 200; fails early, with the process's
-    /// log, when the process exits instead.
-    fn wait_until_ready(&mut self, name: &str, addr: &str, path: &str) {
+    /// Polls `GET path` until it answers `status`; fails early, with the
+    /// process's log, when the process exits instead.
+    fn wait_until_ready(&mut self, name: &str, addr: &str, path: &str, status: u16) {
         let deadline = Instant::now() + READY_WITHIN;
         loop {
             let process = self
@@ -206,7 +248,7 @@ impl Cluster {
                 }
                 panic!("{name} exited ({status}) before it was ready:\n{log}");
             }
-            if matches!(http_get(addr, path), Ok((200, _))) {
+            if http_get(addr, path).is_ok_and(|(code, _)| code == status) {
                 return;
             }
             if Instant::now() > deadline {
@@ -255,7 +297,33 @@ fn nginx_binary() -> PathBuf {
         })
 }
 
-/// `pensive serve` on `addr` with the mock as its only model. The environment
+/// A certificate for `localhost` and 127.0.0.1, signed by its own key (valid
+/// two days; `CA:FALSE`, so TLS clients accept it as the server's own).
+fn self_signed_certificate(certificate: &Path, key: &Path) {
+    let status = Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"])
+        .args(["-nodes", "-days", "2", "-subj", "/CN=localhost"])
+        .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        .args(["-addext", "basicConstraints=critical,CA:FALSE"])
+        .args(["-addext", "extendedKeyUsage=serverAuth"])
+        .arg("-keyout")
+        .arg(key)
+        .arg("-out")
+        .arg(certificate)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap_or_else(|e| {
+            panic!("openssl is needed to make the test's TLS certificate (apt-get install openssl): {e}")
+        });
+    assert!(status.success(), "openssl could not make a certificate: {status}");
+}
+
+/// The cookie key both backends share, as scaled-out processes must.
+const COOKIE_SECRET: &str = "proxy-test-cookie-secret-0123456789abcdef";
+
+/// `pensive serve` on `addr` with the mock as its only model, set up as
+/// docs/security.md says for a deployment behind this nginx. The environment
 /// is cleared so the developer's own PENSIVE_* or proxy settings cannot leak in.
 fn backend_command(dir: &Path, addr: &str, models: &Path, token: Option<&str>) -> Command {
     let mut serve = Command::new(env!("CARGO_BIN_EXE_pensive"));
@@ -267,6 +335,9 @@ fn backend_command(dir: &Path, addr: &str, models: &Path, token: Option<&str>) -
         .env("LEPTOS_ENV", "PROD")
         .env("PENSIVE_CONFIG", models)
         .env("MOCK_KEY", "sk-proxy-test")
+        .env("PENSIVE_ALLOWED_HOSTS", "localhost")
+        .env("PENSIVE_CLIENT_IP_HEADER", "x-forwarded-for")
+        .env("PENSIVE_COOKIE_SECRET", COOKIE_SECRET)
         .env("RUST_LOG", "info");
     if let Some(token) = token {
         serve.env("PENSIVE_ACCESS_TOKEN", token);

@@ -1,5 +1,6 @@
 //! The nginx configuration the test runs: the production site file
-//! (deploy/nginx/pensive.conf) with its addresses and log path substituted,
+//! (deploy/nginx/pensive.conf) with its addresses, certificate and log path
+//! substituted,
 //! inside a main configuration that keeps every path in a temporary directory
 //! so nginx runs without root and without touching /etc or /var.
 
@@ -8,10 +9,15 @@ use std::path::Path;
 /// The site file docs/nginx.md recommends.
 pub const SITE_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/nginx/pensive.conf");
 
-/// Where the test's nginx listens and proxies to.
+/// Where the test's nginx listens and proxies to, and its certificate.
 pub struct Addresses<'a> {
+    /// HTTPS (the site).
     pub listen: &'a str,
+    /// Plain HTTP (the redirect).
+    pub listen_http: &'a str,
     pub backends: [&'a str; 2],
+    pub certificate: &'a Path,
+    pub key: &'a Path,
 }
 
 /// The site file with the test's addresses. Panics when a string it replaces
@@ -20,7 +26,16 @@ pub fn site(addresses: &Addresses, access_log: &Path) -> String {
     let template = std::fs::read_to_string(SITE_FILE)
         .unwrap_or_else(|e| panic!("cannot read {SITE_FILE}: {e}"));
     let replacements = [
-        ("listen 80;", format!("listen {};", addresses.listen)),
+        ("listen 80;", format!("listen {};", addresses.listen_http)),
+        ("listen 443 ssl;", format!("listen {} ssl;", addresses.listen)),
+        (
+            "/etc/ssl/certs/pensive.pem",
+            addresses.certificate.display().to_string(),
+        ),
+        (
+            "/etc/ssl/private/pensive.key",
+            addresses.key.display().to_string(),
+        ),
         (
             "server 127.0.0.1:8001 ",
             format!("server {} ", addresses.backends[0]),

@@ -1,7 +1,9 @@
 //! Anthropic Messages (`POST {base}/v1/messages`, SSE with `event:` names):
 //! `thinking` blocks become reasoning (each block its own), `redacted_thinking`
 //! opaque reasoning, `text` blocks the answer; signatures and tool use are
-//! ignored. Also writes the same events for the mock upstream.
+//! ignored. A reasoning block opens at its `content_block_start` and closes at
+//! its `content_block_stop`, so hidden reasoning is timed from its first sign
+//! to its end. Also writes the same events for the mock upstream.
 
 use serde_json::{json, Value};
 
@@ -26,8 +28,8 @@ const ANSWER_HEADROOM: u32 = 4_096;
 pub struct AnthropicDecoder {
     /// `message_start`'s input tokens, reported with `message_delta`'s output.
     input_tokens: Option<u64>,
-    /// A reasoning block was seen: the next one starts with a boundary.
-    seen_reasoning: bool,
+    /// Index of the reasoning block started and not yet stopped.
+    open_reasoning: Option<u64>,
 }
 
 impl Decoder for AnthropicDecoder {
@@ -40,6 +42,7 @@ impl Decoder for AnthropicDecoder {
             serde_json::from_str(data).map_err(|e| ProviderError::Malformed(e.to_string()))?;
         // `type` in the data repeats the SSE event name; either will do.
         let kind = str_at(&value, "type").or(event.event).unwrap_or("");
+        let index = value.get("index").and_then(Value::as_u64);
         let mut out = Vec::new();
         match kind {
             "message_start" => {
@@ -53,11 +56,12 @@ impl Decoder for AnthropicDecoder {
                 let block = value.get("content_block").unwrap_or(&Value::Null);
                 match str_at(block, "type") {
                     Some("thinking") => {
-                        self.new_reasoning_block(&mut out);
+                        self.new_reasoning_block(index, &mut out);
                         push(&mut out, Delta::Reasoning, str_at(block, "thinking"));
                     }
                     Some("redacted_thinking") => {
-                        self.new_reasoning_block(&mut out);
+                        // Hidden from the start: the block opens, opaque, now.
+                        self.new_reasoning_block(index, &mut out);
                         out.push(Delta::OpaqueReasoning);
                     }
                     Some("text") => push(&mut out, Delta::Answer, str_at(block, "text")),
@@ -91,8 +95,14 @@ impl Decoder for AnthropicDecoder {
                     out.push(Delta::Finish(Some(finish_reason(reason))));
                 }
             }
+            "content_block_stop"
+                if self.open_reasoning.is_some() && self.open_reasoning == index =>
+            {
+                self.open_reasoning = None;
+                out.push(Delta::ReasoningBoundary);
+            }
             "error" => return Err(stream_error(value.get("error").unwrap_or(&value))),
-            // ping, message_stop, content_block_stop and anything new.
+            // ping, message_stop and anything new.
             _ => {}
         }
         Ok(out)
@@ -100,11 +110,13 @@ impl Decoder for AnthropicDecoder {
 }
 
 impl AnthropicDecoder {
-    fn new_reasoning_block(&mut self, out: &mut Vec<Delta>) {
-        if self.seen_reasoning {
+    /// A reasoning block starts; one still open (its stop never came) ends.
+    fn new_reasoning_block(&mut self, index: Option<u64>, out: &mut Vec<Delta>) {
+        if self.open_reasoning.is_some() {
             out.push(Delta::ReasoningBoundary);
         }
-        self.seen_reasoning = true;
+        // A start without an index still gets its boundary from the next start.
+        self.open_reasoning = Some(index.unwrap_or(u64::MAX));
     }
 }
 
@@ -188,7 +200,7 @@ pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequ
     let base = base.strip_suffix("/v1").unwrap_or(base);
     let mut headers = Vec::new();
     if let Some(key) = &model.api_key {
-        headers.push(("x-api-key".into(), key.clone()));
+        headers.push(("x-api-key".into(), key.expose().to_owned()));
     }
     headers.push(("anthropic-version".into(), API_VERSION.into()));
     UpstreamRequest {
@@ -202,6 +214,9 @@ pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequ
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Block {
     Thinking,
+    /// `redacted_thinking`: started when the hidden reasoning starts, stopped
+    /// when it ends.
+    Redacted,
     Text,
 }
 
@@ -238,6 +253,9 @@ impl AnthropicEncoder {
         self.open = Some(kind);
         let block = match kind {
             Block::Thinking => json!({"type": "thinking", "thinking": "", "signature": ""}),
+            Block::Redacted => {
+                json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3mockRedactedThinking=="})
+            }
             Block::Text => json!({"type": "text", "text": ""}),
         };
         frames.push(block_start(index, block));
@@ -256,21 +274,6 @@ impl AnthropicEncoder {
                 json!({"type": "signature_delta", "signature": "EqQBCkYIBRgCKkBmockSignature=="}),
             ));
         }
-        frames.push(WireFrame::named(
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": index}).to_string(),
-        ));
-    }
-
-    /// A `redacted_thinking` block, started and stopped at once.
-    fn redacted(&mut self, frames: &mut Vec<WireFrame>) {
-        self.close_block(frames);
-        let index = self.next_index;
-        self.next_index += 1;
-        frames.push(block_start(
-            index,
-            json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3mockRedactedThinking=="}),
-        ));
         frames.push(WireFrame::named(
             "content_block_stop",
             json!({"type": "content_block_stop", "index": index}).to_string(),
@@ -334,11 +337,17 @@ impl Encoder for AnthropicEncoder {
                 }
                 Delta::Reasoning(_) | Delta::Answer(_) => {}
                 Delta::ReasoningBoundary => {
-                    if self.open == Some(Block::Thinking) {
+                    if matches!(self.open, Some(Block::Thinking | Block::Redacted)) {
                         self.close_block(&mut frames);
                     }
                 }
-                Delta::OpaqueReasoning => self.redacted(&mut frames),
+                // A new `redacted_thinking` block, open until what follows.
+                Delta::OpaqueReasoning => {
+                    self.close_block(&mut frames);
+                    self.ensure_open(Block::Redacted, &mut frames);
+                }
+                // Whether text follows is not known yet: the block starts with it.
+                Delta::ReasoningStarted => {}
                 // Both belong to the closing `message_delta`.
                 Delta::Usage(usage) => self.usage = Some(*usage),
                 Delta::Finish(reason) => self.finish = reason.clone(),
@@ -379,9 +388,10 @@ impl Encoder for AnthropicEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::normalizer::Normalizer;
     use crate::server::providers::test_support::*;
     use crate::server::scripted::Pace;
-    use crate::turn::ChatMessage;
+    use crate::turn::{ChatMessage, TurnEvent};
 
     fn decode_all(events: &[(&str, &str)]) -> Vec<Delta> {
         let mut decoder = AnthropicDecoder::default();
@@ -431,7 +441,7 @@ mod tests {
                     r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"42"}}"#
                 ),
             ]),
-            vec![r("hm"), a("42")]
+            vec![r("hm"), Delta::ReasoningBoundary, a("42")]
         );
     }
 
@@ -475,6 +485,60 @@ mod tests {
             )]),
             vec![Delta::OpaqueReasoning]
         );
+    }
+
+    /// `redacted_thinking` is timed from its `content_block_start` (the first
+    /// sign) to its `content_block_stop`, not to whatever comes next.
+    #[test]
+    fn a_redacted_block_opens_at_its_start_and_closes_at_its_stop() {
+        let mut decoder = AnthropicDecoder::default();
+        let mut normalizer = Normalizer::default();
+        let mut at = |ms: u64, name: &str, data: &str| -> Vec<TurnEvent> {
+            let deltas = decoder
+                .decode(WireEvent {
+                    event: Some(name),
+                    data,
+                })
+                .unwrap();
+            deltas
+                .into_iter()
+                .flat_map(|d| normalizer.push(d, ms))
+                .collect()
+        };
+        assert_eq!(
+            at(
+                100,
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwK"}}"#
+            ),
+            vec![TurnEvent::ThinkingStart]
+        );
+        assert_eq!(
+            at(
+                3100,
+                "content_block_stop",
+                r#"{"type":"content_block_stop","index":0}"#
+            ),
+            vec![TurnEvent::ThinkingEnd {
+                duration_ms: 3000,
+                opaque: true
+            }]
+        );
+        assert!(at(
+            9000,
+            "content_block_start",
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
+        let steps = hidden_reasoning_events(
+            &mut AnthropicEncoder::new("mock-claude"),
+            &mut AnthropicDecoder::default(),
+        );
+        assert_hidden_reasoning_timed_from_its_first_sign(&steps);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Gemini (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`,
 //! SSE of `GenerateContentResponse` chunks): parts with `thought: true` become
-//! reasoning, other text parts the answer; `usageMetadata` (cumulative in every
-//! chunk) is reported once, with the finish reason. Also writes the same chunks
-//! for the mock upstream.
+//! reasoning, other text parts the answer; a thought part with only a
+//! `thoughtSignature` is hidden reasoning (opaque, its block open from that
+//! part until the answer starts); `usageMetadata` (cumulative in every chunk)
+//! is reported once, with the finish reason. Also writes the same chunks for
+//! the mock upstream.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -50,6 +52,8 @@ struct Part {
     text: Option<String>,
     #[serde(default)]
     thought: Option<bool>,
+    #[serde(default, rename = "thoughtSignature")]
+    thought_signature: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,8 +104,11 @@ impl Chunk {
             parts.into_iter().partition(|p| p.thought.unwrap_or(false));
         // Reasoning before answer text within one chunk, as everywhere.
         for part in thoughts {
-            if let Some(text) = part.text.filter(|t| !t.is_empty()) {
-                deltas.push(Delta::Reasoning(text));
+            match part.text.filter(|t| !t.is_empty()) {
+                Some(text) => deltas.push(Delta::Reasoning(text)),
+                // A thought the provider keeps to itself: it reasons, unseen.
+                None if part.thought_signature.is_some() => deltas.push(Delta::OpaqueReasoning),
+                None => {}
             }
         }
         for part in answers {
@@ -210,7 +217,7 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
 pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
     let mut headers = Vec::new();
     if let Some(key) = &model.api_key {
-        headers.push(("x-goog-api-key".into(), key.clone()));
+        headers.push(("x-goog-api-key".into(), key.expose().to_owned()));
     }
     UpstreamRequest {
         url: format!(
@@ -224,8 +231,8 @@ pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequ
 }
 
 /// Writes Gemini chunks (mock upstream): one chunk per scripted step, usage and
-/// finish reason on a final chunk. Boundaries and opaque reasoning have no
-/// Gemini form and are dropped.
+/// finish reason on a final chunk. Opaque reasoning is a thought part with only
+/// a signature; boundaries have no Gemini form and are dropped.
 pub struct GeminiEncoder {
     model: String,
     usage: Option<Usage>,
@@ -277,6 +284,9 @@ impl Encoder for GeminiEncoder {
                     parts.push(json!({"text": text, "thought": true}));
                 }
                 Delta::Answer(text) if !text.is_empty() => parts.push(json!({"text": text})),
+                Delta::OpaqueReasoning => parts.push(
+                    json!({"thought": true, "thoughtSignature": "CiQBmockHiddenThoughtSignature=="}),
+                ),
                 // Both belong to the final chunk.
                 Delta::Usage(usage) => self.usage = Some(*usage),
                 Delta::Finish(reason) => self.finish = reason.clone(),
@@ -315,9 +325,10 @@ impl Encoder for GeminiEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::normalizer::Normalizer;
     use crate::server::providers::test_support::*;
     use crate::server::scripted::Pace;
-    use crate::turn::ChatMessage;
+    use crate::turn::{ChatMessage, TurnEvent};
 
     fn deltas(data: &str) -> Vec<Delta> {
         GeminiDecoder::default()
@@ -333,6 +344,50 @@ mod tests {
             ),
             vec![r("hm"), a("4"), a("!")]
         );
+    }
+
+    /// A thought part with only a signature is the first sign of hidden
+    /// reasoning: its block opens there and is opaque; the answer closes it.
+    #[test]
+    fn a_signature_only_thought_opens_an_opaque_block_at_once() {
+        let mut decoder = GeminiDecoder::default();
+        let mut normalizer = Normalizer::default();
+        let mut at = |ms: u64, data: &str| -> Vec<TurnEvent> {
+            let deltas = decoder.decode(WireEvent { event: None, data }).unwrap();
+            deltas
+                .into_iter()
+                .flat_map(|d| normalizer.push(d, ms))
+                .collect()
+        };
+        assert_eq!(
+            at(
+                100,
+                r#"{"candidates":[{"content":{"parts":[{"thought":true,"thoughtSignature":"CiQB"}],"role":"model"},"index":0}]}"#
+            ),
+            vec![TurnEvent::ThinkingStart]
+        );
+        assert_eq!(
+            at(
+                3100,
+                r#"{"candidates":[{"content":{"parts":[{"text":"3"}],"role":"model"},"index":0}]}"#
+            ),
+            vec![
+                TurnEvent::ThinkingEnd {
+                    duration_ms: 3000,
+                    opaque: true
+                },
+                TurnEvent::AnswerDelta { text: "3".into() }
+            ]
+        );
+    }
+
+    #[test]
+    fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
+        let steps = hidden_reasoning_events(
+            &mut GeminiEncoder::new("gemini-2.5-pro"),
+            &mut GeminiDecoder::default(),
+        );
+        assert_hidden_reasoning_timed_from_its_first_sign(&steps);
     }
 
     #[test]

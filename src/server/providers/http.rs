@@ -7,7 +7,7 @@ use async_stream::stream;
 use futures::StreamExt;
 
 use super::wire::{Dialect, UpstreamRequest, WireEvent};
-use super::{DeltaStream, ProviderError};
+use super::{ByteBudget, DeltaStream, ProviderError, ERROR_BODY_LIMIT};
 use crate::server::sse::{Framer, Framing};
 
 /// Shared client: connection pooling across turns, and the TLS root store is
@@ -19,10 +19,12 @@ pub(crate) fn client() -> &'static reqwest::Client {
     CLIENT.get_or_init(reqwest::Client::new)
 }
 
-/// Sends `request` and streams the decoded deltas.
+/// Sends `request` and streams the decoded deltas, the body's bytes counted
+/// against `budget`.
 pub async fn open(
     dialect: Dialect,
     request: UpstreamRequest,
+    mut budget: ByteBudget,
 ) -> Result<DeltaStream, ProviderError> {
     let mut builder = client().post(&request.url).json(&request.body);
     for (name, value) in &request.headers {
@@ -35,7 +37,7 @@ pub async fn open(
     let status = response.status();
     if !status.is_success() {
         let retry_after = super::retry_after(response.headers());
-        let body = response.text().await.unwrap_or_default();
+        let body = error_body(response).await;
         let error = ProviderError::from_status(status.as_u16(), &provider_message(&body));
         return Err(error.with_retry_after(retry_after));
     }
@@ -50,7 +52,13 @@ pub async fn open(
     let deltas = stream! {
         loop {
             let (framed, last) = match body.next().await {
-                Some(Ok(bytes)) => (framer.push(&bytes), false),
+                Some(Ok(bytes)) => {
+                    if let Err(over) = budget.spend(bytes.len()) {
+                        yield Err(over);
+                        return;
+                    }
+                    (framer.push(&bytes), false)
+                }
                 Some(Err(e)) => {
                     yield Err(ProviderError::from_reqwest(&e));
                     return;
@@ -73,6 +81,39 @@ pub async fn open(
         }
     };
     Ok(deltas.boxed())
+}
+
+/// The start of an error response's body (at most `ERROR_BODY_LIMIT` bytes);
+/// the rest is never read, and dropping the response closes the connection.
+async fn error_bytes(response: reqwest::Response) -> Vec<u8> {
+    let mut body = response.bytes_stream();
+    let mut kept = Vec::new();
+    while let Some(Ok(bytes)) = body.next().await {
+        let room = ERROR_BODY_LIMIT - kept.len();
+        kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        if kept.len() == ERROR_BODY_LIMIT {
+            break;
+        }
+    }
+    kept
+}
+
+/// The start of an error response's body as text (invalid UTF-8 replaced).
+pub(super) async fn error_body(response: reqwest::Response) -> String {
+    String::from_utf8_lossy(&error_bytes(response).await).into_owned()
+}
+
+/// The same error response with its body cut to `ERROR_BODY_LIMIT` bytes,
+/// for a library that reads an error body whole.
+pub(super) async fn with_error_body_cut(response: reqwest::Response) -> reqwest::Response {
+    let status = response.status();
+    let mut headers = response.headers().clone();
+    headers.remove(reqwest::header::CONTENT_LENGTH);
+    let kept = error_bytes(response).await;
+    let mut rebuilt = axum::http::Response::new(reqwest::Body::from(kept));
+    *rebuilt.status_mut() = status;
+    *rebuilt.headers_mut() = headers;
+    reqwest::Response::from(rebuilt)
 }
 
 /// The provider's own error message from a JSON error body, if any.

@@ -39,6 +39,9 @@ pub enum ProviderError {
     /// The provider reported an error inside the stream (e.g. Anthropic `error`).
     #[error("{message}")]
     Stream { kind: ErrorKind, message: String },
+    /// The turn received more than `PENSIVE_MAX_TURN_BYTES` from the provider.
+    #[error("The provider sent more than {}, this server's limit for one turn (PENSIVE_MAX_TURN_BYTES), so the turn was ended; what arrived is kept.", human_bytes(*limit))]
+    TooLarge { limit: u64 },
 }
 
 impl ProviderError {
@@ -53,7 +56,7 @@ impl ProviderError {
                 _ => ErrorKind::Upstream,
             },
             ProviderError::Network(_) => ErrorKind::Network,
-            ProviderError::Malformed(_) => ErrorKind::Upstream,
+            ProviderError::Malformed(_) | ProviderError::TooLarge { .. } => ErrorKind::Upstream,
             ProviderError::Config(_) => ErrorKind::Config,
             ProviderError::Stream { kind, .. } => *kind,
         }
@@ -121,6 +124,26 @@ fn with_detail(lead: &str, detail: &str) -> String {
     }
 }
 
+/// A byte count as people write it: `64 MiB`, `1.5 KiB`, `100 bytes`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    for (unit, size) in UNITS {
+        if bytes >= size {
+            let value = bytes as f64 / size as f64;
+            return if bytes % size == 0 {
+                format!("{} {unit}", bytes / size)
+            } else {
+                format!("{value:.1} {unit}")
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// Most bytes of an error response read for its message: the provider's own
+/// words fit many times over, and an endless error body costs nothing more.
+pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
+
 fn capitalize(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
@@ -144,20 +167,47 @@ pub fn build_request(
     }
 }
 
-/// Opens the model's stream for a request.
+/// Opens the model's stream for a request. The stream ends with
+/// `ProviderError::TooLarge` once the provider has sent more than `max_bytes`
+/// (0: no limit) in this turn.
 pub async fn open(
     model: &ModelConfig,
     request: &ChatRequest,
+    max_bytes: u64,
 ) -> Result<DeltaStream, ProviderError> {
+    let budget = ByteBudget::new(max_bytes);
     match model.provider {
         ProviderKind::Demo => {
             let steps = scripted::demo_script(request.last_user_text(), model.demo_pace);
             Ok(scripted::play(steps).map(Ok).boxed())
         }
-        ProviderKind::Wire(Dialect::Chat) => openai_chat::open(model, request).await,
+        ProviderKind::Wire(Dialect::Chat) => openai_chat::open(model, request, budget).await,
         ProviderKind::Wire(dialect) => {
-            http::open(dialect, build_request(dialect, model, request)).await
+            http::open(dialect, build_request(dialect, model, request), budget).await
         }
+    }
+}
+
+/// Counts the bytes of one turn's response body against its limit.
+#[derive(Debug, Clone, Copy)]
+pub struct ByteBudget {
+    limit: u64,
+    received: u64,
+}
+
+impl ByteBudget {
+    /// A budget of `limit` bytes; 0 means no limit.
+    pub fn new(limit: u64) -> Self {
+        Self { limit, received: 0 }
+    }
+
+    /// Counts `bytes` more; `Err` once the total passes the limit.
+    pub fn spend(&mut self, bytes: usize) -> Result<(), ProviderError> {
+        self.received = self.received.saturating_add(bytes as u64);
+        if self.limit > 0 && self.received > self.limit {
+            return Err(ProviderError::TooLarge { limit: self.limit });
+        }
+        Ok(())
     }
 }
 
@@ -175,4 +225,32 @@ pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<u64> {
     let when = httpdate::parse_http_date(value).ok()?;
     let wait = when.duration_since(std::time::SystemTime::now()).ok()?;
     Some(wait.as_secs().max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_byte_budget_refuses_the_bytes_past_its_limit_and_zero_means_none() {
+        let mut budget = ByteBudget::new(10);
+        assert!(budget.spend(6).is_ok());
+        assert!(budget.spend(4).is_ok(), "exactly the limit is fine");
+        let over = budget.spend(1).unwrap_err();
+        assert_eq!(over, ProviderError::TooLarge { limit: 10 });
+        assert_eq!(over.kind(), ErrorKind::Upstream);
+        let mut unlimited = ByteBudget::new(0);
+        assert!(unlimited.spend(usize::MAX).is_ok());
+        assert!(unlimited.spend(usize::MAX).is_ok());
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human_bytes(64 * 1024 * 1024), "64 MiB");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(100), "100 bytes");
+        assert!(ProviderError::TooLarge { limit: 1 << 20 }
+            .to_string()
+            .contains("more than 1 MiB"));
+    }
 }

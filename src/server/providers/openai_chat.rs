@@ -13,10 +13,10 @@ use serde_json::{json, Value};
 use std::future::Future;
 
 use super::wire::{Decoder, Encoder, UpstreamRequest, WireEvent, WireFrame};
-use super::{DeltaStream, ProviderError};
+use super::{ByteBudget, DeltaStream, ProviderError};
 use crate::server::config::ModelConfig;
 use crate::server::normalizer::Delta;
-use crate::server::sse::{FrameError, StreamGuard};
+use crate::server::sse::{Framer, Framing};
 use crate::turn::{ChatRequest, Usage};
 
 /// One streamed chunk, only the fields we read.
@@ -231,16 +231,24 @@ pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequ
     UpstreamRequest::bearer(model, "/chat/completions", request_body(model, request))
 }
 
-/// Opens a live stream through async-openai.
+/// Opens a live stream through async-openai, the body's bytes counted
+/// against `budget`.
 pub async fn open(
     model: &ModelConfig,
     request: &ChatRequest,
+    budget: ByteBudget,
 ) -> Result<DeltaStream, ProviderError> {
     let config = OpenAIConfig::new()
         .with_api_base(model.base_url.trim_end_matches('/'))
-        .with_api_key(model.api_key.clone().unwrap_or_default());
+        .with_api_key(
+            model
+                .api_key
+                .as_ref()
+                .map(crate::server::secret::Secret::expose)
+                .unwrap_or_default(),
+        );
     let notes = TransportNotes::default();
-    let client = Client::with_config(config).with_http_service(transport(notes.clone()));
+    let client = Client::with_config(config).with_http_service(transport(notes.clone(), budget));
     let stream = client
         .chat()
         .create_stream_byot::<_, ChatChunk>(request_body(model, request))
@@ -248,10 +256,12 @@ pub async fn open(
         .map_err(|err| map_error(err).with_retry_after(notes.take_retry_after()))?;
     Ok(stream
         .map(move |item| {
+            // One event handed over: the body may frame one more.
+            notes.window.add_permits(1);
             // A body the guard refused surfaces here as a generic stream error:
             // say what was actually wrong.
             item.map_err(|err| match notes.take_refusal() {
-                Some(refusal) => ProviderError::Malformed(refusal.to_string()),
+                Some(refusal) => refusal,
                 None => map_error(err),
             })
             .and_then(ChatChunk::into_deltas)
@@ -259,38 +269,57 @@ pub async fn open(
         .boxed())
 }
 
-/// What the transport saw that async-openai's error type has no room for: a
-/// refusal's `Retry-After`, and why the body guard cut a stream off.
-#[derive(Clone, Default)]
-struct TransportNotes(std::sync::Arc<std::sync::Mutex<Notes>>);
+/// What the transport and the turn share that async-openai's types have no
+/// room for: a refusal's `Retry-After`, why the body was cut off, and the
+/// window of events framed ahead of the turn.
+#[derive(Clone)]
+struct TransportNotes {
+    notes: std::sync::Arc<std::sync::Mutex<Notes>>,
+    /// async-openai hands events to the turn through an unbounded channel
+    /// from a task of its own, which reads the body as fast as it arrives.
+    /// The body frames an event only with a permit, and the turn returns one
+    /// per event it takes: a turn that is not being read (a stalled client)
+    /// stops the reading instead of queueing the provider's stream in memory.
+    window: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+impl Default for TransportNotes {
+    fn default() -> Self {
+        Self {
+            notes: Default::default(),
+            window: std::sync::Arc::new(tokio::sync::Semaphore::new(EVENTS_AHEAD)),
+        }
+    }
+}
 
 #[derive(Default)]
 struct Notes {
     retry_after: Option<u64>,
-    refusal: Option<FrameError>,
+    refusal: Option<ProviderError>,
 }
 
 impl TransportNotes {
     fn with<T>(&self, f: impl FnOnce(&mut Notes) -> T) -> Option<T> {
-        self.0.lock().ok().map(|mut notes| f(&mut notes))
+        self.notes.lock().ok().map(|mut notes| f(&mut notes))
     }
 
     fn take_retry_after(&self) -> Option<u64> {
         self.with(|n| n.retry_after.take()).flatten()
     }
 
-    fn take_refusal(&self) -> Option<FrameError> {
+    fn take_refusal(&self) -> Option<ProviderError> {
         self.with(|n| n.refusal.take()).flatten()
     }
 }
 
 /// async-openai's HTTP layer, replaced: the shared pooled client, no silent
 /// retries (a person is waiting; they see the error and when to try again,
-/// instead of a spinner while the library backs off), `Retry-After` noted, and
-/// the body checked by `StreamGuard` (async-openai's event source would buffer
-/// an endless line whole).
+/// instead of a spinner while the library backs off), `Retry-After` noted, an
+/// error body cut to `ERROR_BODY_LIMIT`, and a stream's body framed and
+/// bounded by `guarded`.
 fn transport(
     notes: TransportNotes,
+    budget: ByteBudget,
 ) -> impl tower::Service<
     HttpRequestFactory,
     Response = reqwest::Response,
@@ -311,40 +340,74 @@ fn transport(
             if !response.status().is_success() {
                 let retry_after = super::retry_after(response.headers());
                 notes.with(|n| n.retry_after = retry_after);
-                return Ok(response);
+                // async-openai reads an error body whole: give it the start only.
+                return Ok(super::http::with_error_body_cut(response).await);
             }
-            Ok(guarded(response, notes))
+            Ok(guarded(response, notes, budget))
         }
     })
 }
 
-/// Longest chat-completion line accepted. One chunk carries one small delta
-/// (a few KB at most, with usage); the limit is far above that and low enough
-/// that the event source's re-scanning of a runaway line stays cheap.
-const CHUNK_LINE_LIMIT: usize = 1024 * 1024;
+/// Longest chat-completion event accepted (its `data` lines together). One
+/// chunk carries one small delta (a few KB at most, with usage); the limit is
+/// far above that and bounds what a stream with no blank line can make the
+/// event parser hold.
+const CHUNK_EVENT_LIMIT: usize = 1024 * 1024;
 
-/// The same response with its body passed through a `StreamGuard`.
-fn guarded(response: reqwest::Response, notes: TransportNotes) -> reqwest::Response {
+/// Events framed ahead of the turn (see `TransportNotes::window`).
+const EVENTS_AHEAD: usize = 32;
+
+/// The same response with its body framed by our `Framer` and written again
+/// one event per chunk, clean, for async-openai's event parser. That parser
+/// appends `data` lines until a blank line and re-scans a partial line on every
+/// read; in front of it the `Framer` refuses a line or an event over
+/// `CHUNK_EVENT_LIMIT` and bytes that are not UTF-8, without holding more than
+/// the limit, and the body counts against the turn's byte budget. Comments,
+/// `keepalive` events and empty data never reach the parser.
+fn guarded(response: reqwest::Response, notes: TransportNotes, budget: ByteBudget) -> reqwest::Response {
     let status = response.status();
     let headers = response.headers().clone();
     let mut body = response.bytes_stream();
     let checked = async_stream::stream! {
-        let mut guard = StreamGuard::new(CHUNK_LINE_LIMIT);
-        while let Some(chunk) = body.next().await {
-            let checked = match &chunk {
-                Ok(bytes) => guard.check(bytes),
-                Err(_) => Ok(()),
+        let mut budget = budget;
+        let mut framer = Framer::with_line_limit(Framing::Sse, CHUNK_EVENT_LIMIT);
+        loop {
+            let (framed, last) = match body.next().await {
+                Some(Ok(bytes)) => match budget.spend(bytes.len()) {
+                    Ok(()) => (framer.push(&bytes), false),
+                    Err(over) => {
+                        notes.with(|n| n.refusal = Some(over));
+                        yield Err(std::io::Error::other("refused: the turn's byte budget"));
+                        return;
+                    }
+                },
+                Some(Err(err)) => {
+                    yield Err(std::io::Error::other(err));
+                    return;
+                }
+                None => (framer.finish(), true),
             };
-            if let Err(refusal) = checked {
-                notes.with(|n| n.refusal = Some(refusal));
-                yield Err(std::io::Error::other("refused by the stream guard"));
+            for item in framed {
+                let event = match item {
+                    Ok(event) => event,
+                    Err(refusal) => {
+                        notes.with(|n| n.refusal = Some(ProviderError::Malformed(refusal.to_string())));
+                        yield Err(std::io::Error::other("refused by the framer"));
+                        return;
+                    }
+                };
+                if event.data.trim().is_empty() || event.event.as_deref() == Some("keepalive") {
+                    continue;
+                }
+                match notes.window.acquire().await {
+                    Ok(permit) => permit.forget(),
+                    Err(_) => return,
+                }
+                yield Ok(bytes::Bytes::from(event.to_sse_data()));
+            }
+            if last {
                 return;
             }
-            yield chunk.map_err(std::io::Error::other);
-        }
-        if let Err(refusal) = guard.finish() {
-            notes.with(|n| n.refusal = Some(refusal));
-            yield Err(std::io::Error::other("refused by the stream guard"));
         }
     };
     let mut rebuilt = axum::http::Response::new(reqwest::Body::wrap_stream(checked));
@@ -423,8 +486,20 @@ impl Encoder for ChatEncoder {
             .iter()
             .filter_map(|delta| match delta {
                 Delta::Reasoning(text) => Some(self.chunk(json!({"reasoning_content": text}), None)),
+                // As OpenRouter relays an OpenAI model's hidden reasoning.
                 Delta::OpaqueReasoning => Some(self.chunk(
-                    json!({"reasoning_details": [{"type": "reasoning.encrypted", "data": "opaque"}]}),
+                    json!({
+                        "role": "assistant",
+                        "content": "",
+                        "reasoning": null,
+                        "reasoning_details": [{
+                            "type": "reasoning.encrypted",
+                            "data": "gAAAAABmockEncryptedReasoning==",
+                            "id": "rs_mock0000",
+                            "format": "openai-responses-v1",
+                            "index": 0,
+                        }],
+                    }),
                     None,
                 )),
                 Delta::Answer(text) => Some(self.chunk(json!({"content": text}), None)),
@@ -443,7 +518,8 @@ impl Encoder for ChatEncoder {
                     })
                     .to_string(),
                 )),
-                Delta::ReasoningBoundary => None,
+                // No chat form: a block starts with its text and ends with the answer.
+                Delta::ReasoningBoundary | Delta::ReasoningStarted => None,
             })
             .collect()
     }
@@ -507,6 +583,46 @@ mod tests {
                 r#"{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"zz"}]}}]}"#
             ),
             vec![Delta::OpaqueReasoning]
+        );
+    }
+
+    /// The first encrypted entry is the first sign of hidden reasoning: its
+    /// block opens there, opaque, and the answer closes it.
+    #[test]
+    fn the_first_encrypted_entry_opens_an_opaque_block_at_once() {
+        let mut normalizer = crate::server::normalizer::Normalizer::default();
+        let mut at = |ms: u64, data: &str| -> Vec<crate::turn::TurnEvent> {
+            deltas(data)
+                .into_iter()
+                .flat_map(|d| normalizer.push(d, ms))
+                .collect()
+        };
+        let encrypted = r#"{"choices":[{"delta":{"role":"assistant","content":"","reasoning":null,"reasoning_details":[{"type":"reasoning.encrypted","data":"gAAA","id":"rs_1","format":"openai-responses-v1","index":0}]}}]}"#;
+        assert_eq!(
+            at(100, encrypted),
+            vec![crate::turn::TurnEvent::ThinkingStart]
+        );
+        assert!(at(2000, encrypted).is_empty(), "never a second block");
+        assert_eq!(
+            at(3100, r#"{"choices":[{"delta":{"content":"42"}}]}"#),
+            vec![
+                crate::turn::TurnEvent::ThinkingEnd {
+                    duration_ms: 3000,
+                    opaque: true
+                },
+                crate::turn::TurnEvent::AnswerDelta { text: "42".into() }
+            ]
+        );
+    }
+
+    #[test]
+    fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
+        let steps = crate::server::providers::test_support::hidden_reasoning_events(
+            &mut ChatEncoder::new("mock-model"),
+            &mut ChatDecoder,
+        );
+        crate::server::providers::test_support::assert_hidden_reasoning_timed_from_its_first_sign(
+            &steps,
         );
     }
 

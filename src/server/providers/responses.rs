@@ -1,10 +1,13 @@
 //! OpenAI Responses (`POST {base}/responses`, SSE of typed `data:` events):
 //! reasoning summaries and reasoning text become reasoning (each summary part
 //! its own block), reasoning items without text become opaque reasoning,
-//! `output_text` becomes the answer. Also writes the same events for the mock
-//! upstream.
+//! `output_text` becomes the answer. A reasoning item's block opens when the
+//! item is added (the first sign the model reasons, seconds before any text
+//! or its `done` when the reasoning is hidden) and closes when it is done.
+//! Also writes the same events for the mock upstream.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
+use std::hash::{BuildHasher, RandomState};
 
 use serde_json::{json, Value};
 
@@ -19,7 +22,8 @@ use crate::turn::{ChatRequest, ErrorKind, Usage};
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PartKey {
     item: String,
-    /// `summary` (summary parts), `content` (raw reasoning text) or `opaque`.
+    /// `summary` (summary parts), `content` (raw reasoning text), or
+    /// `started` (the item was added; its first text needs no boundary).
     source: &'static str,
     index: u64,
 }
@@ -31,7 +35,47 @@ pub struct ResponsesDecoder {
     /// The part the last reasoning delta came from.
     last_part: Option<PartKey>,
     /// Reasoning items that produced readable text: their `done` is not opaque.
-    items_with_text: HashSet<String>,
+    items_with_text: RecentItems,
+}
+
+/// Most item ids `RecentItems` keeps.
+const MAX_TRACKED_ITEMS: usize = 1024;
+
+/// The latest item ids seen, at most `MAX_TRACKED_ITEMS`, each kept as a
+/// fixed-size hash: a stream may name any number of items with ids of any
+/// length, and this must not grow with them. Items stream one after another,
+/// so an item this many items old is long done; forgetting it could only mark
+/// its (never coming) `done` opaque. The hasher is keyed per decoder, so a
+/// stream cannot aim for collisions.
+#[derive(Debug, Default)]
+struct RecentItems {
+    hasher: RandomState,
+    ids: HashSet<u64>,
+    order: VecDeque<u64>,
+}
+
+impl RecentItems {
+    fn insert(&mut self, id: &str) {
+        let hash = self.hasher.hash_one(id);
+        if !self.ids.insert(hash) {
+            return;
+        }
+        self.order.push_back(hash);
+        if self.order.len() > MAX_TRACKED_ITEMS {
+            if let Some(oldest) = self.order.pop_front() {
+                self.ids.remove(&oldest);
+            }
+        }
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.ids.contains(&self.hasher.hash_one(id))
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.order.len()
+    }
 }
 
 impl Decoder for ResponsesDecoder {
@@ -57,6 +101,13 @@ impl Decoder for ResponsesDecoder {
             "response.output_text.delta" | "response.refusal.delta" => {
                 // A refusal is the model's answer to the user, not reasoning.
                 push_answer(&mut out, str_at(&value, "delta").unwrap_or(""));
+            }
+            "response.output_item.added" => {
+                if let Some(item) = value.get("item") {
+                    if str_at(item, "type") == Some("reasoning") {
+                        self.reasoning_item_added(&value, item, &mut out);
+                    }
+                }
             }
             "response.output_item.done" => {
                 if let Some(item) = value.get("item") {
@@ -98,26 +149,47 @@ impl ResponsesDecoder {
         }
     }
 
-    /// Reasoning text; a new part (or item) than the last one opens a new block.
+    /// A reasoning item was added: its block opens now, before any text.
+    fn reasoning_item_added(&mut self, event: &Value, item: &Value, out: &mut Vec<Delta>) {
+        let id = item_id(event, item.get("id"));
+        self.last_part = Some(PartKey {
+            item: id,
+            source: "started",
+            index: 0,
+        });
+        out.push(Delta::ReasoningStarted);
+    }
+
+    /// Reasoning text; a new part (or item) than the last one opens a new block,
+    /// except the first text of an item whose block its `added` event opened.
     fn reasoning(&mut self, key: PartKey, text: &str, out: &mut Vec<Delta>) {
         if text.is_empty() {
             return;
         }
-        if self.last_part.as_ref().is_some_and(|last| *last != key) {
+        let continues =
+            |last: &PartKey| *last == key || (last.source == "started" && last.item == key.item);
+        if self.last_part.as_ref().is_some_and(|last| !continues(last)) {
             out.push(Delta::ReasoningBoundary);
         }
-        self.items_with_text.insert(key.item.clone());
+        self.items_with_text.insert(&key.item);
         self.last_part = Some(key);
         out.push(Delta::Reasoning(text.to_owned()));
     }
 
-    /// A finished reasoning item that streamed no text: its summary if the item
-    /// carries one (a server that skips the deltas), else opaque reasoning.
+    /// A finished reasoning item: its block closes. If it streamed no text:
+    /// its summary if the item carries one (a server that skips the deltas),
+    /// else opaque reasoning.
     fn reasoning_item_done(&mut self, event: &Value, item: &Value, out: &mut Vec<Delta>) {
         let id = item_id(event, item.get("id"));
-        if self.items_with_text.contains(&id) {
-            return;
+        if !self.items_with_text.contains(&id) {
+            self.reasoning_item_without_text(id, item, out);
         }
+        // The next reasoning opens its own block: no boundary needed then.
+        self.last_part = None;
+        out.push(Delta::ReasoningBoundary);
+    }
+
+    fn reasoning_item_without_text(&mut self, id: String, item: &Value, out: &mut Vec<Delta>) {
         let mut found_text = false;
         for (source, field) in [("summary", "summary"), ("content", "content")] {
             let parts = item.get(field).and_then(Value::as_array);
@@ -135,14 +207,15 @@ impl ResponsesDecoder {
         if found_text {
             return;
         }
-        if self.last_part.is_some() {
+        let started_here = self
+            .last_part
+            .as_ref()
+            .is_some_and(|last| last.source == "started" && last.item == id);
+        // Another part's block may still be open (a server that sent no
+        // `added`): this item's hidden reasoning is a block of its own.
+        if self.last_part.is_some() && !started_here {
             out.push(Delta::ReasoningBoundary);
         }
-        self.last_part = Some(PartKey {
-            item: id,
-            source: "opaque",
-            index: 0,
-        });
         out.push(Delta::OpaqueReasoning);
     }
 }
@@ -247,13 +320,18 @@ pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequ
     UpstreamRequest::bearer(model, "/responses", request_body(model, request))
 }
 
+/// The mock's stand-in for a reasoning item's encrypted content.
+const ENCRYPTED_REASONING: &str = "gAAAAABmockEncryptedReasoning==";
+
 /// The output item being written.
 enum OpenItem {
-    /// A reasoning item: the text of each summary part, the last one open or not.
+    /// A reasoning item: the text of each summary part, the last one open or
+    /// not; `encrypted` when its reasoning is hidden (no summary will come).
     Reasoning {
         id: String,
         parts: Vec<String>,
         part_open: bool,
+        encrypted: bool,
     },
     Message {
         id: String,
@@ -313,29 +391,43 @@ impl ResponsesEncoder {
         self.output.len()
     }
 
+    /// Opens a new reasoning item (`output_item.added`), closing the open one.
+    fn open_reasoning_item(&mut self, encrypted: bool, frames: &mut Vec<WireFrame>) {
+        self.close_item(frames);
+        let index = self.output_index();
+        let id = format!("rs_mock{index:04}");
+        let mut item = json!({"id": id, "type": "reasoning", "summary": []});
+        if encrypted {
+            // As the API sends it with `include: ["reasoning.encrypted_content"]`.
+            item["encrypted_content"] = json!(ENCRYPTED_REASONING);
+        }
+        let added =
+            json!({"type": "response.output_item.added", "output_index": index, "item": item});
+        frames.push(self.frame(added));
+        self.open = Some(OpenItem::Reasoning {
+            id,
+            parts: Vec::new(),
+            part_open: false,
+            encrypted,
+        });
+    }
+
     fn reasoning(&mut self, text: &str, frames: &mut Vec<WireFrame>) {
-        if matches!(self.open, Some(OpenItem::Message { .. })) {
-            self.close_item(frames);
+        if !matches!(
+            self.open,
+            Some(OpenItem::Reasoning {
+                encrypted: false,
+                ..
+            })
+        ) {
+            self.open_reasoning_item(false, frames);
         }
         let index = self.output_index();
-        if self.open.is_none() {
-            let id = format!("rs_mock{index:04}");
-            let added = json!({
-                "type": "response.output_item.added",
-                "output_index": index,
-                "item": {"id": id, "type": "reasoning", "summary": []},
-            });
-            frames.push(self.frame(added));
-            self.open = Some(OpenItem::Reasoning {
-                id,
-                parts: Vec::new(),
-                part_open: false,
-            });
-        }
         let Some(OpenItem::Reasoning {
             id,
             parts,
             part_open,
+            ..
         }) = &mut self.open
         else {
             return;
@@ -370,13 +462,26 @@ impl ResponsesEncoder {
         frames.push(self.frame(delta));
     }
 
-    /// Ends the open summary part (a boundary): the next text opens a new part.
+    /// A boundary: ends the open summary part (the next text opens a new part
+    /// of the same item), or, with no part open, the reasoning item itself.
+    fn boundary(&mut self, frames: &mut Vec<WireFrame>) {
+        match &self.open {
+            Some(OpenItem::Reasoning {
+                part_open: true, ..
+            }) => self.close_part(frames),
+            Some(OpenItem::Reasoning { .. }) => self.close_item(frames),
+            _ => {}
+        }
+    }
+
+    /// Ends the open summary part: the next text opens a new part.
     fn close_part(&mut self, frames: &mut Vec<WireFrame>) {
         let index = self.output_index();
         let Some(OpenItem::Reasoning {
             id,
             parts,
             part_open,
+            ..
         }) = &mut self.open
         else {
             return;
@@ -446,23 +551,20 @@ impl ResponsesEncoder {
         frames.push(self.frame(delta));
     }
 
-    /// A reasoning item with no summary: what a model reasoning privately sends.
+    /// A reasoning item with no summary, what a model reasoning privately
+    /// sends: `added` now, `done` (without text) when the item ends. A just
+    /// started item with no text yet becomes that item.
     fn opaque(&mut self, frames: &mut Vec<WireFrame>) {
-        self.close_item(frames);
-        let index = self.output_index();
-        let item = json!({
-            "id": format!("rs_mock{index:04}"),
-            "type": "reasoning",
-            "summary": [],
-            "encrypted_content": "gAAAAABmockEncryptedReasoning==",
-        });
-        let added =
-            json!({"type": "response.output_item.added", "output_index": index, "item": item});
-        let done =
-            json!({"type": "response.output_item.done", "output_index": index, "item": item});
-        frames.push(self.frame(added));
-        frames.push(self.frame(done));
-        self.output.push(item);
+        if let Some(OpenItem::Reasoning {
+            parts, encrypted, ..
+        }) = &mut self.open
+        {
+            if parts.is_empty() {
+                *encrypted = true;
+                return;
+            }
+        }
+        self.open_reasoning_item(true, frames);
     }
 
     fn close_item(&mut self, frames: &mut Vec<WireFrame>) {
@@ -470,12 +572,21 @@ impl ResponsesEncoder {
         let index = self.output_index();
         let item = match self.open.take() {
             None => return,
-            Some(OpenItem::Reasoning { id, parts, .. }) => {
+            Some(OpenItem::Reasoning {
+                id,
+                parts,
+                encrypted,
+                ..
+            }) => {
                 let summary: Vec<Value> = parts
                     .iter()
                     .map(|text| json!({"type": "summary_text", "text": text}))
                     .collect();
-                json!({"id": id, "type": "reasoning", "summary": summary})
+                let mut item = json!({"id": id, "type": "reasoning", "summary": summary});
+                if encrypted {
+                    item["encrypted_content"] = json!(ENCRYPTED_REASONING);
+                }
+                item
             }
             Some(OpenItem::Message { id, text }) => {
                 let part =
@@ -522,7 +633,8 @@ impl Encoder for ResponsesEncoder {
                 Delta::Reasoning(text) if !text.is_empty() => self.reasoning(text, &mut frames),
                 Delta::Answer(text) if !text.is_empty() => self.answer(text, &mut frames),
                 Delta::Reasoning(_) | Delta::Answer(_) => {}
-                Delta::ReasoningBoundary => self.close_part(&mut frames),
+                Delta::ReasoningStarted => self.open_reasoning_item(false, &mut frames),
+                Delta::ReasoningBoundary => self.boundary(&mut frames),
                 Delta::OpaqueReasoning => self.opaque(&mut frames),
                 // Both belong to the closing `response.completed` event.
                 Delta::Usage(usage) => self.usage = Some(*usage),
@@ -567,9 +679,10 @@ impl Encoder for ResponsesEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::normalizer::Normalizer;
     use crate::server::providers::test_support::*;
     use crate::server::scripted::Pace;
-    use crate::turn::ChatMessage;
+    use crate::turn::{ChatMessage, TurnEvent};
 
     fn decode_all(decoder: &mut ResponsesDecoder, events: &[&str]) -> Vec<Delta> {
         events
@@ -580,6 +693,35 @@ mod tests {
 
     fn deltas(events: &[&str]) -> Vec<Delta> {
         decode_all(&mut ResponsesDecoder::default(), events)
+    }
+
+    /// A hostile stream names a new item in every delta (`mock:many-items`):
+    /// what the decoder remembers stays bounded, and recent items are known.
+    #[test]
+    fn many_distinct_item_ids_are_remembered_only_so_far() {
+        let mut decoder = ResponsesDecoder::default();
+        let id = |n: usize| format!("rs_{n}_{}", "x".repeat(200));
+        for n in 0..5 * MAX_TRACKED_ITEMS {
+            let event = json!({
+                "type": "response.reasoning_text.delta",
+                "item_id": id(n),
+                "content_index": 0,
+                "delta": ".",
+            })
+            .to_string();
+            decode_all(&mut decoder, &[&event]);
+        }
+        assert_eq!(decoder.items_with_text.len(), MAX_TRACKED_ITEMS);
+        let done = json!({
+            "type": "response.output_item.done",
+            "item": {"type": "reasoning", "id": id(5 * MAX_TRACKED_ITEMS - 1), "summary": []},
+        })
+        .to_string();
+        assert_eq!(
+            decode_all(&mut decoder, &[&done]),
+            vec![Delta::ReasoningBoundary],
+            "the latest item streamed text: its end is not opaque"
+        );
     }
 
     #[test]
@@ -627,7 +769,12 @@ mod tests {
                 r#"{"type":"response.output_item.done","item":{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"gAAA"}}"#,
                 r#"{"type":"response.output_text.delta","delta":"hi"}"#,
             ]),
-            vec![Delta::OpaqueReasoning, a("hi")]
+            vec![
+                Delta::ReasoningStarted,
+                Delta::OpaqueReasoning,
+                Delta::ReasoningBoundary,
+                a("hi")
+            ]
         );
         assert_eq!(
             deltas(&[
@@ -635,8 +782,84 @@ mod tests {
                 r#"{"type":"response.output_item.done","item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"x"}]}}"#,
                 r#"{"type":"response.output_item.done","item":{"id":"rs_2","type":"reasoning","summary":[]}}"#,
             ]),
-            vec![r("x"), Delta::ReasoningBoundary, Delta::OpaqueReasoning]
+            vec![
+                r("x"),
+                Delta::ReasoningBoundary,
+                Delta::OpaqueReasoning,
+                Delta::ReasoningBoundary
+            ]
         );
+    }
+
+    /// Hidden reasoning is timed from `output_item.added`, the first sign,
+    /// not from its `done` seconds later.
+    #[test]
+    fn a_hidden_reasoning_item_opens_its_block_when_added_and_closes_when_done() {
+        let mut decoder = ResponsesDecoder::default();
+        let mut normalizer = Normalizer::default();
+        let mut at = |ms: u64, data: &str| -> Vec<TurnEvent> {
+            let deltas = decoder.decode(WireEvent { event: None, data }).unwrap();
+            deltas
+                .into_iter()
+                .flat_map(|d| normalizer.push(d, ms))
+                .collect()
+        };
+        assert_eq!(
+            at(
+                100,
+                r#"{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"gAAA"}}"#
+            ),
+            vec![TurnEvent::ThinkingStart],
+            "the block opens at the first sign"
+        );
+        assert_eq!(
+            at(
+                3100,
+                r#"{"type":"response.output_item.done","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"gAAA"}}"#
+            ),
+            vec![TurnEvent::ThinkingEnd {
+                duration_ms: 3000,
+                opaque: true
+            }]
+        );
+        assert_eq!(
+            at(
+                3200,
+                r#"{"type":"response.output_text.delta","delta":"42"}"#
+            ),
+            vec![TurnEvent::AnswerDelta { text: "42".into() }]
+        );
+    }
+
+    #[test]
+    fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
+        let steps = hidden_reasoning_events(
+            &mut ResponsesEncoder::new("mock-model"),
+            &mut ResponsesDecoder::default(),
+        );
+        assert_hidden_reasoning_timed_from_its_first_sign(&steps);
+    }
+
+    /// A summarised item's block opens at `added` too, and its first summary
+    /// text continues that block rather than opening another.
+    #[test]
+    fn a_summarised_item_is_one_block_from_added_to_done() {
+        let decoded = deltas(&[
+            r#"{"type":"response.output_item.added","item":{"id":"rs_1","type":"reasoning","summary":[]}}"#,
+            r#"{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":0,"delta":"a"}"#,
+            r#"{"type":"response.output_item.done","item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"a"}]}}"#,
+            r#"{"type":"response.output_text.delta","delta":"hi"}"#,
+        ]);
+        assert_eq!(
+            decoded,
+            vec![
+                Delta::ReasoningStarted,
+                r("a"),
+                Delta::ReasoningBoundary,
+                a("hi")
+            ]
+        );
+        assert_eq!(blocks(&decoded), 1);
     }
 
     #[test]
@@ -645,7 +868,12 @@ mod tests {
             deltas(&[
                 r#"{"type":"response.output_item.done","item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"p1"},{"type":"summary_text","text":"p2"}]}}"#,
             ]),
-            vec![r("p1"), Delta::ReasoningBoundary, r("p2")]
+            vec![
+                r("p1"),
+                Delta::ReasoningBoundary,
+                r("p2"),
+                Delta::ReasoningBoundary
+            ]
         );
     }
 

@@ -131,14 +131,26 @@ impl Dialect {
     }
 }
 
-/// A provider's real HTTP request for one turn.
-#[derive(Debug, Clone, PartialEq)]
+/// A provider's real HTTP request for one turn. `Debug` names the headers but
+/// never prints their values (they carry the API key).
+#[derive(Clone, PartialEq)]
 pub struct UpstreamRequest {
     /// Full URL (base URL + the dialect's path).
     pub url: String,
     /// Headers besides `content-type: application/json` (auth, versions).
     pub headers: Vec<(String, String)>,
     pub body: serde_json::Value,
+}
+
+impl std::fmt::Debug for UpstreamRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let header_names: Vec<&str> = self.headers.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("UpstreamRequest")
+            .field("url", &self.url)
+            .field("header_names", &header_names)
+            .field("body", &self.body)
+            .finish()
+    }
 }
 
 impl UpstreamRequest {
@@ -152,7 +164,7 @@ impl UpstreamRequest {
         let headers = model
             .api_key
             .iter()
-            .map(|key| ("authorization".to_owned(), format!("Bearer {key}")))
+            .map(|key| ("authorization".to_owned(), format!("Bearer {}", key.expose())))
             .collect();
         Self {
             url: format!("{}{path}", model.base_url.trim_end_matches('/')),

@@ -1,0 +1,208 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import net from 'node:net';
+import { expect, test } from './fixtures/test';
+import { ChatPage } from './fixtures/chat-page';
+import type { Page } from '@playwright/test';
+
+// Losing Pensive itself mid-turn (not the provider: that is an in-band error,
+// see interrupted.spec.ts). Each story runs its own server so it can be
+// killed; ports 3151-3153 belong to this file.
+
+const LOST = 'The connection to Pensive was lost';
+const UNREACHABLE = 'Could not reach Pensive';
+const REASONING = 'Identifying the core question';
+const ANSWER = "Pensive's built-in demo model";
+
+const servers = new Set<ChildProcess>();
+
+/** Starts `pensive serve` on the demo model at `pace` and waits until it answers. */
+async function startPensive(port: number, pace: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn('../target/debug/pensive', ['serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
+      LEPTOS_SITE_ROOT: '../target/site',
+      LEPTOS_ENV: 'PROD',
+      PENSIVE_DEMO_PACE: pace,
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+  servers.add(child);
+  child.on('exit', () => servers.delete(child));
+  await expect
+    .poll(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`pensive exited with ${child.exitCode}`);
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+        } catch {
+          return false;
+        }
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  return child;
+}
+
+async function kill(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/**
+ * A TCP proxy in front of Pensive, as a reverse proxy or a network path is:
+ * `cut()` drops every connection through it at once, mid-byte if need be,
+ * while Pensive itself keeps running.
+ */
+async function startProxy(port: number, target: number) {
+  const sockets = new Set<net.Socket>();
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {}); // the cut itself resets the other side
+  };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target, '127.0.0.1');
+    track(client);
+    track(upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  proxies.add(server);
+  return {
+    cut: () => sockets.forEach((s) => s.destroy()),
+  };
+}
+
+const proxies = new Set<net.Server>();
+
+test.afterEach(async () => {
+  await Promise.all([...servers].map(kill));
+  for (const proxy of proxies) proxy.close();
+  proxies.clear();
+});
+
+/** The header label now, and two seconds later: a live timer ticks at 1 Hz. */
+async function expectFrozen(page: Page, header: ReturnType<ChatPage['header']>) {
+  const before = await header.textContent();
+  // Nothing to wait for here: this checks that nothing changes over time.
+  await page.waitForTimeout(2_200);
+  await expect(header).toHaveText(before!);
+}
+
+test('the server killed mid-reasoning: the turn freezes, is kept through a reload, and Retry works once the server is back', async ({
+  page,
+}) => {
+  const port = 3151;
+  const base = `http://127.0.0.1:${port}`;
+  // Slow enough that the kill lands well inside the reasoning.
+  let server = await startPensive(port, '2');
+  const chat = new ChatPage(page);
+  await chat.open(base);
+  await chat.send('Why is the sky blue?');
+  const turn = chat.assistant();
+  const block = chat.thinking(turn);
+  const header = chat.header(block);
+  await expect(chat.body(block)).toContainText(REASONING);
+  await expect(header).toHaveText(/^Thinking… \d+s/);
+
+  await kill(server);
+
+  await expect(turn).toHaveAttribute('data-status', 'error');
+  await expect(header).toHaveText(/^Stopped after \d+s/);
+  const stopped = await header.textContent();
+  await expectFrozen(page, header);
+  // The reasoning that arrived stays readable, where it was.
+  await expect(header).toHaveAttribute('aria-expanded', 'true');
+  await expect(chat.body(block)).toContainText(REASONING);
+  await expect(turn.getByTestId('turn-error')).toContainText(LOST);
+  await expect(page.getByTestId('status')).toContainText(LOST);
+  await expect(chat.composer).toBeEnabled();
+  await expect(turn.getByTestId('answer')).toHaveCount(0);
+
+  // The server comes back (faster, to keep the test short).
+  server = await startPensive(port, '0.2');
+  await page.reload();
+  await chat.hydrated();
+  const kept = chat.assistant();
+  await expect(kept).toHaveAttribute('data-status', 'error');
+  await expect(chat.header(chat.thinking(kept))).toHaveText(stopped!);
+  await expect(kept.getByTestId('turn-error')).toContainText(LOST);
+  await chat.header(chat.thinking(kept)).click();
+  await expect(chat.body(chat.thinking(kept))).toContainText(REASONING);
+
+  // Retry asks again; nothing before the click is a finished answer.
+  await kept.getByTestId('retry').click();
+  await expect(page.getByTestId('assistant-message')).toHaveCount(1);
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  await expect(chat.assistant().getByTestId('answer')).toContainText(ANSWER);
+  await expect(chat.assistant().getByTestId('turn-error')).toHaveCount(0);
+});
+
+test('the connection cut mid-reasoning: the partial turn is saved, Retry fails plainly while the way is down and works once it is back', async ({
+  page,
+}) => {
+  // How the connection is cut. Playwright's page.route cannot cut a stream
+  // that is already flowing: route.fulfill takes a whole body and
+  // route.continue hands the stream to the browser for good; and
+  // context.setOffline(true) leaves an established stream running in
+  // Chromium (tried: the turn went on to its answer). So the page talks to
+  // Pensive through a TCP proxy, and the proxy drops every connection at
+  // once: the browser sees the response body break off mid-chunk, exactly as
+  // when a reverse proxy restarts or the network path goes. page.route then
+  // stands in for the way still being down when the user first retries.
+  const port = 3152;
+  // Behind a proxy the browser names the proxy's host, which Pensive must allow.
+  const server = await startPensive(port, '1', { PENSIVE_ALLOWED_HOSTS: '127.0.0.1:3153' });
+  const proxy = await startProxy(3153, port);
+  const chat = new ChatPage(page);
+  await chat.open('http://127.0.0.1:3153');
+  await chat.send('Why is the sky blue?');
+  const turn = chat.assistant();
+  const header = chat.header(chat.thinking(turn));
+  await expect(chat.body(chat.thinking(turn))).toContainText(REASONING);
+  await expect(header).toHaveText(/^Thinking… \d+s/);
+
+  proxy.cut();
+
+  await expect(turn).toHaveAttribute('data-status', 'error');
+  await expect(header).toHaveText(/^Stopped after \d+s/);
+  await expectFrozen(page, header);
+  await expect(turn.getByTestId('turn-error')).toContainText(LOST);
+  await expect(chat.body(chat.thinking(turn))).toContainText(REASONING);
+  // Saved to history as it stands: the reasoning so far and the reason it stopped.
+  const stored = await page.evaluate(() =>
+    Object.keys(localStorage)
+      .filter((k) => k.startsWith('pensive.conversation.'))
+      .map((k) => localStorage.getItem(k))
+      .join(''),
+  );
+  expect(stored).toContain(REASONING);
+  expect(stored).toContain(LOST);
+  // Pensive noticed its reader went away and stopped the turn.
+  await expect
+    .poll(async () => (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).active_turns)
+    .toBe(0);
+  expect(server.exitCode).toBeNull();
+
+  // Still no way through: Retry says so in plain words, and keeps Retry on offer.
+  await page.route('**/api/chat', (route) => route.abort('connectionrefused'));
+  await turn.getByTestId('retry').click();
+  await expect(page.getByTestId('assistant-message')).toHaveCount(1);
+  await expect(chat.assistant().getByTestId('turn-error')).toContainText(UNREACHABLE);
+  await expect(chat.assistant().getByTestId('turn-error')).not.toContainText('TypeError');
+
+  // The way is back: Retry gets a whole answer.
+  await page.unroute('**/api/chat');
+  await chat.assistant().getByTestId('retry').click();
+  await expect(page.getByTestId('assistant-message')).toHaveCount(1);
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  await expect(chat.assistant().getByTestId('answer')).toContainText(ANSWER);
+  await expect(chat.header(chat.thinking())).toHaveText(/^Thought for \d+s/);
+});
