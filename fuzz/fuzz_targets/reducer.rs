@@ -58,6 +58,8 @@ impl Model {
                 }
             }
             TurnEvent::AnswerWasThinking { .. } => {
+                // Everything so far was reasoning: an open block ends here too.
+                self.close_thinking();
                 let text: String = self
                     .blocks
                     .iter()

@@ -389,7 +389,11 @@ impl Turn {
 
     fn answer_was_thinking(&mut self, duration_ms: u64) -> Vec<Change> {
         // Everything so far was reasoning from a prefilled `<think>`: fold all the
-        // answer text received into one finished thinking block.
+        // answer text received into one finished thinking block. A block still
+        // open (a producer that broke the contract) is closed first: the
+        // converted block goes last, so the open one would otherwise never be
+        // closed by the end of the turn (found by the `reducer` fuzz target).
+        let mut changes = self.close_open_thinking(None, BlockState::Done);
         let text = self.answer_text();
         self.blocks.retain(|b| !matches!(b, Block::Answer { .. }));
         if !text.trim().is_empty() {
@@ -404,7 +408,8 @@ impl Turn {
             }));
         }
         self.status = TurnStatus::Thinking;
-        vec![Change::Restructured, Change::Status]
+        changes.extend([Change::Restructured, Change::Status]);
+        changes
     }
 
     /// Closes a still-streaming block (contract violation or end of stream).
@@ -872,5 +877,29 @@ mod tests {
         ]);
         assert_eq!(thinking(&turn, 0).text, "prefilled");
         assert_eq!(thinking(&turn, 1).text, "more");
+    }
+
+    #[test]
+    fn answer_was_thinking_with_a_block_still_open_leaves_nothing_open_at_the_end() {
+        // A contract-breaking order (seen by the fuzz target): answer text, a
+        // thinking block left open, then the lone-close conversion and `done`.
+        let turn = run(vec![
+            answer("prefilled"),
+            TurnEvent::ThinkingStart,
+            TurnEvent::AnswerWasThinking { duration_ms: 136 },
+            done(),
+        ]);
+        assert!(
+            turn.blocks.iter().all(|b| !matches!(
+                b,
+                Block::Thinking(Thinking {
+                    state: BlockState::Streaming,
+                    ..
+                })
+            )),
+            "{:?}",
+            turn.blocks
+        );
+        assert_eq!(thinking(&turn, 1).text, "prefilled");
     }
 }
