@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Browser benchmarks (docs/benchmarks-browser.md): rendering a long reasoning
-# stream, page weight against a bare Leptos app, and time to interactive.
+# stream, page weight (bytes over the wire, as served) against a bare Leptos
+# app, and time to interactive.
 # Builds both apps in release mode into target/bench (never target/site, which
 # the Playwright suite uses), then runs end2end/playwright.bench.config.ts; its
 # web servers (ports 7001, 7002, 7011) stop when Playwright ends.
@@ -22,14 +23,16 @@ for port in 7001 7002 7011; do
 done
 
 echo "== building Pensive (release) into $bench/site"
-LEPTOS_SITE_ROOT="$bench/site" cargo leptos build --release
+# As `make run` builds it: brotli and gzip copies beside every file (--precompress).
+LEPTOS_SITE_ROOT="$bench/site" cargo leptos build --release --precompress
 # Copies, so another build in a shared target directory cannot swap them mid-run.
-cp "$CARGO_TARGET_DIR/release/pensive" "$bench/bin/pensive"
+# hash.txt names the content-hashed files; the server reads it next to itself.
+cp "$CARGO_TARGET_DIR/release/pensive" "$CARGO_TARGET_DIR/release/hash.txt" "$bench/bin/"
 
 echo "== building the bare Leptos app (release) into $bench/bare-site"
 # Pinned to Pensive's exact dependency versions.
 cp Cargo.lock bench/bare-app/Cargo.lock
-(cd bench/bare-app && LEPTOS_SITE_ROOT="$bench/bare-site" cargo leptos build --release)
+(cd bench/bare-app && LEPTOS_SITE_ROOT="$bench/bare-site" cargo leptos build --release --precompress)
 cp "$CARGO_TARGET_DIR/release/bare-app" "$bench/bin/bare-app"
 
 test -x /usr/bin/chromium || { echo "Chromium (/usr/bin/chromium) is missing: make setup-browser" >&2; exit 1; }

@@ -582,7 +582,11 @@ fn cookie_pair(response: &axum::response::Response) -> String {
         .expect("a cookie")
 }
 
-fn guarded_with(token: &str, secret: &str, limits: pensive::server::limits::Limits) -> axum::Router {
+fn guarded_with(
+    token: &str,
+    secret: &str,
+    limits: pensive::server::limits::Limits,
+) -> axum::Router {
     app_with(AppConfig {
         access_token: Some(token.into()),
         site_access: pensive::server::config::SiteAccess {
@@ -601,11 +605,11 @@ async fn chat_status(
     extra: &[(&'static str, &str)],
 ) -> StatusCode {
     let mut request = chat_request(SKY);
-    request.headers_mut().insert("cookie", cookie.parse().unwrap());
+    request
+        .headers_mut()
+        .insert("cookie", cookie.parse().unwrap());
     for (name, value) in extra {
-        request
-            .headers_mut()
-            .insert(*name, value.parse().unwrap());
+        request.headers_mut().insert(*name, value.parse().unwrap());
     }
     app.clone().oneshot(request).await.unwrap().status()
 }
@@ -619,17 +623,26 @@ async fn the_access_cookie_is_never_the_token_and_a_new_token_signs_everyone_out
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     let cookie = cookie_pair(&response);
     let value = cookie.split_once('=').map(|(_, v)| v).unwrap_or_default();
-    assert!(!value.is_empty() && !value.contains(token) && !value.contains("0123456789"), "{cookie}");
+    assert!(
+        !value.is_empty() && !value.contains(token) && !value.contains("0123456789"),
+        "{cookie}"
+    );
     assert_ne!(value, token);
     // A second process with the same token and secret accepts it (scaled out behind a proxy).
     let second = guarded_with(token, SECRET, Default::default());
     assert_eq!(chat_status(&second, &cookie, &[]).await, StatusCode::OK);
     // The operator rotates the token: the old cookie no longer opens anything.
     let rotated = guarded_with("second-token-9876543210", SECRET, Default::default());
-    assert_eq!(chat_status(&rotated, &cookie, &[]).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        chat_status(&rotated, &cookie, &[]).await,
+        StatusCode::UNAUTHORIZED
+    );
     // And the token itself, sent as the cookie (the old format), is refused.
     let raw = format!("pensive_access={token}");
-    assert_eq!(chat_status(&first, &raw, &[]).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        chat_status(&first, &raw, &[]).await,
+        StatusCode::UNAUTHORIZED
+    );
 }
 
 #[tokio::test]
@@ -647,14 +660,23 @@ async fn over_https_through_a_trusted_proxy_the_cookie_is_secure_and_host_prefix
         .insert("x-forwarded-proto", "https".parse().unwrap());
     let response = behind_tls.clone().oneshot(request).await.unwrap();
     let set_cookie = header(&response, "set-cookie").unwrap_or_default();
-    assert!(set_cookie.starts_with("__Host-pensive_access="), "{set_cookie}");
+    assert!(
+        set_cookie.starts_with("__Host-pensive_access="),
+        "{set_cookie}"
+    );
     for attribute in ["Secure", "HttpOnly", "SameSite=Strict", "Path=/"] {
-        assert!(set_cookie.split("; ").any(|a| a == attribute), "{attribute}: {set_cookie}");
+        assert!(
+            set_cookie.split("; ").any(|a| a == attribute),
+            "{attribute}: {set_cookie}"
+        );
     }
     assert!(!set_cookie.contains("Domain"), "{set_cookie}");
     let cookie = cookie_pair(&response);
     let https = [("x-forwarded-proto", "https")];
-    assert_eq!(chat_status(&behind_tls, &cookie, &https).await, StatusCode::OK);
+    assert_eq!(
+        chat_status(&behind_tls, &cookie, &https).await,
+        StatusCode::OK
+    );
 
     // Without a trusted proxy configured, a client's own X-Forwarded-Proto is not believed.
     let direct = guarded_with(TOKEN, SECRET, Default::default());
@@ -692,11 +714,21 @@ async fn a_client_cannot_escape_its_turn_limit_by_spoofing_x_forwarded_for() {
     assert_eq!(first, TurnEvent::ThinkingStart);
     let (spoofed, _) = first_event(&app, forwarded_chat("2.2.2.2, 203.0.113.5")).await;
     assert!(
-        matches!(&spoofed, TurnEvent::Error { kind: ErrorKind::RateLimit, .. }),
+        matches!(
+            &spoofed,
+            TurnEvent::Error {
+                kind: ErrorKind::RateLimit,
+                ..
+            }
+        ),
         "a new left-most entry is the same client: {spoofed:?}"
     );
     let (other, _other) = first_event(&app, forwarded_chat("1.1.1.1, 203.0.113.6")).await;
-    assert_eq!(other, TurnEvent::ThinkingStart, "another real client is unaffected");
+    assert_eq!(
+        other,
+        TurnEvent::ThinkingStart,
+        "another real client is unaffected"
+    );
 }
 
 /// Under the site's `no-referrer` policy a browser's form post says

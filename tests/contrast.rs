@@ -44,7 +44,10 @@ fn readme_figure() -> f64 {
         .split_once("text contrast \u{2265} ")
         .expect("the README states a contrast figure");
     let (figure, rest) = rest.split_once(":1").expect("a ratio");
-    assert!(rest.starts_with(" in both themes"), "the figure covers both themes");
+    assert!(
+        rest.starts_with(" in both themes"),
+        "the figure covers both themes"
+    );
     figure.parse().expect("a number")
 }
 

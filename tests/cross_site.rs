@@ -80,16 +80,24 @@ fn turn(headers: &[(&str, &str)]) -> Request<Body> {
 async fn send(app: &axum::Router, request: Request<Body>) -> (StatusCode, String) {
     let response = app.clone().oneshot(request).await.expect("router answers");
     let status = response.status();
-    let body = response.into_body().collect().await.expect("body").to_bytes();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
     (status, String::from_utf8_lossy(&body).into_owned())
 }
 
 const HOST: (&str, &str) = ("host", LISTEN);
 const JSON: (&str, &str) = ("content-type", "application/json");
 
+/// Request headers, as name and value.
+type Headers = Vec<(&'static str, &'static str)>;
+
 /// Each request a browser on another site (or a rebinding page) could send,
 /// and what the guard answers.
-fn hostile_requests() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, StatusCode)> {
+fn hostile_requests() -> Vec<(&'static str, Headers, StatusCode)> {
     vec![
         (
             "a page on another origin (fetch with mode: 'no-cors' sends text/plain)",
@@ -117,7 +125,7 @@ fn hostile_requests() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, S
             StatusCode::FORBIDDEN,
         ),
         (
-            "a text/plain body with no Origin (decoded as JSON before the guard)",
+            "a text/plain body with no Origin (a browser that sends no Origin)",
             vec![HOST, ("content-type", "text/plain")],
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
         ),
@@ -166,7 +174,14 @@ async fn requests_other_sites_could_make_are_refused_and_reach_no_provider() {
                 ("sec-fetch-site", "same-origin"),
             ],
         ),
-        ("the page opened as localhost", vec![("host", "localhost:3000"), JSON, ("origin", "http://localhost:3000")]),
+        (
+            "the page opened as localhost",
+            vec![
+                ("host", "localhost:3000"),
+                JSON,
+                ("origin", "http://localhost:3000"),
+            ],
+        ),
         ("curl", vec![HOST, JSON]),
         ("a client that sends no Host", vec![JSON]),
     ] {
@@ -174,7 +189,11 @@ async fn requests_other_sites_could_make_are_refused_and_reach_no_provider() {
         assert_eq!(status, StatusCode::OK, "{what}: {body}");
         assert!(body.contains("\"type\":\"done\""), "{what}: {body}");
     }
-    assert_eq!(state.requests().len(), 4, "each allowed turn reached the provider");
+    assert_eq!(
+        state.requests().len(),
+        4,
+        "each allowed turn reached the provider"
+    );
 }
 
 #[tokio::test]
@@ -190,8 +209,16 @@ async fn allowed_hosts_extend_the_default_names_for_a_deployment() {
         ("origin", "https://chat.example.com"),
         ("sec-fetch-site", "same-origin"),
     ];
-    let (status, body) = send(&app(&mock, SiteAccess::default(), None), turn(&behind_proxy)).await;
-    assert_eq!(status, StatusCode::FORBIDDEN, "not allowed by default: {body}");
+    let (status, body) = send(
+        &app(&mock, SiteAccess::default(), None),
+        turn(&behind_proxy),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "not allowed by default: {body}"
+    );
     assert_eq!(state.requests().len(), 0);
     let (status, body) = send(&app(&mock, deployed, None), turn(&behind_proxy)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -217,16 +244,32 @@ async fn a_sign_in_posted_from_another_site_is_refused_and_not_counted() {
     let foreign = [HOST, ("origin", "https://attacker.example")];
     // More than the ten attempts a minute the sign-in allows.
     for _ in 0..12 {
-        let response = app.clone().oneshot(sign_in(&foreign, TOKEN)).await.expect("answer");
+        let response = app
+            .clone()
+            .oneshot(sign_in(&foreign, TOKEN))
+            .await
+            .expect("answer");
         assert_eq!(response.status(), StatusCode::FORBIDDEN);
         assert!(response.headers().get("set-cookie").is_none());
     }
     let rebound = [("host", "rebind.attacker.example:3000")];
-    let response = app.clone().oneshot(sign_in(&rebound, TOKEN)).await.expect("answer");
+    let response = app
+        .clone()
+        .oneshot(sign_in(&rebound, TOKEN))
+        .await
+        .expect("answer");
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
     // The sign-in page's own form, from its own origin: not locked out by the above.
-    let own = [HOST, ("origin", "http://127.0.0.1:3000"), ("sec-fetch-site", "same-origin")];
-    let response = app.clone().oneshot(sign_in(&own, TOKEN)).await.expect("answer");
+    let own = [
+        HOST,
+        ("origin", "http://127.0.0.1:3000"),
+        ("sec-fetch-site", "same-origin"),
+    ];
+    let response = app
+        .clone()
+        .oneshot(sign_in(&own, TOKEN))
+        .await
+        .expect("answer");
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     assert!(response.headers().get("set-cookie").is_some());
 }

@@ -126,7 +126,11 @@ async fn an_event_that_never_ends_is_refused_at_its_bound_in_every_dialect() {
             message.contains("longer than"),
             "{model}: the bound is named: {message}"
         );
-        assert_eq!(thinking_text(&events), REASONING, "{model}: what arrived is kept");
+        assert_eq!(
+            thinking_text(&events),
+            REASONING,
+            "{model}: what arrived is kept"
+        );
     }
     closed_early(&mock, DIALECTS.len()).await;
 }
@@ -156,12 +160,10 @@ async fn a_turn_over_its_byte_budget_ends_keeping_what_arrived() {
     let (port, mock) = start_mock().await;
     let app = app(port, &[("PENSIVE_MAX_TURN_BYTES", "1048576")]);
     for model in DIALECTS {
-        let events = tokio::time::timeout(
-            Duration::from_secs(20),
-            turn(&app, model, "mock:endless"),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("{model}: the turn never ends"));
+        let events =
+            tokio::time::timeout(Duration::from_secs(20), turn(&app, model, "mock:endless"))
+                .await
+                .unwrap_or_else(|_| panic!("{model}: the turn never ends"));
         let message = final_error(model, &events, ErrorKind::Upstream);
         assert!(
             message.contains("1 MiB") && message.contains("PENSIVE_MAX_TURN_BYTES"),
@@ -246,7 +248,10 @@ async fn endless_new_item_ids_end_at_the_byte_budget_with_a_valid_stream() {
         .iter()
         .filter(|e| matches!(e, TurnEvent::ThinkingStart))
         .count();
-    assert!(blocks > 1000, "each new item is a block of its own: {blocks}");
+    assert!(
+        blocks > 1000,
+        "each new item is a block of its own: {blocks}"
+    );
     closed_early(&mock, 1).await;
 }
 
@@ -325,7 +330,10 @@ fn peak_memory_stays_under_200_mb_while_the_upstream_sends_500_mb() {
             peak as f64 / 1e6,
             started.elapsed()
         );
-        assert!(started.elapsed() < Duration::from_secs(90), "the turns never end");
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "the turns never end"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let (ends, relayed) = client.join().expect("the client");
@@ -334,7 +342,13 @@ fn peak_memory_stays_under_200_mb_while_the_upstream_sends_500_mb() {
     assert!(sent > 500_000_000, "the upstream sent {sent} bytes");
     for (model, scenario, end) in &ends {
         assert!(
-            matches!(end, Some(TurnEvent::Error { kind: ErrorKind::Upstream, .. })),
+            matches!(
+                end,
+                Some(TurnEvent::Error {
+                    kind: ErrorKind::Upstream,
+                    ..
+                })
+            ),
             "{model} {scenario}: ends with {end:?}"
         );
     }

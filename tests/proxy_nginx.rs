@@ -435,7 +435,12 @@ async fn plain_http_redirects_to_https_and_tls_responses_carry_hsts_and_the_site
         );
 
         // HTTPS: pages and turns carry HSTS.
-        let page = cluster.client().get(cluster.url("/")).send().await.expect("a page");
+        let page = cluster
+            .client()
+            .get(cluster.url("/"))
+            .send()
+            .await
+            .expect("a page");
         assert_eq!(page.status(), StatusCode::OK);
         let hsts = |response: &reqwest::Response| {
             response
@@ -445,7 +450,11 @@ async fn plain_http_redirects_to_https_and_tls_responses_carry_hsts_and_the_site
                 .unwrap_or_default()
                 .to_owned()
         };
-        assert!(hsts(&page).contains("max-age=63072000"), "{:?}", page.headers());
+        assert!(
+            hsts(&page).contains("max-age=63072000"),
+            "{:?}",
+            page.headers()
+        );
         let turn = send_turn(&cluster, None).await;
         assert!(hsts(&turn).contains("max-age="), "{:?}", turn.headers());
         assert_complete(&receive(turn, Instant::now(), || async {}).await.0);
@@ -465,7 +474,9 @@ async fn plain_http_redirects_to_https_and_tls_responses_carry_hsts_and_the_site
         let own = from(&cluster.url("")).await.expect("nginx answers");
         assert_eq!(own.status(), StatusCode::OK);
         assert_complete(&receive(own, Instant::now(), || async {}).await.0);
-        let foreign = from("https://attacker.example").await.expect("nginx answers");
+        let foreign = from("https://attacker.example")
+            .await
+            .expect("nginx answers");
         assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
         assert_eq!(
             mock_stats(&cluster).await["requests"].as_u64(),

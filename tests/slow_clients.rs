@@ -72,9 +72,11 @@ fn a_client_that_connects_and_sends_nothing_is_cut_off() {
     );
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     let started = Instant::now();
-    wait_until(Duration::from_secs(5), "the silent connection to close", || {
-        cut_off(&mut stream)
-    });
+    wait_until(
+        Duration::from_secs(5),
+        "the silent connection to close",
+        || cut_off(&mut stream),
+    );
     assert!(started.elapsed() >= Duration::from_millis(900));
 }
 
@@ -113,7 +115,9 @@ fn connections_beyond_the_limit_wait_until_one_closes() {
     third
         .set_read_timeout(Some(Duration::from_secs(5)))
         .expect("timeout");
-    let n = third.read(&mut buf).expect("served once a connection closes");
+    let n = third
+        .read(&mut buf)
+        .expect("served once a connection closes");
     let text = String::from_utf8_lossy(&buf[..n]);
     assert!(text.starts_with("HTTP/1.1 200"), "{text}");
 }

@@ -70,7 +70,8 @@ fn healthy(port: u16) -> bool {
         return false;
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let request = format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let request =
+        format!("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
     let mut text = String::new();
     stream.write_all(request.as_bytes()).is_ok()
         && stream.read_to_string(&mut text).is_ok()
@@ -115,7 +116,8 @@ fn beyond_loopback_with_the_opt_in_it_starts_and_warns_and_with_a_token_it_is_qu
     drop(server);
     let text = read(&log);
     assert!(
-        text.lines().any(|l| l.contains("WARN") && l.contains("without PENSIVE_ACCESS_TOKEN")),
+        text.lines()
+            .any(|l| l.contains("WARN") && l.contains("without PENSIVE_ACCESS_TOKEN")),
         "{text}"
     );
     let _ = std::fs::remove_file(&log);
@@ -129,13 +131,20 @@ fn beyond_loopback_with_the_opt_in_it_starts_and_warns_and_with_a_token_it_is_qu
     drop(server);
     let text = read(&log);
     assert!(!text.contains("without PENSIVE_ACCESS_TOKEN"), "{text}");
-    assert!(!text.contains("a-long-enough-token-0123"), "the token is never logged: {text}");
+    assert!(
+        !text.contains("a-long-enough-token-0123"),
+        "the token is never logged: {text}"
+    );
     let _ = std::fs::remove_file(log);
 }
 
 #[test]
 fn an_unusable_token_stops_startup_without_printing_it() {
-    for token in ["SENTINEL-short", "SENTINEL token with spaces", "SENTINEL;cookie;unsafe;chars"] {
+    for token in [
+        "SENTINEL-short",
+        "SENTINEL token with spaces",
+        "SENTINEL;cookie;unsafe;chars",
+    ] {
         let port = free_port();
         let (mut server, log) = serve(
             &format!("127.0.0.1:{port}"),
@@ -165,7 +174,10 @@ fn a_misspelled_key_in_the_configuration_file_is_reported_without_the_value_besi
     let text = read(&log);
     let _ = std::fs::remove_file(&file);
     assert!(!status.success(), "{text}");
-    assert!(text.contains("api_kye") && text.contains("line 5"), "says what and where: {text}");
+    assert!(
+        text.contains("api_kye") && text.contains("line 5"),
+        "says what and where: {text}"
+    );
     assert!(!text.contains("SENTINEL"), "the key is echoed: {text}");
     let _ = std::fs::remove_file(log);
 }

@@ -1,5 +1,6 @@
 //! The chat page: sidebar, conversation, composer. History loads after
-//! hydration, so the server and the first client render are the same empty page.
+//! hydration, so the server and the first client render are the same empty page
+//! (for a returning user `restore_shell` keeps its welcome hidden until then).
 
 use leptos::prelude::*;
 

@@ -33,35 +33,27 @@ pub struct Loaded {
 #[cfg(feature = "hydrate")]
 mod store {
     use super::*;
+    use crate::app::storage::{self, StorageError};
     use crate::turn::message::{self, upsert_summary, DecodeError};
 
     pub const CURRENT_KEY: &str = "pensive.current";
     pub const INDEX_KEY: &str = "pensive.index";
     pub const PREFIX: &str = "pensive.conversation.";
 
-    pub fn storage() -> Option<web_sys::Storage> {
-        web_sys::window()?.local_storage().ok().flatten()
-    }
-
     pub fn key(id: &str) -> String {
         format!("{PREFIX}{id}")
     }
 
     /// Moves an unreadable value to a backup key; returns the notice.
-    pub fn quarantine(
-        storage: &web_sys::Storage,
-        key: &str,
-        raw: String,
-        err: &DecodeError,
-    ) -> Notice {
+    pub fn quarantine(key: &str, raw: String, err: &DecodeError) -> Notice {
         let backup = format!(
             "pensive.backup.{}.{}",
             key.trim_start_matches("pensive."),
             js_sys::Date::now() as u64
         );
-        let kept = storage.set_item(&backup, &raw).is_ok();
+        let kept = storage::set_text(&backup, &raw).is_ok();
         if kept {
-            let _ = storage.remove_item(key);
+            storage::delete(key);
         }
         let where_kept = if kept {
             format!("It was kept under \u{201c}{backup}\u{201d}")
@@ -74,46 +66,42 @@ mod store {
         }
     }
 
-    pub fn load(
-        storage: &web_sys::Storage,
-        id: &str,
-        notices: &mut Vec<Notice>,
-    ) -> Option<Conversation> {
+    /// A stored text, or `None` when absent or unreadable (the caller has
+    /// already checked that storage exists).
+    pub fn text(key: &str) -> Option<String> {
+        storage::get_text(key).ok().flatten()
+    }
+
+    pub fn load(id: &str, notices: &mut Vec<Notice>) -> Option<Conversation> {
         let key = key(id);
-        let raw = storage.get_item(&key).ok().flatten()?;
+        let raw = text(&key)?;
         match message::decode(&raw) {
             Ok(c) => Some(c),
             Err(err) => {
-                notices.push(quarantine(storage, &key, raw, &err));
+                notices.push(quarantine(&key, raw, &err));
                 None
             }
         }
     }
 
     /// Every stored conversation key (to rebuild a missing or broken index).
-    pub fn scan(storage: &web_sys::Storage, notices: &mut Vec<Notice>) -> Vec<Summary> {
-        let len = storage.length().unwrap_or(0);
-        let ids: Vec<String> = (0..len)
-            .filter_map(|i| storage.key(i).ok().flatten())
+    pub fn scan(notices: &mut Vec<Notice>) -> Vec<Summary> {
+        let ids: Vec<String> = storage::keys()
+            .unwrap_or_default()
+            .into_iter()
             .filter_map(|k| k.strip_prefix(PREFIX).map(str::to_owned))
             .collect();
         let mut index = Vec::new();
         for id in ids {
-            if let Some(c) = load(storage, &id, notices) {
+            if let Some(c) = load(&id, notices) {
                 upsert_summary(&mut index, c.summary());
             }
         }
         index
     }
 
-    pub fn write_index(storage: &web_sys::Storage, index: &[Summary]) -> Result<(), String> {
-        storage
-            .set_item(INDEX_KEY, &message::encode_index(index))
-            .map_err(|_| full())
-    }
-
-    pub fn full() -> String {
-        "Could not save: browser storage is full. The last saved state is kept; delete or export old conversations to make room.".into()
+    pub fn write_index(index: &[Summary]) -> Result<(), StorageError> {
+        storage::set_text(INDEX_KEY, &message::encode_index(index))
     }
 }
 
@@ -122,40 +110,34 @@ pub fn load_all() -> Loaded {
     #[cfg(feature = "hydrate")]
     {
         use crate::turn::message::decode_index;
-        let Some(storage) = store::storage() else {
+        if !super::storage::available() {
             return Loaded {
                 notices: vec![Notice::plain(
                     "Browser storage is unavailable: history will not be kept.",
                 )],
                 ..Loaded::default()
             };
-        };
+        }
         let mut notices = Vec::new();
-        let index = match storage.get_item(store::INDEX_KEY).ok().flatten() {
-            None => store::scan(&storage, &mut notices),
+        let index = match store::text(store::INDEX_KEY) {
+            None => store::scan(&mut notices),
             Some(raw) => match decode_index(&raw) {
                 Ok(index) => index,
                 Err(err) => {
-                    notices.push(store::quarantine(&storage, store::INDEX_KEY, raw, &err));
-                    store::scan(&storage, &mut notices)
+                    notices.push(store::quarantine(store::INDEX_KEY, raw, &err));
+                    store::scan(&mut notices)
                 }
             },
         };
-        let current = storage.get_item(store::CURRENT_KEY).ok().flatten();
+        let current = store::text(store::CURRENT_KEY);
         let conversation = current
             .as_deref()
             .or(index.first().map(|s| s.id.as_str()))
-            .and_then(|id| store::load(&storage, id, &mut notices));
+            .and_then(|id| store::load(id, &mut notices));
         // Drop index lines whose record is gone (quarantined or deleted elsewhere).
         let index = index
             .into_iter()
-            .filter(|s| {
-                storage
-                    .get_item(&store::key(&s.id))
-                    .ok()
-                    .flatten()
-                    .is_some()
-            })
+            .filter(|s| store::text(&store::key(&s.id)).is_some())
             .collect();
         Loaded {
             index,
@@ -173,10 +155,13 @@ pub fn load_all() -> Loaded {
 pub fn load(id: &str) -> Result<Conversation, Notice> {
     #[cfg(feature = "hydrate")]
     {
-        let storage =
-            store::storage().ok_or_else(|| Notice::plain("Browser storage is unavailable."))?;
+        if !super::storage::available() {
+            return Err(Notice::plain(
+                super::storage::StorageError::Unavailable.to_string(),
+            ));
+        }
         let mut notices = Vec::new();
-        store::load(&storage, id, &mut notices).ok_or_else(|| {
+        store::load(id, &mut notices).ok_or_else(|| {
             notices.pop().unwrap_or_else(|| {
                 Notice::plain("That conversation is no longer stored (deleted in another tab?).")
             })
@@ -190,7 +175,8 @@ pub fn load(id: &str) -> Result<Conversation, Notice> {
 }
 
 /// Saves a conversation and updates its index line; `Ok` is the size of the
-/// stored record. `Err` is a message for the user; the last good state stays stored.
+/// stored record. `Err` is a message for the user (full, unavailable, refused);
+/// the last good state stays stored.
 pub fn save(
     conversation: &Conversation,
     index: &mut Vec<Summary>,
@@ -199,12 +185,10 @@ pub fn save(
     crate::turn::message::upsert_summary(index, conversation.summary());
     #[cfg(feature = "hydrate")]
     {
-        let storage = store::storage().ok_or("Browser storage is unavailable.")?;
         let encoded = crate::turn::message::encode(conversation, now_ms);
-        storage
-            .set_item(&store::key(&conversation.id), &encoded)
-            .map_err(|_| store::full())?;
-        store::write_index(&storage, index)?;
+        super::storage::set_text(&store::key(&conversation.id), &encoded)
+            .and_then(|()| store::write_index(index))
+            .map_err(|err| err.to_string())?;
         Ok(encoded.len())
     }
     #[cfg(not(feature = "hydrate"))]
@@ -218,17 +202,11 @@ pub fn save(
 pub fn delete(id: &str, index: &mut Vec<Summary>) {
     index.retain(|s| s.id != id);
     #[cfg(feature = "hydrate")]
-    if let Some(storage) = store::storage() {
-        let _ = storage.remove_item(&store::key(id));
-        let _ = store::write_index(&storage, index);
-        if storage
-            .get_item(store::CURRENT_KEY)
-            .ok()
-            .flatten()
-            .as_deref()
-            == Some(id)
-        {
-            let _ = storage.remove_item(store::CURRENT_KEY);
+    if super::storage::available() {
+        super::storage::delete(&store::key(id));
+        let _ = store::write_index(index);
+        if store::text(store::CURRENT_KEY).as_deref() == Some(id) {
+            super::storage::delete(store::CURRENT_KEY);
         }
     }
 }
@@ -236,9 +214,7 @@ pub fn delete(id: &str, index: &mut Vec<Summary>) {
 /// Remembers which conversation is shown, for the next load.
 pub fn set_current(id: &str) {
     #[cfg(feature = "hydrate")]
-    if let Some(storage) = store::storage() {
-        let _ = storage.set_item(store::CURRENT_KEY, id);
-    }
+    let _ = super::storage::set_text(store::CURRENT_KEY, id);
     #[cfg(not(feature = "hydrate"))]
     let _ = id;
 }
@@ -246,9 +222,7 @@ pub fn set_current(id: &str) {
 /// Forgets which conversation is current (a new, unsaved one is shown).
 pub fn clear_current() {
     #[cfg(feature = "hydrate")]
-    if let Some(storage) = store::storage() {
-        let _ = storage.remove_item(store::CURRENT_KEY);
-    }
+    super::storage::delete(store::CURRENT_KEY);
 }
 
 /// True when a `storage` event's key belongs to Pensive's history.

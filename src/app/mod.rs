@@ -16,6 +16,7 @@ pub mod markdown_check;
 pub mod preferences;
 pub mod restore_shell;
 pub mod sidebar;
+pub mod storage;
 pub mod streaming_markdown;
 pub mod thinking_block;
 pub mod turn_client;
@@ -23,7 +24,7 @@ pub mod turn_view;
 pub mod user_message;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, HashedStylesheet, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
@@ -43,6 +44,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // Before anything paints: a returning user never sees the welcome.
                 <restore_shell::RestoringScript/>
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
+                // Names the content-hashed file when the build made one (cached a year).
+                <HashedStylesheet options=options.clone() id="leptos"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
@@ -61,7 +64,6 @@ pub fn App() -> impl IntoView {
     // Effects run only in the browser, after hydration: tests wait for this marker.
     Effect::new(move |_| browser::mark_hydrated());
     view! {
-        <Stylesheet id="leptos" href="/pkg/pensive.css"/>
         <Title text="Pensive"/>
         <Router>
             <Routes fallback=|| view! { <p class="not-found">"Page not found."</p> }>

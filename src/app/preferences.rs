@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::storage::{self, StorageError};
+
 /// What a thinking block does when the answer starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FoldPreference {
@@ -40,8 +42,21 @@ impl FoldPreference {
     }
 }
 
-#[cfg(feature = "hydrate")]
 const STORAGE_KEY: &str = "pensive.fold";
+
+/// The stored preference: a JSON string (`"open"`), or the bare key that
+/// versions before gloo-storage wrote (`open`). Unknown or unreadable: none.
+fn load_stored() -> Option<FoldPreference> {
+    match storage::get::<String>(STORAGE_KEY) {
+        Ok(key) => key.as_deref().and_then(FoldPreference::from_key),
+        Err(StorageError::Unreadable(_)) => storage::get_text(STORAGE_KEY)
+            .ok()
+            .flatten()
+            .as_deref()
+            .and_then(FoldPreference::from_key),
+        Err(_) => None,
+    }
+}
 
 /// The preference in context.
 #[derive(Debug, Clone, Copy)]
@@ -53,12 +68,7 @@ pub fn provide_fold_preference() -> RwSignal<FoldPreference> {
     let preference = RwSignal::new(FoldPreference::default());
     provide_context(FoldPreferenceContext(preference));
     Effect::new(move |_| {
-        #[cfg(feature = "hydrate")]
-        if let Some(stored) = web_sys::window()
-            .and_then(|w| w.local_storage().ok().flatten())
-            .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
-            .and_then(|v| FoldPreference::from_key(&v))
-        {
+        if let Some(stored) = load_stored() {
             preference.set(stored);
         }
     });
@@ -75,10 +85,8 @@ pub fn use_fold_preference() -> Signal<FoldPreference> {
 /// Sets and stores the preference.
 pub fn store_fold_preference(preference: RwSignal<FoldPreference>, value: FoldPreference) {
     preference.set(value);
-    #[cfg(feature = "hydrate")]
-    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
-        let _ = storage.set_item(STORAGE_KEY, value.key());
-    }
+    // Unsaved, the choice still holds for this page; history reports storage trouble.
+    let _ = storage::set(STORAGE_KEY, &value.key());
 }
 
 /// The preference picker.

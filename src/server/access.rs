@@ -59,7 +59,7 @@ impl Access {
                 key
             }
         };
-        let mut cookie = cookie_value_for(&token, &key); if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("cookie-token") { cookie = token.expose().to_owned(); } // MUTANT-TEMP
+        let cookie = cookie_value_for(&token, &key);
         Self {
             token: Arc::new(token),
             cookie: Arc::new(Secret::new(cookie)),
@@ -107,7 +107,6 @@ fn cookie_value_for(token: &Secret, key: &[u8]) -> String {
 /// HTTP, so only a proxy can say so, and only a proxy the operator declared
 /// trusted (`PENSIVE_CLIENT_IP_HEADER`) is believed: its `X-Forwarded-Proto`.
 pub fn is_https(limits: &Limits, headers: &axum::http::HeaderMap) -> bool {
-    if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("no-secure") { return false; } // MUTANT-TEMP
     limits.client_ip_header.is_some()
         && from_the_right(headers, "x-forwarded-proto", 1)
             .is_some_and(|proto| proto.eq_ignore_ascii_case("https"))
@@ -176,7 +175,6 @@ pub async fn sign_in_page() -> Response {
 /// with a form post, and the cross-site guard refuses a null origin.
 fn page_response(status: StatusCode, error: Option<&str>) -> Response {
     let mut response = (status, Html(page(error))).into_response();
-    if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("no-referrer-fix") { return response; } // MUTANT-TEMP
     response.headers_mut().insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("same-origin"),
@@ -294,7 +292,10 @@ mod tests {
         assert_eq!(value.len(), 64, "hex SHA-256");
         assert!(!value.contains(token.expose()));
         assert_eq!(value, cookie_value_for(&token, &key), "stable for a key");
-        assert_ne!(value, cookie_value_for(&Secret::from("another-token-here"), &key));
+        assert_ne!(
+            value,
+            cookie_value_for(&Secret::from("another-token-here"), &key)
+        );
         assert_ne!(value, cookie_value_for(&token, &b"j".repeat(32)));
         let random_a = Access::new(token.clone(), None, Limits::default());
         let random_b = Access::new(token, None, Limits::default());

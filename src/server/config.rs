@@ -353,7 +353,6 @@ fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigEr
 /// (RFC 6265 cookie-octets: printable ASCII without space, `"`, `,`, `;`, `\`).
 fn validate_access_token(token: &str) -> Result<(), ConfigError> {
     const NAME: &str = "PENSIVE_ACCESS_TOKEN";
-    if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("no-validate") { return Ok(()); } // MUTANT-TEMP
     let cookie_safe = |c: char| c.is_ascii_graphic() && !matches!(c, '"' | ',' | ';' | '\\');
     if !token.chars().all(cookie_safe) {
         return Err(ConfigError::Secret {
@@ -636,7 +635,10 @@ mod tests {
         assert_eq!(c.models.len(), 3);
         assert_eq!(c.models[0].id, "r1");
         assert_eq!(c.models[0].label, "DeepSeek R1");
-        assert_eq!(c.models[0].api_key.as_ref().map(Secret::expose), Some("sk-ds"));
+        assert_eq!(
+            c.models[0].api_key.as_ref().map(Secret::expose),
+            Some("sk-ds")
+        );
         assert_eq!(c.models[1].provider, ProviderKind::Wire(Dialect::Anthropic));
         assert_eq!(c.models[1].id, "claude-sonnet-4-5");
         assert_eq!(c.models[1].thinking_budget, Some(4000));
@@ -716,7 +718,10 @@ mod tests {
             ("PENSIVE_API_KEY", "sk-SENTINEL-debug-key"),
             ("PENSIVE_MODEL", "m"),
             ("PENSIVE_ACCESS_TOKEN", "SENTINEL-access-token-1234"),
-            ("PENSIVE_COOKIE_SECRET", "SENTINEL-cookie-secret-0123456789abcdef"),
+            (
+                "PENSIVE_COOKIE_SECRET",
+                "SENTINEL-cookie-secret-0123456789abcdef",
+            ),
         ])
         .unwrap();
         let printed = format!("{c:?} {c:#?}");
@@ -733,8 +738,10 @@ mod tests {
     #[test]
     fn a_toml_error_never_echoes_a_value_from_the_file() {
         let misspelled = "[[models]]\nprovider = \"openai\"\nbase_url = \"http://h/v1\"\nmodel = \"m\"\napi_kye = \"sk-SENTINEL-misspelled\"\n";
-        let beside = "[[models]]\nprovider = \"openai\"\napi_key = \"sk-SENTINEL-beside\"\nmodle = \"m\"\n";
-        let wrong_type = "[[models]]\nprovider = \"openai\"\nmax_output_tokens = \"sk-SENTINEL-wrong-field\"\n";
+        let beside =
+            "[[models]]\nprovider = \"openai\"\napi_key = \"sk-SENTINEL-beside\"\nmodle = \"m\"\n";
+        let wrong_type =
+            "[[models]]\nprovider = \"openai\"\nmax_output_tokens = \"sk-SENTINEL-wrong-field\"\n";
         let unquoted = "[[models]]\nprovider = \"openai\"\napi_key = sk-SENTINEL-unquoted\n";
         for (text, names) in [
             (misspelled, "api_kye"),
@@ -742,11 +749,18 @@ mod tests {
             (wrong_type, "max_output_tokens"),
             (unquoted, "line 3"),
         ] {
-            let err = AppConfig::from_toml(text, |_| None).unwrap_err().to_string();
+            let err = AppConfig::from_toml(text, |_| None)
+                .unwrap_err()
+                .to_string();
             assert!(!err.contains("SENTINEL"), "{err}");
-            assert!(err.contains(names) || err.contains("line"), "still says where: {err}");
+            assert!(
+                err.contains(names) || err.contains("line"),
+                "still says where: {err}"
+            );
         }
-        let err = AppConfig::from_toml(misspelled, |_| None).unwrap_err().to_string();
+        let err = AppConfig::from_toml(misspelled, |_| None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("line 5") && err.contains("api_kye"), "{err}");
     }
 
@@ -766,20 +780,32 @@ mod tests {
             assert!(!format!("{err:?}").contains("SENTINEL"));
         }
         let ok = config(&[("PENSIVE_ACCESS_TOKEN", "e2e-access-token")]).unwrap();
-        assert_eq!(ok.access_token.as_ref().map(Secret::expose), Some("e2e-access-token"));
+        assert_eq!(
+            ok.access_token.as_ref().map(Secret::expose),
+            Some("e2e-access-token")
+        );
         let err = config(&[("PENSIVE_COOKIE_SECRET", "SENTINEL-too-short")]).unwrap_err();
-        assert!(err.to_string().contains("PENSIVE_COOKIE_SECRET") && !err.to_string().contains("SENTINEL"));
+        assert!(
+            err.to_string().contains("PENSIVE_COOKIE_SECRET")
+                && !err.to_string().contains("SENTINEL")
+        );
     }
 
     #[test]
     fn site_access_settings_are_read() {
         let c = config(&[
-            ("PENSIVE_ALLOWED_HOSTS", " Chat.Example.com, lan.example:8443 ,"),
+            (
+                "PENSIVE_ALLOWED_HOSTS",
+                " Chat.Example.com, lan.example:8443 ,",
+            ),
             ("PENSIVE_ALLOW_OPEN", "1"),
             ("PENSIVE_TRUSTED_PROXY_HOPS", "2"),
         ])
         .unwrap();
-        assert_eq!(c.site_access.allowed_hosts, ["chat.example.com", "lan.example:8443"]);
+        assert_eq!(
+            c.site_access.allowed_hosts,
+            ["chat.example.com", "lan.example:8443"]
+        );
         assert!(c.site_access.allow_open);
         assert_eq!(c.limits.trusted_proxy_hops, 2);
         assert!(!config(&[]).unwrap().site_access.allow_open);

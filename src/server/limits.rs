@@ -191,7 +191,7 @@ pub fn from_the_right(headers: &axum::http::HeaderMap, name: &str, hops: usize) 
     if entries.iter().all(|entry| entry.is_empty()) {
         return None;
     }
-    let mut index = entries.len().saturating_sub(hops.max(1)); if std::env::var("PENSIVE_MUTANT").as_deref() == Ok("leftmost") { index = 0; } // MUTANT-TEMP
+    let index = entries.len().saturating_sub(hops.max(1));
     entries
         .get(index)
         .filter(|entry| !entry.is_empty())
@@ -307,6 +307,9 @@ mod tests {
         }
         // No header, or an empty one: the connection's address.
         assert_eq!(client_key(&behind(1), &forwarded(&[]), peer), "127.0.0.1");
-        assert_eq!(client_key(&behind(1), &forwarded(&[" "]), peer), "127.0.0.1");
+        assert_eq!(
+            client_key(&behind(1), &forwarded(&[" "]), peer),
+            "127.0.0.1"
+        );
     }
 }

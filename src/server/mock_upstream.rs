@@ -19,8 +19,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::normalizer::Delta;
-use super::providers::wire::{Dialect, WireFrame};
 use super::providers::wire::Encoder;
+use super::providers::wire::{Dialect, WireFrame};
 use super::scenarios::{
     scenario_for, Endless, Fault, Scenario, ENDLESS_BYTES, TRICKLE_FOR, TRICKLE_PAUSE,
 };

@@ -36,13 +36,14 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     let health = turns.clone();
     let access_token = turns.config().access_token.clone();
     let site_access = turns.config().site_access.clone();
-    let allowed_hosts = super::same_origin::AllowedHosts::new(
-        options.site_addr,
-        &site_access.allowed_hosts,
-    );
+    let allowed_hosts =
+        super::same_origin::AllowedHosts::new(options.site_addr, &site_access.allowed_hosts);
     let limits = turns.config().limits.clone();
     let max_body = limits.max_body_bytes;
     let context = move || provide_context(turns.clone());
+    // Pages name the hashed files only if the site holds them (static_files.rs).
+    let assets = super::static_files::Assets::detect(&options);
+    let options = assets.page_options(options);
     let router =
         Router::new()
             .route(
@@ -58,6 +59,7 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
                 let options = options.clone();
                 move || shell(options.clone())
             })
+            .nest_service(assets.mount(), assets.clone().router())
             .fallback(leptos_axum::file_and_error_handler_with_context(
                 context, shell,
             ))

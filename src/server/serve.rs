@@ -134,7 +134,8 @@ async fn connection(
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder.timer(TokioTimer::new());
-    builder.header_read_timeout((!limits.header_timeout.is_zero()).then_some(limits.header_timeout));
+    builder
+        .header_read_timeout((!limits.header_timeout.is_zero()).then_some(limits.header_timeout));
     let mut conn = std::pin::pin!(builder.serve_connection(io, service));
     let mut stopping = std::pin::pin!(stop.closed());
     let mut stopped = false;

@@ -56,7 +56,11 @@ impl<T> WriteStallLimit<T> {
         }
     }
 
-    fn progress<R>(&mut self, result: Poll<io::Result<R>>, cx: &mut Context<'_>) -> Poll<io::Result<R>> {
+    fn progress<R>(
+        &mut self,
+        result: Poll<io::Result<R>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<R>> {
         match result {
             Poll::Pending => self.wait(cx),
             ready => {
@@ -128,7 +132,10 @@ mod tests {
             if let Err(err) = conn.write_all(&[b'x'; 512]).await {
                 break err;
             }
-            assert!(started.elapsed() < 10 * LIMIT, "a stalled write never fails");
+            assert!(
+                started.elapsed() < 10 * LIMIT,
+                "a stalled write never fails"
+            );
         };
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         assert!(started.elapsed() >= LIMIT);

@@ -316,7 +316,10 @@ fn self_signed_certificate(certificate: &Path, key: &Path) {
         .unwrap_or_else(|e| {
             panic!("openssl is needed to make the test's TLS certificate (apt-get install openssl): {e}")
         });
-    assert!(status.success(), "openssl could not make a certificate: {status}");
+    assert!(
+        status.success(),
+        "openssl could not make a certificate: {status}"
+    );
 }
 
 /// The cookie key both backends share, as scaled-out processes must.

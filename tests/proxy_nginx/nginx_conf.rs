@@ -27,7 +27,10 @@ pub fn site(addresses: &Addresses, access_log: &Path) -> String {
         .unwrap_or_else(|e| panic!("cannot read {SITE_FILE}: {e}"));
     let replacements = [
         ("listen 80;", format!("listen {};", addresses.listen_http)),
-        ("listen 443 ssl;", format!("listen {} ssl;", addresses.listen)),
+        (
+            "listen 443 ssl;",
+            format!("listen {} ssl;", addresses.listen),
+        ),
         (
             "/etc/ssl/certs/pensive.pem",
             addresses.certificate.display().to_string(),

@@ -364,7 +364,11 @@ const EVENTS_AHEAD: usize = 32;
 /// `CHUNK_EVENT_LIMIT` and bytes that are not UTF-8, without holding more than
 /// the limit, and the body counts against the turn's byte budget. Comments,
 /// `keepalive` events and empty data never reach the parser.
-fn guarded(response: reqwest::Response, notes: TransportNotes, budget: ByteBudget) -> reqwest::Response {
+fn guarded(
+    response: reqwest::Response,
+    notes: TransportNotes,
+    budget: ByteBudget,
+) -> reqwest::Response {
     let status = response.status();
     let headers = response.headers().clone();
     let mut body = response.bytes_stream();

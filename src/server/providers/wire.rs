@@ -164,7 +164,12 @@ impl UpstreamRequest {
         let headers = model
             .api_key
             .iter()
-            .map(|key| ("authorization".to_owned(), format!("Bearer {}", key.expose())))
+            .map(|key| {
+                (
+                    "authorization".to_owned(),
+                    format!("Bearer {}", key.expose()),
+                )
+            })
             .collect();
         Self {
             url: format!("{}{path}", model.base_url.trim_end_matches('/')),

@@ -1,0 +1,185 @@
+//! The site's build output under `/pkg` (the WASM, its JS glue, the
+//! stylesheet): the brotli or gzip copy written at build time
+//! (`cargo leptos build --release --precompress`) when the browser accepts it,
+//! and caching by name. A content-hashed name (cargo-leptos `hash-files`:
+//! `pensive.<md5>.wasm`) never changes content, so the browser may keep it a
+//! year without asking again; anything else is revalidated on every use.
+//!
+//! Files only: this never wraps `/api`, whose streamed turns a compression
+//! layer would hold back. Nothing is compressed at request time.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use axum::extract::Request;
+use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::middleware::Next;
+use axum::response::Response;
+use axum::Router;
+use leptos::config::LeptosOptions;
+use tower_http::services::ServeDir;
+
+/// `Cache-Control` of a content-hashed file.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// `Cache-Control` of any other file: kept, but checked before each use.
+pub const REVALIDATE: &str = "no-cache";
+
+/// What the build put in the site's package directory.
+#[derive(Debug, Clone)]
+pub struct Assets {
+    /// `<site root>/<site pkg dir>`.
+    dir: PathBuf,
+    /// URL path the directory is served under (`/pkg`).
+    mount: String,
+    /// Stable name -> hashed name (`pensive.css` -> `pensive.<hash>.css`).
+    aliases: HashMap<String, String>,
+}
+
+impl Assets {
+    /// Reads the build's hash file where Leptos' `HydrationScripts` reads it
+    /// (`hash.txt` next to the server binary, or `LEPTOS_HASH_FILE_NAME` if
+    /// absolute). Absent, unreadable, or naming files the site does not hold
+    /// (a stale file from another build): the names are served as they are.
+    pub fn detect(options: &LeptosOptions) -> Self {
+        let exe_dir = std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(Path::to_path_buf))
+            .unwrap_or_default();
+        let listing = std::fs::read_to_string(exe_dir.join(options.hash_file.as_ref())).ok();
+        Self::new(options, listing.as_deref())
+    }
+
+    /// `hash_listing` is the hash file's text (`js: <hash>` lines).
+    pub fn new(options: &LeptosOptions, hash_listing: Option<&str>) -> Self {
+        let dir = Path::new(options.site_root.as_ref()).join(options.site_pkg_dir.as_ref());
+        let name = options.output_name.as_ref();
+        let mut aliases = HashMap::new();
+        for line in hash_listing.unwrap_or_default().lines() {
+            let Some((ext, hash)) = line.split_once(':') else {
+                continue;
+            };
+            let (ext, hash) = (ext.trim(), hash.trim());
+            if matches!(ext, "js" | "wasm" | "css") && is_hash(hash) {
+                aliases.insert(format!("{name}.{ext}"), format!("{name}.{hash}.{ext}"));
+            }
+        }
+        let complete = aliases.len() == 3 && aliases.values().all(|file| dir.join(file).is_file());
+        if !complete {
+            aliases.clear();
+        }
+        Self {
+            dir,
+            mount: format!("/{}", options.site_pkg_dir.trim_matches('/')),
+            aliases,
+        }
+    }
+
+    /// True when the site holds this build's hashed files.
+    pub fn hashed(&self) -> bool {
+        !self.aliases.is_empty()
+    }
+
+    /// `options` with `hash_files` saying whether pages must name the hashed
+    /// files: Leptos reads it when rendering the scripts and the stylesheet
+    /// link. Decided here from what the site holds, so a binary started outside
+    /// cargo-leptos (no `LEPTOS_HASH_FILES`) still names files that exist.
+    pub fn page_options(&self, mut options: LeptosOptions) -> LeptosOptions {
+        options.hash_files = self.hashed();
+        options
+    }
+
+    /// The URL path to mount [`Assets::router`] under.
+    pub fn mount(&self) -> &str {
+        &self.mount
+    }
+
+    /// Serves the directory: the precompressed copy the browser accepts
+    /// (brotli over gzip), `Vary: Accept-Encoding`, and caching by name. The
+    /// stable names (`pensive.css`, for the sign-in page and old links) serve
+    /// the current hashed file, revalidated on every use.
+    pub fn router(self) -> Router {
+        let files = ServeDir::new(&self.dir)
+            .precompressed_br()
+            .precompressed_gzip();
+        Router::new()
+            .fallback_service(files)
+            .layer(axum::middleware::from_fn_with_state(self, cache_by_name))
+    }
+}
+
+/// cargo-leptos names a hashed file `<stem>.<hash>.<ext>`, the hash being the
+/// MD5 of the content in unpadded base64url: 22 characters.
+pub fn is_hashed_name(file_name: &str) -> bool {
+    let mut parts = file_name.rsplitn(3, '.');
+    let (Some(_ext), Some(hash), Some(stem)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    !stem.is_empty() && is_hash(hash)
+}
+
+fn is_hash(s: &str) -> bool {
+    s.len() == 22
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+async fn cache_by_name(
+    axum::extract::State(assets): axum::extract::State<Assets>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    // Inside the nested router the path is relative to the mount point.
+    let path = request.uri().path().trim_start_matches('/').to_owned();
+    let alias = assets.aliases.get(&path);
+    if let Some(hashed) = alias {
+        if let Ok(uri) = format!("/{hashed}").parse::<Uri>() {
+            *request.uri_mut() = uri;
+        }
+    }
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    // Whether or not a compressed copy exists, the answer depends on it.
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    let served = response.status().is_success() || response.status() == StatusCode::NOT_MODIFIED;
+    if served {
+        let file_name = path.rsplit('/').next().unwrap_or_default();
+        let policy = if alias.is_none() && is_hashed_name(file_name) {
+            IMMUTABLE
+        } else {
+            REVALIDATE
+        };
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashed_names_are_stem_hash_extension() {
+        assert!(is_hashed_name("pensive.f1Xz0aQ-9_bcdEFghIJklm.wasm"));
+        assert!(is_hashed_name("inline0.f1Xz0aQ-9_bcdEFghIJklm.js"));
+        assert!(!is_hashed_name("pensive.wasm"));
+        assert!(!is_hashed_name("pensive.css"));
+        assert!(!is_hashed_name(".f1Xz0aQ-9_bcdEFghIJklm.js"));
+        // One character short, or a character base64url does not use.
+        assert!(!is_hashed_name("pensive.f1Xz0aQ-9_bcdEFghIJkl.wasm"));
+        assert!(!is_hashed_name("pensive.f1Xz0aQ-9_bcdEFghIJk+m.wasm"));
+    }
+
+    #[test]
+    fn a_hash_file_naming_missing_files_is_ignored() {
+        let options = LeptosOptions::builder()
+            .output_name("pensive")
+            .site_root("/nonexistent-pensive-site")
+            .build();
+        let listing = "js: f1Xz0aQ-9_bcdEFghIJklm\nwasm: f1Xz0aQ-9_bcdEFghIJklm\ncss: f1Xz0aQ-9_bcdEFghIJklm\n";
+        let assets = Assets::new(&options, Some(listing));
+        assert!(!assets.hashed());
+        assert!(!assets.page_options(options).hash_files);
+    }
+}
