@@ -18,10 +18,12 @@ PROFILE ?= release
 FUZZ_SECONDS ?= 60
 
 ## make run: build (release) and serve on $(ADDR) — the demo model unless a provider is configured.
-## Release builds write a brotli and a gzip copy beside every site file (--precompress);
-## the server sends the one the browser accepts (src/server/static_files.rs).
+## Release builds write a brotli and a gzip copy beside every site file (--precompress,
+## then gzip -9: scripts/gzip-best.sh); the server sends the one the browser accepts
+## (src/server/static_files.rs).
 run: setup-build
 	cargo leptos build $(if $(filter release,$(PROFILE)),--release --precompress,)
+	$(if $(filter release,$(PROFILE)),scripts/gzip-best.sh target/site,)
 	LEPTOS_SITE_ADDR=$(ADDR) LEPTOS_SITE_ROOT=target/site ./target/$(PROFILE)/pensive serve
 
 ## make test: every layer — fmt, clippy (both builds), cargo tests, Playwright.

@@ -25,6 +25,7 @@ done
 echo "== building Pensive (release) into $bench/site"
 # As `make run` builds it: brotli and gzip copies beside every file (--precompress).
 LEPTOS_SITE_ROOT="$bench/site" cargo leptos build --release --precompress
+scripts/gzip-best.sh "$bench/site"
 # Copies, so another build in a shared target directory cannot swap them mid-run.
 # hash.txt names the content-hashed files; the server reads it next to itself.
 cp "$CARGO_TARGET_DIR/release/pensive" "$CARGO_TARGET_DIR/release/hash.txt" "$bench/bin/"
@@ -33,6 +34,7 @@ echo "== building the bare Leptos app (release) into $bench/bare-site"
 # Pinned to Pensive's exact dependency versions.
 cp Cargo.lock bench/bare-app/Cargo.lock
 (cd bench/bare-app && LEPTOS_SITE_ROOT="$bench/bare-site" cargo leptos build --release --precompress)
+scripts/gzip-best.sh "$bench/bare-site"
 cp "$CARGO_TARGET_DIR/release/bare-app" "$bench/bin/bare-app"
 
 test -x /usr/bin/chromium || { echo "Chromium (/usr/bin/chromium) is missing: make setup-browser" >&2; exit 1; }

@@ -16,5 +16,7 @@ pub mod turn;
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
+    // The Trusted Types policy exists before any other script could claim it.
+    app::trusted_html::install();
     leptos::mount::hydrate_body(app::App);
 }

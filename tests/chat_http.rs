@@ -235,6 +235,12 @@ async fn pages_allow_only_their_own_nonced_script_and_each_page_gets_a_new_nonce
             .to_owned();
         assert!(policy.contains("script-src 'self' 'nonce-"), "{policy}");
         assert!(!policy.contains("unsafe-inline"), "{policy}");
+        // Images from the site only; HTML sinks take only the one policy's output.
+        assert!(policy.contains("img-src 'self';"), "{policy}");
+        assert!(
+            policy.contains("require-trusted-types-for 'script'; trusted-types pensive-markdown"),
+            "{policy}"
+        );
         let scripts = html.matches("<script").count();
         let nonced = html.matches(&format!("nonce=\"{nonce}\"")).count();
         assert!(

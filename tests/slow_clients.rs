@@ -17,12 +17,14 @@ use std::time::{Duration, Instant};
 use common::{json_field, mock_upstream, models_config, send_turn, serve_with, wait_until};
 
 /// True once the server has given up on `stream`: it closed it (end of
-/// stream, a reset) or answered with an error (hyper's 408).
+/// stream, a reset) or answered, which for a request never finished is an
+/// error (hyper's 408).
 fn cut_off(stream: &mut TcpStream) -> bool {
     let _ = stream.set_read_timeout(Some(Duration::from_millis(10)));
     let mut buf = [0; 256];
     match stream.read(&mut buf) {
-        Ok(_) => true,
+        // End of stream (0) or the start of an answer (hyper's 408).
+        Ok(0..) => true,
         Err(err) => !matches!(
             err.kind(),
             std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut

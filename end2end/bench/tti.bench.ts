@@ -1,43 +1,11 @@
 import { expect, test, type Browser } from '@playwright/test';
+import { watchBare, watchPensive } from './hydration';
 import { BARE, info, median, OURS, writeResults, type Row } from './results';
 
 // Time to interactive on loopback: navigation start → hydrated, each load in a
 // fresh browser context (empty HTTP cache, so the WASM is fetched and
 // compiled every time). One warm-up load each, then LOADS measured loads.
 const LOADS = 11;
-
-// Pensive marks <body data-hydrated="true"> from an Effect, which runs right
-// after hydration: a MutationObserver notes the moment (ms since navigation start).
-const watchPensive = () => {
-  const note = () => {
-    if (document.body?.dataset.hydrated === 'true' && !(window as any).__hydratedAt) {
-      (window as any).__hydratedAt = performance.now();
-    }
-  };
-  new MutationObserver(note).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-hydrated'] });
-};
-
-// The bare app has no marker: its counter button is clicked on every animation
-// frame, and the first change of its text (Leptos updates it a microtask after
-// the click that its handler saw) is the moment it became interactive (±1 frame).
-const watchBare = () => {
-  let watching = false;
-  const poll = () => {
-    if ((window as any).__hydratedAt) return;
-    const button = document.getElementById('counter');
-    if (button) {
-      if (!watching) {
-        watching = true;
-        new MutationObserver(() => {
-          if (!(window as any).__hydratedAt) (window as any).__hydratedAt = performance.now();
-        }).observe(button, { characterData: true, childList: true, subtree: true });
-      }
-      button.click();
-    }
-    requestAnimationFrame(poll);
-  };
-  requestAnimationFrame(poll);
-};
 
 async function loadOnce(browser: Browser, url: string, watch: () => void) {
   const context = await browser.newContext();

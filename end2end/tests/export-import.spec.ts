@@ -42,3 +42,134 @@ test('a bad import file gives a clear error and changes nothing', async ({ page 
   await expect(page.getByTestId('conversation-item')).toHaveCount(1);
   await expect(page.getByTestId('user-text')).toHaveText(['Keep me mock:normal']);
 });
+
+test('the Markdown export of hostile model output holds no HTML but its own; the JSON keeps it as it was', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('Render this mock:hostile-markdown');
+  // A long scenario: reasoning and answer each stream it whole, 6 bytes a chunk.
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done', { timeout: 45_000 });
+
+  const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-markdown').click()]);
+  const markdown = fs.readFileSync((await md.path())!, 'utf8');
+  // Every `<` that could open HTML (a tag, a comment, an autolink) belongs to
+  // the export's own <details> and <summary>: the model's reads as text.
+  const tags = markdown.match(/<[A-Za-z/!?][^>\n]*>?/g) ?? [];
+  expect(tags.filter((t) => !/^<\/?(details|summary)>$/.test(t))).toEqual([]);
+  expect(tags.filter((t) => t === '<details>')).toHaveLength(1);
+  // What the model wrote is still there to read, in the reasoning and the answer.
+  expect(markdown.match(/&lt;script>window\.__pwned = 'script'&lt;\/script>/g)).toHaveLength(2);
+  expect(markdown.match(/&lt;img src=x onerror="window\.__pwned = 'img'">/g)).toHaveLength(2);
+  expect(markdown.match(/&lt;iframe src="https:\/\/tracker\.invalid\/frame">&lt;\/iframe>/g)).toHaveLength(2);
+  // The headline (a bold line with a frame in it) labels the block as text.
+  expect(markdown).toMatch(
+    /<summary>Thought for [^<]* · Framing &lt;iframe src=&quot;https:\/\/tracker\.invalid\/frame&quot;&gt;&lt;\/iframe&gt;<\/summary>/,
+  );
+
+  const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const exported = JSON.parse(fs.readFileSync((await json.path())!, 'utf8'));
+  const [, assistant] = exported.conversation.messages;
+  for (const block of assistant.blocks) {
+    expect(block.text).toContain("<script>window.__pwned = 'script'</script>");
+    expect(block.text).toContain('<iframe src="https://tracker.invalid/frame"></iframe>');
+  }
+});
+
+test('an imported conversation never takes the id of one already stored, even one this tab does not list', async ({ page }, testInfo) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('Original mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const exported = JSON.parse(fs.readFileSync((await json.path())!, 'utf8'));
+  const id: string = exported.conversation.id;
+
+  // Another tab saved a conversation after this one loaded (this tab's list
+  // does not know it yet), and a newer version left a record of its own.
+  const stored = {
+    'pensive.conversation.other-tab': JSON.stringify({
+      ...exported,
+      conversation: { ...exported.conversation, id: 'other-tab', title: 'Saved by another tab' },
+    }),
+    'pensive.conversation.from-the-future': JSON.stringify({ version: 99, conversation: { id: 'from-the-future' } }),
+  };
+  await page.evaluate((stored) => {
+    for (const [key, value] of Object.entries(stored)) localStorage.setItem(key, value);
+  }, stored);
+  const before = await page.evaluate(() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k)])));
+
+  for (const [taken, title] of [
+    [id, 'Imported over the original'],
+    ['other-tab', 'Imported over the other tab'],
+    ['from-the-future', 'Imported over the future'],
+  ]) {
+    const file = testInfo.outputPath(`${taken}.json`);
+    fs.writeFileSync(file, JSON.stringify({ ...exported, conversation: { ...exported.conversation, id: taken, title } }));
+    await page.getByTestId('import-json').setInputFiles(file);
+    await expect(page.getByTestId('conversation-item').filter({ hasText: title })).toHaveCount(1);
+  }
+
+  // Storage itself: every record that was there is unchanged, and each
+  // import is a record of its own under a new id.
+  const after = await page.evaluate(() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k)])));
+  for (const key of Object.keys(before).filter((k) => k.startsWith('pensive.conversation.'))) {
+    expect(after[key], key).toBe(before[key]);
+  }
+  const imported = Object.entries(after)
+    .filter(([k]) => k.startsWith('pensive.conversation.') && !(k in before))
+    .map(([k, v]) => [k, JSON.parse(v!).conversation.title]);
+  expect(imported.map(([, title]) => title).sort()).toEqual([
+    'Imported over the future',
+    'Imported over the original',
+    'Imported over the other tab',
+  ]);
+  for (const [key, title] of imported) {
+    const index = JSON.parse(after['pensive.index']!);
+    const line = index.conversations.find((c: { title: string }) => c.title === title);
+    expect(key, title).toBe(`pensive.conversation.${line.id}`);
+  }
+});
+
+test('an import over 20 MB is refused before the file is read', async ({ page }, testInfo) => {
+  // Counts every way a page can read a file's contents.
+  await page.addInitScript(() => {
+    const w = window as unknown as { __reads: number };
+    w.__reads = 0;
+    const count = <T extends object>(proto: T, name: keyof T) => {
+      const original = proto[name] as unknown as (...a: unknown[]) => unknown;
+      (proto as Record<keyof T, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
+        w.__reads += 1;
+        return original.apply(this, args);
+      };
+    };
+    count(Blob.prototype, 'text');
+    count(Blob.prototype, 'arrayBuffer');
+    count(Blob.prototype, 'stream');
+    count(FileReader.prototype, 'readAsText');
+    count(FileReader.prototype, 'readAsArrayBuffer');
+  });
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('Keep me mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const exported = JSON.parse(fs.readFileSync((await json.path())!, 'utf8'));
+
+  // A real conversation, padded past the limit with whitespace (valid JSON).
+  const huge = testInfo.outputPath('huge.json');
+  const conversation = { ...exported, conversation: { ...exported.conversation, id: 'huge', title: 'Too big' } };
+  fs.writeFileSync(huge, JSON.stringify(conversation) + ' '.repeat(20 * 1024 * 1024 + 1));
+  await page.getByTestId('import-json').setInputFiles(huge);
+  await expect(page.getByTestId('notice')).toContainText('Import failed: That file is 20.1 MB; an import can be at most 20 MB.');
+  await expect(page.getByTestId('notice')).toContainText('Nothing was changed');
+  expect(await page.evaluate(() => (window as unknown as { __reads: number }).__reads)).toBe(0);
+  await expect(page.getByTestId('conversation-item')).toHaveCount(1);
+
+  // Just under the limit, the same conversation imports (and is read once).
+  const fits = testInfo.outputPath('fits.json');
+  const text = JSON.stringify(conversation);
+  fs.writeFileSync(fits, text + ' '.repeat(20 * 1024 * 1024 - Buffer.byteLength(text)));
+  await page.getByTestId('import-json').setInputFiles(fits);
+  await expect(page.getByTestId('conversation-item').filter({ hasText: 'Too big' })).toHaveCount(1);
+  expect(await page.evaluate(() => (window as unknown as { __reads: number }).__reads)).toBe(1);
+});

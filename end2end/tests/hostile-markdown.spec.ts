@@ -34,16 +34,24 @@ test('hostile markdown in reasoning and answer is shown, never run or loaded', a
     await expect(part.locator('.footnote-definition-label')).toHaveText('app');
     await expect(part.locator('[id]')).toHaveCount(0);
     await expect(part.locator('table td').last()).toHaveText('2');
+    // Hostile LaTeX (HOSTILE_MATH): link, class, style and character commands
+    // show as their source, as code; raw HTML in \text is text in MathML.
+    await expect(part.locator('code.math-error')).toHaveCount(6);
+    await expect(part.locator('code.math-error').first()).toHaveText("$\\href{javascript:window.__pwned='href'}{click}$");
+    await expect(part.locator('math')).toHaveCount(2);
+    await expect(part.locator('math mtext')).toHaveText('<a href=javascript:alert(1) onclick=alert(2)>z</a>');
   }
 
   const found = await turn.evaluate((el) => ({
-    elements: el.querySelectorAll('script, img, iframe, object, embed, svg, style, [style]').length,
+    elements: el.querySelectorAll('script, img, iframe, object, embed, svg, style, [style], math a, math [href], math [class]').length,
+    mathHtml: [...el.querySelectorAll('math *')].filter((node) => node.namespaceURI !== 'http://www.w3.org/1998/Math/MathML').length,
     handlers: [...el.querySelectorAll('*')].filter((node) =>
       [...node.attributes].some((attribute) => attribute.name.startsWith('on')),
     ).length,
     hrefs: [...el.querySelectorAll('a[href]')].map((a) => a.getAttribute('href') ?? ''),
   }));
   expect(found.elements).toBe(0);
+  expect(found.mathHtml).toBe(0);
   expect(found.handlers).toBe(0);
   for (const href of found.hrefs) expect(href).toMatch(/^https:\/\//);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();

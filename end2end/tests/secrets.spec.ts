@@ -18,8 +18,8 @@ test('the API key and upstream address appear in no page, bundle, API answer or 
     seen.push(JSON.stringify(response.headers()), body.toString('latin1'));
   };
   await grab('/');
-  // The bundle the page loads (its WASM name differs between debug and release).
-  const wasm = seen.join('').match(/\/pkg\/[\w-]+\.wasm/)?.[0];
+  // The bundle the page loads (a content-hashed name: pensive.<hash>.wasm).
+  const wasm = seen.join('').match(/\/pkg\/[\w.-]+\.wasm/)?.[0];
   expect(wasm, 'the page names its WASM').toBeTruthy();
   await grab(wasm!);
   await grab('/pkg/pensive.js');

@@ -2,7 +2,10 @@
 //! text, rendered whole or in the pieces the streaming view renders (split
 //! where `stable_end` says), the HTML must be inert (`markdown_check`): only
 //! the writer's own tags, attributes and classes, hrefs on the allow-list, no
-//! anchor in an anchor. Must not panic.
+//! anchor in an anchor, and inside `<math>` only allow-listed MathML with plain
+//! presentation attributes. Must not panic: that covers the LaTeX converter too
+//! (in the browser build a panic aborts the page), so the seeds and the
+//! dictionary hold formulas in all four delimiters.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

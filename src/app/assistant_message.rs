@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use super::browser;
 use super::streaming_markdown::StreamingMarkdown;
 use super::thinking_block::ThinkingBlock;
+use super::trusted_html::decoration;
 use super::turn_view::{BlockKind, BlockView, TurnView};
 use crate::turn::reducer::{is_empty_reasoning, is_shown, EmptyOutcome, TurnStatus};
 
@@ -139,7 +140,7 @@ pub fn AssistantMessage(
                 <section class="thinking done" data-testid="thinking-block">
                     <div class="thinking-header-row">
                         <button class="thinking-header" disabled=true>
-                            <span class="chevron" aria-hidden="true"></span>
+                            {decoration("chevron")}
                             <span class="thinking-label">{label}</span>
                         </button>
                     </div>
@@ -148,7 +149,7 @@ pub fn AssistantMessage(
             <For each=move || blocks.get() key=|b| b.key children=render_block/>
             <Show when=waiting>
                 <div class="waiting-indicator" data-testid="waiting">
-                    <span class="pulse" aria-hidden="true"></span>
+                    {decoration("pulse")}
                     {waiting_label}
                 </div>
             </Show>
@@ -159,7 +160,8 @@ pub fn AssistantMessage(
                 <p class="turn-error" role="alert" data-testid="turn-error">{e.message}</p>
             })}
             <Show when=move || turn.status.get() == TurnStatus::Stopped>
-                <p class="turn-note" data-testid="turn-stopped">"Stopped."</p>
+                // Text as a block: built node by node (super::trusted_html).
+                <p class="turn-note" data-testid="turn-stopped">{"Stopped."}</p>
             </Show>
             <Show when=retryable>
                 <div class="turn-actions">

@@ -92,6 +92,8 @@ pub async fn read_chosen_file(input: leptos::web_sys::EventTarget) -> Result<Str
             .and_then(|files| files.get(0))
             .ok_or_else(|| "No file chosen.".to_owned())?;
         input.set_value("");
+        // Refused by its size, before a byte of it is read into memory.
+        crate::turn::export::check_import_size(file.size())?;
         let text = wasm_bindgen_futures::JsFuture::from(file.text())
             .await
             .map_err(|_| "The file could not be read.".to_owned())?;

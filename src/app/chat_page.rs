@@ -89,8 +89,10 @@ pub fn ChatPage() -> impl IntoView {
             <main class="conversation" data-testid="conversation">
                 <Show when=move || state.messages.with(Vec::is_empty)>
                     <div class="empty-state">
-                        <h2>"Ask a reasoning model something hard."</h2>
-                        <p>"You will see it think, live, then answer."</p>
+                        // Texts as blocks: shown again after hydration, these
+                        // are built node by node (super::trusted_html).
+                        <h2>{"Ask a reasoning model something hard."}</h2>
+                        <p>{"You will see it think, live, then answer."}</p>
                     </div>
                 </Show>
                 <For

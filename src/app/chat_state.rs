@@ -138,6 +138,11 @@ impl ChatState {
         }
         let loaded = history::load_all();
         self.index.set(loaded.index);
+        // What the other tab's change revealed (e.g. a newer version's
+        // history) is said once, however many events follow.
+        for notice in loaded.notices {
+            self.push_notice(notice);
+        }
         let id = self.current_id.get_untracked();
         if id.is_empty() {
             return;
@@ -348,12 +353,17 @@ impl ChatState {
     }
 
     fn notice(&self, message: String) {
+        self.push_notice(Notice {
+            message,
+            backup: None,
+        });
+    }
+
+    /// Shows a notice unless the same one is already shown.
+    fn push_notice(&self, notice: Notice) {
         self.notices.update(|n| {
-            if !n.iter().any(|x| x.message == message) {
-                n.push(Notice {
-                    message,
-                    backup: None,
-                });
+            if !n.iter().any(|x| x.message == notice.message) {
+                n.push(notice);
             }
         });
     }
@@ -394,12 +404,24 @@ impl ChatState {
         });
         match parsed {
             Ok(mut conversation) => {
-                if conversation.id.is_empty()
-                    || self
-                        .index
-                        .with_untracked(|i| i.iter().any(|s| s.id == conversation.id))
-                {
-                    conversation.id = format!("c{}", wall_ms() as u64);
+                // Never over what is stored: storage itself is asked, since the
+                // index here lists neither a newer version's records nor
+                // another tab's latest.
+                let taken = |id: &str| {
+                    id.is_empty()
+                        || history::is_stored(id)
+                        || self.index.with_untracked(|i| i.iter().any(|s| s.id == id))
+                };
+                if taken(&conversation.id) {
+                    let base = format!("c{}", wall_ms() as u64);
+                    let mut id = base.clone();
+                    for n in 1.. {
+                        if !taken(&id) {
+                            break;
+                        }
+                        id = format!("{base}-{n}");
+                    }
+                    conversation.id = id;
                 }
                 self.stop_if_running();
                 self.show(conversation);
@@ -431,7 +453,7 @@ impl ChatState {
                 self.save();
             }
             Err(notice) => {
-                self.notices.update(|n| n.push(notice));
+                self.push_notice(notice);
                 self.refresh_from_storage();
             }
         }
@@ -456,16 +478,21 @@ impl ChatState {
 
     /// Deletes a conversation; `undo_delete` brings it back.
     pub fn delete(&self, id: String) {
-        let removed = if self.current_id.get_untracked() == id {
+        let is_current = self.current_id.get_untracked() == id;
+        let removed = if is_current {
             self.stop_if_running();
-            let c = self.conversation.with_value(|c| c.clone());
-            self.new_conversation();
-            Some(c)
+            Some(self.conversation.with_value(|c| c.clone()))
         } else {
             history::load(&id).ok()
         };
         let mut index = self.index.get_untracked();
-        history::delete(&id, &mut index);
+        if let Err(message) = history::delete(&id, &mut index) {
+            self.notice(message);
+            return;
+        }
+        if is_current {
+            self.new_conversation();
+        }
         self.index.set(index);
         self.deleted.set(removed);
     }

@@ -2,6 +2,13 @@
 //! plus a small index, so a turn rewrites only its own conversation. Reading
 //! never throws data away: an unreadable record is moved to a backup key, the
 //! user is told and can download it. On the server every call is a no-op.
+//!
+//! Data written by a newer version of Pensive (a tab opened after a deploy) is
+//! that version's: this build skips it with a notice and never moves, rewrites
+//! or deletes it. Every write checks storage itself first, since a newer tab
+//! may have written since this one loaded. When the index is newer this tab
+//! saves nothing at all (docs/security.md, "Stored history"): a record saved
+//! without its index line would be invisible to the newer version.
 
 use crate::turn::message::{Conversation, Summary};
 
@@ -44,6 +51,23 @@ mod store {
         format!("{PREFIX}{id}")
     }
 
+    /// Why this tab saves nothing: a newer build wrote the index.
+    pub fn newer_index_message(version: u32) -> String {
+        format!(
+            "Your history was saved by a newer version of Pensive (schema {version}). This tab runs \
+             an older version, so it leaves that history as it is and saves nothing (export a \
+             conversation to keep it). Reload the page to use the newer version."
+        )
+    }
+
+    /// Why a conversation is not shown or saved: a newer build wrote it.
+    pub fn newer_record_message(version: u32) -> String {
+        format!(
+            "A conversation was saved by a newer version of Pensive (schema {version}), so this tab \
+             leaves it as it is and does not show or save it. Reload the page to use the newer version."
+        )
+    }
+
     /// Moves an unreadable value to a backup key; returns the notice.
     pub fn quarantine(key: &str, raw: String, err: &DecodeError) -> Notice {
         let backup = format!(
@@ -77,6 +101,11 @@ mod store {
         let raw = text(&key)?;
         match message::decode(&raw) {
             Ok(c) => Some(c),
+            // Another build's record: not ours to move (see the module doc).
+            Err(DecodeError::FutureVersion(version)) => {
+                notices.push(Notice::plain(newer_record_message(version)));
+                None
+            }
             Err(err) => {
                 notices.push(quarantine(&key, raw, &err));
                 None
@@ -103,6 +132,17 @@ mod store {
     pub fn write_index(index: &[Summary]) -> Result<(), StorageError> {
         storage::set_text(INDEX_KEY, &message::encode_index(index))
     }
+
+    /// Why this tab must not write the index or the record under
+    /// `record_key`: a newer build's data is stored there now. Read from
+    /// storage at each write, not remembered from loading.
+    pub fn write_refused(record_key: Option<&str>) -> Option<String> {
+        let newer_at = |key: &str| text(key).as_deref().and_then(message::newer_version);
+        if let Some(version) = newer_at(INDEX_KEY) {
+            return Some(newer_index_message(version));
+        }
+        record_key.and_then(newer_at).map(newer_record_message)
+    }
 }
 
 /// Loads the index and the current conversation, quarantining anything unreadable.
@@ -113,7 +153,7 @@ pub fn load_all() -> Loaded {
         if !super::storage::available() {
             return Loaded {
                 notices: vec![Notice::plain(
-                    "Browser storage is unavailable: history will not be kept.",
+                    super::storage::StorageError::Unavailable.to_string(),
                 )],
                 ..Loaded::default()
             };
@@ -123,6 +163,12 @@ pub fn load_all() -> Loaded {
             None => store::scan(&mut notices),
             Some(raw) => match decode_index(&raw) {
                 Ok(index) => index,
+                // A newer build's index stays as it is; list what this build
+                // can read (saving is refused while it is there).
+                Err(crate::turn::message::DecodeError::FutureVersion(version)) => {
+                    notices.push(Notice::plain(store::newer_index_message(version)));
+                    store::scan(&mut notices)
+                }
                 Err(err) => {
                     notices.push(store::quarantine(store::INDEX_KEY, raw, &err));
                     store::scan(&mut notices)
@@ -139,6 +185,9 @@ pub fn load_all() -> Loaded {
             .into_iter()
             .filter(|s| store::text(&store::key(&s.id)).is_some())
             .collect();
+        // Several newer records give the same notice: say it once.
+        let mut seen = std::collections::HashSet::new();
+        notices.retain(|n| seen.insert(n.message.clone()));
         Loaded {
             index,
             conversation,
@@ -175,13 +224,17 @@ pub fn load(id: &str) -> Result<Conversation, Notice> {
 }
 
 /// Saves a conversation and updates its index line; `Ok` is the size of the
-/// stored record. `Err` is a message for the user (full, unavailable, refused);
-/// the last good state stays stored.
+/// stored record. `Err` is a message for the user (full, unavailable, refused,
+/// or a newer build's data in the way); the last good state stays stored.
 pub fn save(
     conversation: &Conversation,
     index: &mut Vec<Summary>,
     now_ms: f64,
 ) -> Result<usize, String> {
+    #[cfg(feature = "hydrate")]
+    if let Some(refused) = store::write_refused(Some(&store::key(&conversation.id))) {
+        return Err(refused);
+    }
     crate::turn::message::upsert_summary(index, conversation.summary());
     #[cfg(feature = "hydrate")]
     {
@@ -198,8 +251,13 @@ pub fn save(
     }
 }
 
-/// Removes a conversation and its index line.
-pub fn delete(id: &str, index: &mut Vec<Summary>) {
+/// Removes a conversation and its index line; `Err` (a message for the user)
+/// when a newer build's index or record is stored: then nothing changes.
+pub fn delete(id: &str, index: &mut Vec<Summary>) -> Result<(), String> {
+    #[cfg(feature = "hydrate")]
+    if let Some(refused) = store::write_refused(Some(&store::key(id))) {
+        return Err(refused);
+    }
     index.retain(|s| s.id != id);
     #[cfg(feature = "hydrate")]
     if super::storage::available() {
@@ -208,6 +266,22 @@ pub fn delete(id: &str, index: &mut Vec<Summary>) {
         if store::text(store::CURRENT_KEY).as_deref() == Some(id) {
             super::storage::delete(store::CURRENT_KEY);
         }
+    }
+    Ok(())
+}
+
+/// True when something is stored under this conversation id, of any version,
+/// readable or not (an import must not take that id). Asks storage itself: the
+/// index in memory lists neither newer records nor another tab's latest.
+pub fn is_stored(id: &str) -> bool {
+    #[cfg(feature = "hydrate")]
+    {
+        store::text(&store::key(id)).is_some()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = id;
+        false
     }
 }
 

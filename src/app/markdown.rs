@@ -24,13 +24,26 @@
 //! - heading ids and classes (unreachable with today's options) are cleared, so
 //!   enabling an option later cannot open a hole here.
 //!
+//! - math (`$…$`, `$$…$$`, and `\(…\)`, `\[…\]` via `delimiters.rs`) becomes
+//!   MathML that passes an allow-list of its own (`math.rs`, `mathml.rs`), or
+//!   its source as code; a closing `$` followed by a digit ends no formula
+//!   ("$5-$10" is two prices), the rule Pandoc adds to pulldown-cmark's.
+//!
 //! An HTML sanitizer (ammonia with html5ever) did this job before; it was a
 //! third of the browser bundle.
+
+mod delimiters;
+mod math;
+mod mathml;
+
+use std::ops::Range;
 
 use pulldown_cmark::{
     html, Alignment, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
 };
 use pulldown_cmark_escape::{escape_href, escape_html};
+
+use delimiters::Prepared;
 
 /// URL schemes a link may use. Anything else with a scheme (javascript:, data:,
 /// vbscript:, file:, …) is refused; references without a scheme are relative.
@@ -43,12 +56,49 @@ pub fn render_markdown(source: &str) -> String {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_FOOTNOTES;
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_MATH;
+    let prepared = delimiters::prepare(source, options);
     let mut filter = EventFilter::default();
-    let events = Parser::new_ext(source, options).filter_map(|event| filter.apply(event));
+    let events = Parser::new_ext(&prepared.source, options)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::InlineMath(tex) => Some(math_event(&prepared, &tex, false, range)),
+            Event::DisplayMath(tex) => Some(math_event(&prepared, &tex, true, range)),
+            event => filter.apply(event),
+        });
     let mut rendered = String::with_capacity(source.len() * 3 / 2);
     html::push_html(&mut rendered, events);
     rendered
+}
+
+/// A formula at `range` of the prepared source, as MathML (or its source as
+/// code); an inline one whose closing `$` a digit follows, as the text it is.
+fn math_event<'a>(
+    prepared: &'a Prepared<'_>,
+    tex: &str,
+    display: bool,
+    range: Range<usize>,
+) -> Event<'a> {
+    let source = &prepared.source;
+    let written = prepared.converted_at(range.start);
+    let price = !display
+        && written.is_none()
+        && source
+            .as_bytes()
+            .get(range.end)
+            .is_some_and(u8::is_ascii_digit);
+    if price {
+        return Event::Text(CowStr::Borrowed(&source[range]));
+    }
+    let shown = match written {
+        Some(written) => {
+            let (open, close) = written.delimiters();
+            format!("{open}{tex}{close}")
+        }
+        None => source[range].to_owned(),
+    };
+    Event::InlineHtml(math::render_math(tex, display, &shown).into())
 }
 
 /// Rewrites parser events so the HTML writer emits only inert markup. Keeps, per
@@ -478,6 +528,30 @@ mod tests {
         "![",
         "[<https://a>](https://b)",
         "# ",
+        "$",
+        "$$",
+        "\\(",
+        "\\)",
+        "\\[",
+        "\\]",
+        "x^2",
+        "\\frac{1}{3}",
+        "\\text{<a href=x onclick=y>}",
+        "\\href{javascript:alert(1)}{x}",
+        "\\href{data:text/html,x}{y}",
+        "\\url{javascript:x}",
+        "\\htmlClass{copy-button}{x}",
+        "\\style{color:red}{x}",
+        "\\unicode{x3C}",
+        "\\color{red}",
+        "\\textbf{b}",
+        "\\begin{cases}",
+        "\\end{cases}",
+        " & ",
+        "\\\\",
+        "{",
+        "}",
+        "5",
     ];
 
     /// Panics with the violation, so the property test shows the input.
@@ -553,6 +627,18 @@ mod tests {
     #[test]
     fn rendering_in_stable_pieces_equals_rendering_whole_for_paragraphs_and_code() {
         let text = "# Title\n\nSome **bold** text.\n\n```rust\nfn x() {}\n\n// gap\n```\n\n- a\n- b\n\nEnd.";
+        assert_eq!(render_in_pieces(text), render_markdown(text));
+    }
+
+    #[test]
+    fn rendering_in_stable_pieces_equals_rendering_whole_for_math() {
+        let text = "Area $\\pi r^2$ costs $5-$10.\n\n\\[\n\\frac{a}{b}\n\\]\n\nNever closed \\( x *y*\n\nThen \\(x^2\\) and $$\\sum_k k$$ and `\\(code\\)`.\n\nBad $x^^2$.";
+        assert_eq!(render_in_pieces(text), render_markdown(text));
+    }
+
+    /// `text` rendered as the streaming view renders it as it grows: each
+    /// finished piece once (split where `stable_end` says), then the tail.
+    fn render_in_pieces(text: &str) -> String {
         let mut pieces = String::new();
         let mut from = 0;
         for cut in 1..=text.len() {
@@ -566,7 +652,160 @@ mod tests {
             }
         }
         pieces.push_str(&render_markdown(&text[from..]));
-        assert_eq!(pieces, render_markdown(text));
+        pieces
+    }
+
+    #[test]
+    fn all_four_delimiters_render_mathml() {
+        for (source, display) in [
+            ("Area $\\pi r^2$ here.", false),
+            ("Area \\(\\pi r^2\\) here.", false),
+            ("Area \\( \\pi r^2 \\) here.", false),
+            ("$$\\pi r^2$$", true),
+            ("\\[\\pi r^2\\]", true),
+            ("\\[\n\\pi r^2\n\\]\n", true),
+        ] {
+            let html = render_markdown(source);
+            let opening = if display {
+                "<math display=\"block\">"
+            } else {
+                "<math>"
+            };
+            assert!(html.contains(opening), "{source:?}: {html}");
+            assert!(html.contains("<mi>π</mi>"), "{source:?}: {html}");
+            assert!(!html.contains("\\pi"), "{source:?}: {html}");
+            assert_inert(&html);
+        }
+    }
+
+    #[test]
+    fn markdown_inside_a_formula_stays_latex() {
+        let html =
+            render_markdown("Product \\(a*b*c\\) and \\[\\begin{matrix} a \\\\ b \\end{matrix}\\]");
+        assert!(!html.contains("<em>"), "{html}");
+        assert_eq!(html.matches("<mtr>").count(), 2, "{html}");
+    }
+
+    #[test]
+    fn prices_and_shell_variables_stay_text() {
+        for source in [
+            "It costs $5 and $10.",
+            "Between $5-$10 a month.",
+            "From $1,000-$2,000.",
+            "Pay $5–$10 today",
+            "US$ 3 or 3 $",
+            "Run `echo $HOME` or echo $HOME and $PATH",
+            "$ 5 and 6 $",
+            "Prices: $5, $6.50, $7",
+        ] {
+            let html = render_markdown(source);
+            assert!(!html.contains("<math"), "{source:?}: {html}");
+            assert!(!html.contains("math-error"), "{source:?}: {html}");
+            assert!(html.contains('$'), "{source:?}: {html}");
+        }
+        // A formula after a price still renders, and the price is intact.
+        let html = render_markdown("It costs $5-$10 and $x^2$ grows.");
+        assert!(html.contains("$5-$10 and <math>"), "{html}");
+        let html = render_markdown("Costs $5 and \\(x\\)5 more");
+        assert!(html.contains("Costs $5 and <math>"), "{html}");
+    }
+
+    #[test]
+    fn code_is_never_math() {
+        let html = render_markdown("`$x$` and `\\(y\\)`\n\n```\n$$z$$\n\\[w\\]\n```\n");
+        assert!(!html.contains("<math"), "{html}");
+        assert!(html.contains("<code>$x$</code>"), "{html}");
+        assert!(html.contains("<code>\\(y\\)</code>"), "{html}");
+        assert!(html.contains("$$z$$\n\\[w\\]"), "{html}");
+    }
+
+    #[test]
+    fn invalid_latex_shows_its_source_as_code_and_the_rest_renders() {
+        let html = render_markdown("Bad $x^^2$ and \\(\\nope{x}\\), good $x$ and **bold**.");
+        assert!(
+            html.contains("<code class=\"math-error\">$x^^2$</code>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<code class=\"math-error\">\\(\\nope{x}\\)</code>"),
+            "{html}"
+        );
+        assert!(html.contains("<math><mi>x</mi></math>"), "{html}");
+        assert!(html.contains("<strong>bold</strong>"), "{html}");
+        assert_inert(&html);
+    }
+
+    #[test]
+    fn macros_and_deep_nesting_show_as_source() {
+        let bomb = render_markdown("$\\def\\a{\\a\\a}\\a$");
+        assert_eq!(
+            bomb,
+            "<p><code class=\"math-error\">$\\def\\a{\\a\\a}\\a$</code></p>\n"
+        );
+        let deep = format!("$${}x{}$$", "{".repeat(5000), "}".repeat(5000));
+        let html = render_markdown(&deep);
+        assert!(
+            html.starts_with("<p><code class=\"math-error\">$${{{{"),
+            "{}",
+            &html[..80]
+        );
+        assert!(!html.contains("<math"));
+    }
+
+    #[test]
+    fn an_unclosed_formula_shows_as_source_until_it_closes() {
+        // As the streaming tail renders it: the text so far.
+        let partial = "The result is \\[\n\\frac{a*b*}{2} \\\\ x_1 + x_2";
+        let html = render_markdown(partial);
+        assert!(!html.contains("<math"), "{html}");
+        assert!(!html.contains("<em>"), "{html}");
+        assert!(
+            html.contains("\\[\n\\frac{a*b*}{2} \\\\ x_1 + x_2"),
+            "{html}"
+        );
+        let inline = render_markdown("So $\\frac{1}{2");
+        assert_eq!(inline, "<p>So $\\frac{1}{2</p>\n");
+        // Closed, the same text is a formula.
+        let html = render_markdown(&format!("{partial}\n\\]"));
+        assert!(html.contains("<math display=\"block\">"), "{html}");
+    }
+
+    #[test]
+    fn hostile_latex_produces_no_link_style_handler_or_foreign_class() {
+        for tex in [
+            "\\href{javascript:alert(1)}{x}",
+            "\\href{data:text/html;base64,PHNjcmlwdD4=}{x}",
+            "\\url{javascript:alert(1)}",
+            "\\htmlClass{copy-button}{x}",
+            "\\htmlId{x}{y}",
+            "\\style{color:red}{x}",
+            "\\unicode{x3C}",
+            "\\text{<a href=\"javascript:x\" onclick=\"y\">}",
+            "\\text{<script>alert(1)</script>}",
+            "<img src=x onerror=alert(1)>",
+            "\\color{red}{x}",
+            "\\textsc{small caps}",
+            "\\eqref{x}",
+        ] {
+            for source in [
+                format!("${tex}$"),
+                format!("\\({tex}\\)"),
+                format!("\\[{tex}\\]"),
+                format!("$${tex}$$"),
+            ] {
+                // Text never holds a raw `<`: these find tags only.
+                let html = render_markdown(&source);
+                for tag in ["<a ", "<script", "<img", "<svg", " style=", " href="] {
+                    assert!(!html.contains(tag), "{source}: {tag} in {html}");
+                }
+                let handler = html
+                    .split('<')
+                    .filter_map(|rest| rest.split('>').next())
+                    .any(|tag| tag.contains(" on"));
+                assert!(!handler, "{source}: {html}");
+                assert_inert(&html);
+            }
+        }
     }
 
     #[test]

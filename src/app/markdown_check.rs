@@ -1,7 +1,9 @@
 //! The property `markdown.rs` promises, as a checker for its tests and its fuzz
 //! target (built only for those): every tag in the rendered HTML is one the
 //! writer emits, with known attributes and classes, every `href` passes the
-//! link allow-list, and no anchor is nested in another.
+//! link allow-list, and no anchor is nested in another. MathML elements carry
+//! only presentation attributes with plain values and the layout classes the
+//! math allow-list maps styles to: never a link, an id, a style or a handler.
 
 use super::markdown::{url_allowed, LINK_SCHEMES};
 
@@ -44,12 +46,86 @@ const RENDERED_CLASSES: &[&str] = &[
     "footnote-reference",
     "footnote-definition",
     "footnote-definition-label",
+    "math-error",
+];
+/// MathML elements the math renderer may emit.
+const MATH_TAGS: &[&str] = &[
+    "math",
+    "mrow",
+    "mi",
+    "mn",
+    "mo",
+    "mtext",
+    "mspace",
+    "msub",
+    "msup",
+    "msubsup",
+    "munder",
+    "mover",
+    "munderover",
+    "mmultiscripts",
+    "mprescripts",
+    "mfrac",
+    "msqrt",
+    "mroot",
+    "mtable",
+    "mtr",
+    "mtd",
+    "mpadded",
+    "mphantom",
+    "menclose",
+    "merror",
+];
+/// Their attributes: presentation only.
+const MATH_ATTRIBUTES: &[&str] = &[
+    "display",
+    "displaystyle",
+    "scriptlevel",
+    "mathvariant",
+    "stretchy",
+    "movablelimits",
+    "form",
+    "symmetric",
+    "largeop",
+    "lspace",
+    "rspace",
+    "accent",
+    "accentunder",
+    "linethickness",
+    "width",
+    "height",
+    "depth",
+    "minsize",
+    "maxsize",
+    "notation",
+    "class",
+];
+/// Layout classes on MathML elements, any several of them.
+const MATH_CLASSES: &[&str] = &[
+    "math-left",
+    "math-right",
+    "math-pl0",
+    "math-pr0",
+    "math-pl1",
+    "math-pt0",
+    "math-pb0",
+    "math-bt",
+    "math-bt-dashed",
+    "math-br",
+    "math-br-dashed",
+    "math-bl",
+    "math-bl-dashed",
+    "math-w100",
+    "math-w50",
+    "math-w7",
 ];
 
 /// The first way `html` breaks the property, if any.
 pub fn inert_violation(html: &str) -> Option<String> {
     let mut rest = html;
     let mut anchor_depth = 0usize;
+    // MathML never contains HTML (math-core puts `<a>`, `<b>` in `<mtext>`).
+    let mut in_math = false;
     while let Some(open) = rest.find('<') {
         let Some(close) = rest[open..].find('>').map(|i| open + i) else {
             return Some("an unclosed tag".into());
@@ -64,13 +140,24 @@ pub fn inert_violation(html: &str) -> Option<String> {
         } else if tag == "/a" {
             anchor_depth = anchor_depth.saturating_sub(1);
         }
+        let closing = tag.starts_with('/');
         let tag = tag.trim_end_matches('/').trim_start_matches('/');
         let name_end = tag.find([' ', '/']).unwrap_or(tag.len());
-        if !RENDERED_TAGS.contains(&&tag[..name_end]) {
-            return Some(format!("tag <{tag}>"));
+        let name = &tag[..name_end];
+        if name == "math" {
+            in_math = !closing;
+        } else if in_math && !MATH_TAGS.contains(&name) {
+            return Some(format!("<{name}> inside <math>"));
         }
-        if let Some(violation) = attribute_violation(tag[name_end..].trim()) {
-            return Some(violation);
+        let violation = if MATH_TAGS.contains(&name) {
+            math_attribute_violation(tag[name_end..].trim())
+        } else if RENDERED_TAGS.contains(&name) {
+            attribute_violation(tag[name_end..].trim())
+        } else {
+            return Some(format!("tag <{tag}>"));
+        };
+        if violation.is_some() {
+            return violation;
         }
     }
     None
@@ -114,6 +201,35 @@ fn attribute_violation(mut attributes: &str) -> Option<String> {
     None
 }
 
+/// MathML attributes: known names, values of letters, digits, `.`, `-`, `%`
+/// and spaces (no URL, no entity, no quote), classes from `MATH_CLASSES`.
+fn math_attribute_violation(mut attributes: &str) -> Option<String> {
+    while !attributes.is_empty() {
+        let Some((name, rest)) = attributes.split_once("=\"") else {
+            return Some(format!("a math attribute not name=\"value\": {attributes}"));
+        };
+        let Some((value, rest)) = rest.split_once('"') else {
+            return Some(format!("an unterminated value for {name}"));
+        };
+        if !MATH_ATTRIBUTES.contains(&name) {
+            return Some(format!("math attribute {name}"));
+        }
+        let plain = value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'%' | b' '));
+        if !plain {
+            return Some(format!("math attribute value {name}={value:?}"));
+        }
+        if name == "class" {
+            if let Some(class) = value.split(' ').find(|c| !MATH_CLASSES.contains(c)) {
+                return Some(format!("math class {class:?}"));
+            }
+        }
+        attributes = rest.trim_start_matches('/').trim();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,12 +244,28 @@ mod tests {
             "<code class=\"language-x\tvisually-hidden\">",
             "<a href=\"#a\"><a href=\"#b\">",
             "<p",
+            "<math><mi href=\"javascript:x\">",
+            "<math style=\"color:red\">",
+            "<mtd class=\"math-left copy-button\">",
+            "<mi mathvariant=\"a&quot;\">",
+            "<math><mtext><a href=\"https://e.com\" rel=\"noopener noreferrer\">x</a></mtext></math>",
+            "<math><mtext><b>x</b></mtext></math>",
+            "<math><annotation-xml encoding=\"text/html\">",
+            "<mi onclick=\"x\">",
+            "<mi id=\"app\">",
+            "<code class=\"math-error copy-button\">",
         ] {
             assert!(inert_violation(active).is_some(), "{active}");
         }
         assert_eq!(
             inert_violation(
                 "<p>ok <a href=\"https://e.com/?a=1&amp;b=2\" rel=\"noopener noreferrer\">x</a></p>"
+            ),
+            None
+        );
+        assert_eq!(
+            inert_violation(
+                "<p><math display=\"block\"><mtable><mtr><mtd class=\"math-left math-pr0\"><mspace width=\"0.1667em\"/><mi>x</mi></mtd></mtr></mtable></math> <code class=\"math-error\">$x$</code></p>"
             ),
             None
         );

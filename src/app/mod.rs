@@ -19,6 +19,7 @@ pub mod sidebar;
 pub mod storage;
 pub mod streaming_markdown;
 pub mod thinking_block;
+pub mod trusted_html;
 pub mod turn_client;
 pub mod turn_view;
 pub mod user_message;

@@ -11,8 +11,9 @@ use serde::{de::DeserializeOwned, Serialize};
 /// Why a storage call failed, in the words the notices use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StorageError {
-    /// No localStorage (disabled, blocked for this site, or the server).
-    #[error("Browser storage is unavailable.")]
+    /// No localStorage (disabled, blocked for this site, or the server). One
+    /// wording wherever it shows, so the notice list shows it once.
+    #[error("Browser storage is unavailable: history will not be kept.")]
     Unavailable,
     /// The quota is used up.
     #[error("Could not save: browser storage is full. The last saved state is kept; delete or export old conversations to make room.")]

@@ -16,7 +16,8 @@ use leptos::prelude::*;
 use leptos::web_sys;
 
 use super::headline::strip_topics;
-use super::markdown::{render_markdown, stable_end};
+use super::markdown::stable_end;
+use super::trusted_html;
 
 /// Sanitized markdown for a text that only grows.
 #[component]
@@ -39,11 +40,12 @@ pub fn StreamingMarkdown(
     let rendered_to = StoredValue::new(0usize);
     // The page finished blocks are appended to, and where in the text it began.
     let page = StoredValue::new_local(None::<(web_sys::Element, usize)>);
+    // Sanitized, and typed so that the page's Trusted Types policy lets it in.
     let render = move |piece: &str| {
         if without_topics {
-            render_markdown(&strip_topics(piece))
+            trusted_html::render(&strip_topics(piece))
         } else {
-            render_markdown(piece)
+            trusted_html::render(piece)
         }
     };
     // Renders what arrived since the last frame, once per frame however many
@@ -58,18 +60,19 @@ pub fn StreamingMarkdown(
             let mut from = rendered_to.get_value();
             if from > t.len() || !t.is_char_boundary(from) {
                 // Not an append (never expected): start over.
-                done.set_inner_html("");
+                // Not `innerHTML = ""`: Trusted Types refuses any string.
+                done.set_text_content(None);
                 page.set_value(None);
                 from = 0;
             }
             let end = stable_end(t, from);
             if end > from {
                 if let Some(target) = page_for(&done, page, from) {
-                    let _ = target.insert_adjacent_html("beforeend", &render(&t[from..end]));
+                    render(&t[from..end]).append_to(&target);
                 }
                 rendered_to.set_value(end);
             }
-            tail.set_inner_html(&render(&t[end..]));
+            render(&t[end..]).set_as_inner_html(&tail);
         });
         if let Some(callback) = on_rendered {
             callback.run(());

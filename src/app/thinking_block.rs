@@ -13,6 +13,7 @@ use super::browser;
 use super::headline::{last_line, strip_topics};
 use super::preferences::{use_fold_preference, FoldPreference};
 use super::streaming_markdown::StreamingMarkdown;
+use super::trusted_html::decoration;
 use super::turn_view::{BlockView, ThinkingMeta};
 use crate::turn::reducer::{is_shown, BlockState};
 
@@ -194,7 +195,7 @@ pub fn ThinkingBlock(
                             open.update(|o| *o = !*o);
                         }
                     >
-                        <span class="chevron" aria-hidden="true"></span>
+                        {decoration("chevron")}
                         <span class="thinking-label">{move || label.get()}</span>
                         {move || topic.get().map(|name| {
                             // The whole label on hover when the header cuts it.

@@ -36,7 +36,8 @@ pub fn UserMessage(
                 }
             >
                 <div class="edit-box">
-                    <label class="visually-hidden" for="edit-message">"Edit your message"</label>
+                    // Text as a block: built node by node (super::trusted_html).
+                    <label class="visually-hidden" for="edit-message">{"Edit your message"}</label>
                     <textarea
                         id="edit-message"
                         data-testid="edit-input"

@@ -2,6 +2,8 @@
 //! one per request; the hydration script carries it), so the only scripts a
 //! page can run are the app's own files and that one inline bootstrap. Markdown
 //! from a model is sanitized already; this is the second wall if that fails.
+//! Trusted Types are the third: an HTML sink (`innerHTML`) takes only what the
+//! page's one policy made from the sanitizer's output (`app::trusted_html`).
 
 use axum::http::{header, HeaderValue};
 use leptos::prelude::use_context;
@@ -12,14 +14,22 @@ pub const NON_PAGE_POLICY: &str = "default-src 'none'; style-src 'self'; img-src
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// The policy for a rendered page with this nonce: own scripts and WASM only,
-/// own styles only (no inline `style` attributes), fetches to this origin only.
+/// own styles only (no inline `style` attributes), fetches to this origin only,
+/// images from this origin only (nothing uses `data:` or `blob:` images: the
+/// renderer turns images into links, the CSS has no inline images, and the
+/// `data:`/`blob:` downloads are links, which `img-src` does not govern), and
+/// HTML sinks take only the Trusted Types policy's output.
 pub fn page_policy(nonce: &str) -> String {
     format!(
         "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
-         style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; \
-         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+         style-src 'self'; img-src 'self'; connect-src 'self'; \
+         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; \
+         require-trusted-types-for 'script'; trusted-types {TRUSTED_TYPES_POLICY}"
     )
 }
+
+/// The one Trusted Types policy a page may create (`app::trusted_html`).
+pub const TRUSTED_TYPES_POLICY: &str = crate::app::trusted_html::POLICY_NAME;
 
 /// Called while a page renders: sets the page's policy with this request's
 /// nonce. Without a nonce (never, with leptos_axum) the router's strict
@@ -45,6 +55,21 @@ mod tests {
         assert!(!policy.contains("unsafe-inline"));
         assert!(policy.contains("frame-ancestors 'none'"));
         assert!(policy.contains("object-src 'none'"));
+    }
+
+    #[test]
+    fn page_policy_loads_images_from_the_site_only_and_requires_trusted_types() {
+        let policy = page_policy("abc123");
+        assert!(policy.contains("img-src 'self';"), "{policy}");
+        assert!(
+            !policy.contains("data:") && !policy.contains("blob:"),
+            "{policy}"
+        );
+        assert!(
+            policy.ends_with("require-trusted-types-for 'script'; trusted-types pensive-markdown")
+        );
+        // One policy name, no `default` policy and no duplicates.
+        assert!(!policy.contains("'allow-duplicates'") && !policy.contains(" default"));
     }
 
     #[test]

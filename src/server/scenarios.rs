@@ -118,6 +118,14 @@ pub const KEYWORDS: &[&str] = &[
     "bench-render",
     "hidden-reasoning",
     "topic-tags",
+    "math",
+];
+
+/// Keywords of a hostile or broken upstream that does not end by itself
+/// (`Endless`, `Fault::HugeErrorBody`; documented in the README too). Kept out
+/// of `KEYWORDS`, which tests play whole in every dialect: each of these only
+/// ends when the client's bounds end it, or after `ENDLESS_BYTES`.
+pub const HOSTILE_KEYWORDS: &[&str] = &[
     "endless-event",
     "endless-whitespace",
     "many-items",
@@ -162,12 +170,44 @@ Lead with the number, then one line on how it was found.\n\
 pub const HIDDEN_SILENCE: Duration = Duration::from_secs(3);
 /// The answer after `hidden-reasoning`'s silence.
 pub const HIDDEN_ANSWER: &str = "Worked it out privately: **42**.";
-/// Markdown written to attack the page: raw HTML, script-scheme links (plain,
+/// `math` reasoning: inline and display formulas in all four delimiters the
+/// models write (`$…$`, `\(…\)`, `$$…$$`, `\[…\]`), and prices that stay text.
+pub const MATH_REASONING: &str = "The roots of $ax^2 + bx + c = 0$ come from \
+completing the square: \\(\\left(x + \\frac{b}{2a}\\right)^2 = \\frac{b^2 - 4ac}{4a^2}\\).\n\n\
+Taking square roots:\n\n$$x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}$$\n\n\
+and the sign of\n\n\\[\\Delta = b^2 - 4ac\\]\n\n\
+decides the count. The price question is separate: $5 and $10 stay prices.\n";
+/// `math` answer: the same four forms (a `cases` table in the last display),
+/// and a price sentence ("$5-$10": no formula ends at a `$` a digit follows).
+pub const MATH_ANSWER: &str = "For $ax^2 + bx + c = 0$ with \\(a \\neq 0\\), the roots are\n\n\
+$$x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}$$\n\n\
+How many are real depends on \\(\\Delta = b^2 - 4ac\\):\n\n\
+\\[\nn = \\begin{cases} 2 & \\Delta > 0 \\\\ 1 & \\Delta = 0 \\\\ 0 & \\Delta < 0 \\end{cases}\n\\]\n\n\
+A calculator costs $5-$10, a textbook $30.\n";
+/// Where the `math` answer pauses (right after this text, inside its last
+/// display formula) and for how long, whatever the mock's `--delay-ms`: long
+/// enough for a client to see the formula half written.
+pub const MATH_PAUSE_AFTER: &str = "2 & \\Delta > 0 \\\\";
+pub const MATH_PAUSE: Duration = Duration::from_millis(1500);
+/// LaTeX written to attack the page, after `HOSTILE_MARKDOWN` in both parts of
+/// `hostile-markdown`: links (`\href` to script and data: URLs, `\url`), class,
+/// style and character commands, raw HTML in `\text`, in all four delimiters,
+/// and one harmless formula.
+pub const HOSTILE_MATH: &str = "Math: $\\href{javascript:window.__pwned='href'}{click}$ \
+\\(\\url{javascript:window.__pwned='url'}\\) $\\htmlClass{copy-button}{x}$ \
+\\[\\style{color:red}{y}\\] $\\unicode{x3C}script$ \
+$\\text{<a href=javascript:alert(1) onclick=alert(2)>z</a>}$ \
+$$\\href{data:text/html,<script>window.__pwned='data'</script>}{d}$$ and $x^2$ is fine.\n";
+/// Markdown written to attack the page: a bold first line with a frame in it
+/// (the thinking block's headline, and the export's `<summary>` label), raw
+/// HTML, script-scheme links (plain,
 /// entity-encoded, autolink), a tracking image, an aligned table (a style
 /// attribute), a footnote label that names an app id, and one safe link.
 /// Sent as both reasoning and answer; a Playwright story checks that none of it
 /// runs, loads or breaks out.
-pub const HOSTILE_MARKDOWN: &str = "Careful <script>window.__pwned = 'script'</script> \
+pub const HOSTILE_MARKDOWN: &str =
+    "**Framing <iframe src=\"https://tracker.invalid/frame\"></iframe>**\n\n\
+Careful <script>window.__pwned = 'script'</script> \
 and <img src=x onerror=\"window.__pwned = 'img'\">.\n\n\
 [plain](javascript:window.__pwned='link') [encoded](&#106;avascript:window.__pwned='entity') \
 <javascript:window.__pwned='autolink'>\n\n\
@@ -194,7 +234,11 @@ pub fn scenario_for(text: &str, delay: Duration) -> Scenario {
 
 /// `word` as a known keyword and, for a numbered one, its number.
 fn keyword(word: &str) -> Option<(&'static str, Option<u64>)> {
-    if let Some(name) = KEYWORDS.iter().find(|k| **k == word) {
+    if let Some(name) = KEYWORDS
+        .iter()
+        .chain(HOSTILE_KEYWORDS)
+        .find(|k| **k == word)
+    {
         return Some((name, None));
     }
     let (base, digits) = word.rsplit_once('-')?;
@@ -297,6 +341,7 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
         }
         "bench-render" => return bench_render(),
         "hidden-reasoning" => return hidden_reasoning(delay),
+        "math" => return math(delay),
         _ => {}
     }
     let mut fault = Fault::None;
@@ -440,8 +485,8 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
             Vec::new()
         }
         "hostile-markdown" => [
-            reasoning(HOSTILE_MARKDOWN),
-            answer(HOSTILE_MARKDOWN),
+            reasoning(&[HOSTILE_MARKDOWN, HOSTILE_MATH].concat()),
+            answer(&[HOSTILE_MARKDOWN, HOSTILE_MATH].concat()),
             ending("stop", 40),
         ]
         .concat(),
@@ -461,6 +506,27 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
         fault,
         ..scripted(name, steps(deltas, delay))
     }
+}
+
+/// `math`: the reasoning, then the answer up to `MATH_PAUSE_AFTER`, a pause of
+/// `MATH_PAUSE`, and the rest.
+fn math(delay: Duration) -> Scenario {
+    let cut = MATH_ANSWER
+        .find(MATH_PAUSE_AFTER)
+        .map_or(0, |at| at + MATH_PAUSE_AFTER.len());
+    let mut all = steps(
+        [reasoning(MATH_REASONING), answer(&MATH_ANSWER[..cut])].concat(),
+        delay,
+    );
+    let mut rest = steps(
+        [answer(&MATH_ANSWER[cut..]), ending("stop", 120)].concat(),
+        delay,
+    );
+    if let Some(first) = rest.first_mut() {
+        first.delay = MATH_PAUSE;
+    }
+    all.extend(rest);
+    scripted("math", all)
 }
 
 /// `hidden-reasoning`: the provider's first sign of reasoning it keeps hidden
@@ -600,7 +666,7 @@ mod tests {
 
     #[test]
     fn every_keyword_builds_a_scenario_of_its_own_name() {
-        for k in KEYWORDS {
+        for k in KEYWORDS.iter().chain(HOSTILE_KEYWORDS) {
             assert_eq!(scenario_for(&format!("mock:{k}"), Duration::ZERO).name, *k);
         }
     }
@@ -639,6 +705,47 @@ mod tests {
     }
 
     #[test]
+    fn math_pauses_inside_its_last_display_formula() {
+        let s = scenario_for("mock:math", Duration::from_millis(60));
+        fn text(kind: fn(&Delta) -> Option<&str>, steps: &[Step]) -> String {
+            steps
+                .iter()
+                .flat_map(|st| &st.deltas)
+                .filter_map(kind)
+                .collect()
+        }
+        fn answer(d: &Delta) -> Option<&str> {
+            match d {
+                Delta::Answer(t) => Some(t),
+                _ => None,
+            }
+        }
+        fn reasoning(d: &Delta) -> Option<&str> {
+            match d {
+                Delta::Reasoning(t) => Some(t),
+                _ => None,
+            }
+        }
+        assert_eq!(text(reasoning, &s.steps), MATH_REASONING);
+        assert_eq!(text(answer, &s.steps), MATH_ANSWER);
+        let pause = s
+            .steps
+            .iter()
+            .position(|st| st.delay == MATH_PAUSE)
+            .expect("a pause");
+        let before = text(answer, &s.steps[..pause]);
+        assert!(before.ends_with(MATH_PAUSE_AFTER), "{before}");
+        let opened = before.rfind("\\[").expect("a display formula");
+        assert!(!before[opened..].contains("\\]"), "{before}");
+        for form in ["$a", "\\(", "$$", "\\["] {
+            assert!(
+                MATH_REASONING.contains(form) && MATH_ANSWER.contains(form),
+                "{form}"
+            );
+        }
+    }
+
+    #[test]
     fn topic_tags_label_reasoning_inside_thinking_tags() {
         let s = scenario_for("mock:topic-tags", Duration::ZERO);
         let text: String = s
@@ -655,6 +762,19 @@ mod tests {
         let first = inside.find("<topic>Checking the units</topic>").unwrap();
         let second = inside.find("<topic>Writing the answer</topic>").unwrap();
         assert!(first < second && inside[first..second].contains("\n\n"));
+    }
+
+    #[test]
+    fn hostile_scenarios_never_end_by_themselves() {
+        for k in HOSTILE_KEYWORDS {
+            let s = scenario_for(&format!("mock:{k}"), Duration::ZERO);
+            assert!(
+                matches!(s.fault, Fault::Endless(_) | Fault::HugeErrorBody),
+                "{k}: {:?}",
+                s.fault
+            );
+            assert!(!KEYWORDS.contains(k), "{k} is played whole by tests");
+        }
     }
 
     #[test]

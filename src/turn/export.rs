@@ -1,9 +1,39 @@
 //! Exporting a conversation: Markdown for reading (thinking as `<details>`),
 //! and the versioned JSON envelope for import. Pure.
+//!
+//! The Markdown is opened later in viewers that render raw HTML (editors'
+//! previews, note apps, a browser with an extension), so nothing the model or
+//! an imported file wrote may reach it as HTML: every piece of text goes
+//! through [`inert_markdown`], and the only tags in an export are its own
+//! `<details>` and `<summary>`. The JSON export keeps the text as it is.
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use super::headline::strip_topics;
 use super::message::{Conversation, Message};
 use super::reducer::{Block, BlockState};
+
+/// The largest file an import reads (20 MiB): far above any real conversation
+/// (a long one with heavy reasoning is a few MB), and refused by its size
+/// before it is read, so a huge file cannot fill the tab's memory.
+pub const MAX_IMPORT_BYTES: u64 = 20 * 1024 * 1024;
+
+/// `Err` (a message for the user) when a file of `size` bytes is too large to
+/// import. Takes the browser's `File.size`, a float.
+pub fn check_import_size(size: f64) -> Result<(), String> {
+    if size > MAX_IMPORT_BYTES as f64 {
+        // Rounded up, so that a file just over the limit does not read as 20.0.
+        let mb = |bytes: f64| (bytes / (1024.0 * 1024.0) * 10.0).ceil() / 10.0;
+        return Err(format!(
+            "That file is {:.1} MB; an import can be at most {:.0} MB.",
+            mb(size),
+            mb(MAX_IMPORT_BYTES as f64)
+        ));
+    }
+    Ok(())
+}
 
 /// The conversation as Markdown; each thinking block is a `<details>` whose
 /// summary says how long the model thought and, like the page's header, names
@@ -15,12 +45,14 @@ pub fn to_markdown(conversation: &Conversation) -> String {
     } else {
         conversation.title.trim()
     };
-    out.push_str(&format!("# {title}\n\n"));
+    // Escaped as the line it is: on its own, `title` could read as a fence.
+    out.push_str(&inert_markdown(&format!("# {}", one_line(title))));
+    out.push_str("\n\n");
     for message in &conversation.messages {
         match message {
             Message::User { content } => {
                 out.push_str("**You:**\n\n");
-                out.push_str(content.trim_end());
+                out.push_str(&inert_markdown(content.trim()));
                 out.push_str("\n\n");
             }
             Message::Assistant(turn) => {
@@ -36,19 +68,21 @@ pub fn to_markdown(conversation: &Conversation) -> String {
                             // As the page shows it: labels are in the summary.
                             let text = strip_topics(&t.text);
                             if !text.trim().is_empty() {
-                                out.push_str(text.trim());
+                                out.push_str(&inert_markdown(text.trim()));
                                 out.push_str("\n\n");
                             }
                             out.push_str("</details>\n\n");
                         }
                         Block::Answer { text } => {
-                            out.push_str(text.trim());
+                            out.push_str(&inert_markdown(text.trim()));
                             out.push_str("\n\n");
                         }
                     }
                 }
                 if let Some(error) = &turn.error {
-                    out.push_str(&format!("> Error: {}\n\n", error.message));
+                    let line = format!("> Error: {}", one_line(&error.message));
+                    out.push_str(&inert_markdown(&line));
+                    out.push_str("\n\n");
                 }
             }
         }
@@ -70,10 +104,162 @@ fn summary(t: &super::reducer::Thinking) -> String {
         base
     };
     match t.headline.as_deref().map(str::trim) {
-        // The label is model text inside raw HTML: escaped, so it stays text.
-        Some(h) if !h.is_empty() => format!("{base} · {}", escape_html(h)),
+        // The label is model text inside raw HTML: escaped, so it stays text,
+        // and on one line, so it cannot end the HTML block it sits in.
+        Some(h) if !h.is_empty() => format!("{base} · {}", escape_html(&one_line(h))),
         _ => base,
     }
+}
+
+/// Line breaks (and other control characters) as spaces, for text that must
+/// stay on its line: the title's heading, the summary's HTML line.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// `text` as Markdown that no viewer reads as HTML, and that reads the same
+/// otherwise:
+/// - every `<` that could open a tag, a comment, a declaration or an autolink
+///   (followed by a letter, `/`, `!` or `?`: CommonMark's HTML and autolinks
+///   all start so) becomes `&lt;`, which still shows as `<`;
+/// - except inside code spans and code blocks, where CommonMark never reads
+///   HTML and an entity would show as typed. Only what is code in each of
+///   [`DIALECTS`] counts: a span one of them does not see would let that one
+///   read its HTML;
+/// - a code fence still open at the end is closed, so that the code block and
+///   the export's text after it cannot change places (the next piece's code
+///   would otherwise be read as Markdown, and its HTML as HTML).
+///
+/// Math (`$…$`) is not code: a viewer without math renders what is between
+/// the dollars as ordinary Markdown (so `$a<b$` exports as `$a&lt;b$`).
+pub fn inert_markdown(text: &str) -> String {
+    // Escaping can change what the rest is: an HTML block that becomes a
+    // paragraph takes the indented line after it as its own text instead of
+    // as code. So escape until nothing outside code opens HTML any more
+    // (each pass escapes more, or ends it; one or two passes in practice).
+    let mut text = text.to_owned();
+    loop {
+        let (escaped, changed) = escape_outside_code(&text);
+        text = escaped;
+        if !changed {
+            break;
+        }
+    }
+    let fence = DIALECTS
+        .iter()
+        .find_map(|&options| code_ranges(&text, options).1);
+    if let Some(fence) = fence {
+        text.push('\n');
+        text.push_str(&fence);
+    }
+    text
+}
+
+/// One pass of [`inert_markdown`]: `text` with each `<` that opens HTML
+/// outside code escaped, and whether there was any.
+fn escape_outside_code(text: &str) -> (String, bool) {
+    let mut code = DIALECTS
+        .iter()
+        .map(|&options| code_ranges(text, options).0)
+        .reduce(|a, b| intersection(&a, &b))
+        .unwrap_or_default()
+        .into_iter()
+        .peekable();
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut copied = 0;
+    for (i, _) in text.match_indices('<') {
+        while code.next_if(|r| r.end <= i).is_some() {}
+        if code.peek().is_some_and(|r| r.start <= i) {
+            continue;
+        }
+        let opens = bytes
+            .get(i + 1)
+            .is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'/' | b'!' | b'?'));
+        if opens {
+            out.push_str(&text[copied..i]);
+            out.push_str("&lt;");
+            copied = i + 1;
+        }
+    }
+    let changed = copied > 0;
+    out.push_str(&text[copied..]);
+    (out, changed)
+}
+
+/// GitHub's dialect (the widest one viewers commonly read).
+const GITHUB: Options = Options::ENABLE_TABLES
+    .union(Options::ENABLE_STRIKETHROUGH)
+    .union(Options::ENABLE_TASKLISTS)
+    .union(Options::ENABLE_FOOTNOTES);
+
+/// The dialects a viewer may read an export in: what is code in all of them
+/// is left as typed. They disagree on where code spans are: table rows split
+/// at pipes first, and a math span (`$…$`) can take a backtick away.
+const DIALECTS: [Options; 3] = [Options::empty(), GITHUB, GITHUB.union(Options::ENABLE_MATH)];
+
+/// The byte ranges of `text` that are code under `options` (in order, not
+/// overlapping), and the fence that closes a top-level fenced block still
+/// open at the end.
+fn code_ranges(text: &str, options: Options) -> (Vec<Range<usize>>, Option<String>) {
+    let mut ranges: Vec<Range<usize>> = Vec::new();
+    let mut open_fence = None;
+    let mut depth = 0usize;
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        match event {
+            Event::Code(_) => ranges.push(range),
+            Event::Start(Tag::CodeBlock(kind)) => {
+                // Inside a container (a list, a quote) a block closes with its
+                // container, which the unindented text after this piece ends.
+                let at_end = text[range.end..].trim().is_empty();
+                if depth == 0 && at_end && matches!(kind, CodeBlockKind::Fenced(_)) {
+                    open_fence = unclosed_fence(&text[range.clone()]);
+                }
+                ranges.push(range);
+            }
+            Event::Start(
+                Tag::BlockQuote(_) | Tag::List(_) | Tag::Item | Tag::FootnoteDefinition(_),
+            ) => depth += 1,
+            Event::End(
+                TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::Item | TagEnd::FootnoteDefinition,
+            ) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    (ranges, open_fence)
+}
+
+/// The parts of `text` both lists cover (each list in order, not overlapping).
+fn intersection(a: &[Range<usize>], b: &[Range<usize>]) -> Vec<Range<usize>> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        let (start, end) = (x.start.max(y.start), x.end.min(y.end));
+        if start < end {
+            out.push(start..end);
+        }
+        if x.end <= y.end {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+/// The closing fence a fenced code block's source lacks, if it lacks one.
+fn unclosed_fence(block: &str) -> Option<String> {
+    let mut lines = block.lines();
+    let opening = lines.next()?.trim_start_matches(' ');
+    let fence_char = opening.chars().next()?;
+    let length = opening.chars().take_while(|&c| c == fence_char).count();
+    let closed = lines.next_back().is_some_and(|last| {
+        let indent = last.len() - last.trim_start_matches(' ').len();
+        let last = last.trim();
+        indent <= 3 && last.len() >= length && last.chars().all(|c| c == fence_char)
+    });
+    (!closed).then(|| fence_char.to_string().repeat(length))
 }
 
 fn escape_html(text: &str) -> String {
@@ -190,6 +376,196 @@ mod tests {
             panic!("thinking expected")
         };
         assert_eq!(t.headline.as_deref(), Some("Checking <b>units</b> & more"));
+    }
+
+    const HOSTILE: &str = "Careful <script>alert('script')</script> and \
+<img src=x onerror=\"alert('img')\"> and <iframe src=\"https://evil.example/\"></iframe>\n\n\
+<!-- a comment --> <svg onload=alert(1)> <a href=\"javascript:alert(1)\">x</a> \
+<javascript:alert('autolink')> </details></summary>\n\n\
+<div>\n\n*block*\n\n</div>";
+
+    /// Every piece of raw HTML a viewer would pass through when rendering
+    /// `md`, read as plain CommonMark, as GitHub's dialect, and with math.
+    fn raw_html(md: &str) -> Vec<String> {
+        DIALECTS
+            .into_iter()
+            .flat_map(|options| {
+                Parser::new_ext(md, options)
+                    .filter_map(|event| match event {
+                        Event::Html(html) | Event::InlineHtml(html) => Some(html.to_string()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// The export's own tags are the only HTML in it.
+    fn assert_only_own_html(md: &str) {
+        for html in raw_html(md) {
+            let html = html.trim_end();
+            let own = html == "</details>"
+                || html
+                    .strip_prefix("<details><summary>")
+                    .and_then(|rest| rest.strip_suffix("</summary>"))
+                    .is_some_and(|label| !label.contains('<'));
+            assert!(own, "model HTML reached the export: {html:?}\n{md}");
+        }
+    }
+
+    fn hostile_conversation() -> Conversation {
+        let mut c = conversation();
+        c.title = "<img src=x onerror=alert('title')>".into();
+        c.messages[0] = Message::User {
+            content: HOSTILE.into(),
+        };
+        if let Message::Assistant(turn) = &mut c.messages[1] {
+            if let Block::Thinking(t) = &mut turn.blocks[0] {
+                t.text = format!("<topic>x</topic>{HOSTILE}");
+                t.headline = Some(
+                    "</summary><script>alert('label')</script>\n\n<img src=x onerror=alert(2)>"
+                        .into(),
+                );
+            }
+            turn.blocks.truncate(1);
+            turn.blocks.extend([Block::Answer {
+                text: HOSTILE.into(),
+            }]);
+        }
+        c
+    }
+
+    #[test]
+    fn model_html_in_the_markdown_export_is_text_not_html() {
+        let c = hostile_conversation();
+        let md = to_markdown(&c);
+        assert_only_own_html(&md);
+        // It still reads as what was written.
+        assert!(
+            md.contains("Careful &lt;script>alert('script')&lt;/script>"),
+            "{md}"
+        );
+        assert!(
+            md.contains("# &lt;img src=x onerror=alert('title')>\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("<summary>Thought for 12s · &lt;/summary&gt;&lt;script&gt;alert('label')&lt;/script&gt;  &lt;img src=x onerror=alert(2)&gt;</summary>"),
+            "{md}"
+        );
+        // Rendered by a viewer that passes HTML through, nothing runs or loads.
+        let mut html = String::new();
+        pulldown_cmark::html::push_html(&mut html, Parser::new_ext(&md, GITHUB));
+        for tag in ["<script", "<img", "<iframe", "<svg", "<a ", "<!--", "<div"] {
+            assert!(!html.contains(tag), "{tag} in {html}");
+        }
+        // The JSON export keeps every character as it was.
+        let json = encode(&c, 0.0);
+        assert_eq!(decode(&json).unwrap(), c);
+        assert!(json.contains("<script>alert('script')</script>"), "{json}");
+    }
+
+    #[test]
+    fn code_keeps_its_html_as_typed() {
+        let text = "Use `<b>` like this:\n\n```html\n<b>bold</b> <script>x()</script>\n```\n\n    <i>indented</i>\n\nBut <b>not here</b>, and 1 < 2.";
+        let md = inert_markdown(text);
+        assert_eq!(
+            md,
+            "Use `<b>` like this:\n\n```html\n<b>bold</b> <script>x()</script>\n```\n\n    <i>indented</i>\n\nBut &lt;b>not here&lt;/b>, and 1 < 2."
+        );
+        assert!(raw_html(&md).is_empty(), "{md}");
+    }
+
+    #[test]
+    fn a_fence_left_open_is_closed_so_the_next_piece_stays_in_place() {
+        // Left open, the first answer's fence would pair with the second's
+        // opening fence, and the second's code would be read as Markdown.
+        let mut c = conversation();
+        if let Message::Assistant(turn) = &mut c.messages[1] {
+            turn.blocks = vec![
+                Block::Answer {
+                    text: "Start:\n\n````js\nlet open = 1;".into(),
+                },
+                Block::Answer {
+                    text: "```\n<img src=x onerror=alert(1)>\n```".into(),
+                },
+            ];
+        }
+        let md = to_markdown(&c);
+        assert!(md.contains("let open = 1;\n````\n\n```\n<img"), "{md}");
+        assert_only_own_html(&md);
+        assert_eq!(inert_markdown("```\ncode\n```"), "```\ncode\n```");
+        assert_eq!(inert_markdown("~~~\ncode\n~~~~"), "~~~\ncode\n~~~~");
+        assert_eq!(inert_markdown("~~~~\ncode\n~~~"), "~~~~\ncode\n~~~\n~~~~");
+        assert_eq!(
+            inert_markdown("```\ncode\n    ```"),
+            "```\ncode\n    ```\n```"
+        );
+    }
+
+    /// Code spans pair differently in GitHub's table rows than in plain
+    /// CommonMark: HTML one dialect sees as code, the other reads as HTML.
+    #[test]
+    fn code_only_one_dialect_sees_is_escaped() {
+        for text in [
+            "| a | b |\n|---|---|\n| ` | `<img src=x onerror=alert(1)>` |",
+            "| a |\n|---|\n| `x|<img src=x onerror=alert(1)>` |",
+            "[^1]: note\n\n    <img src=x onerror=alert(1)>",
+        ] {
+            let md = inert_markdown(text);
+            assert!(
+                raw_html(&md).is_empty(),
+                "{text:?} -> {md:?}: {:?}",
+                raw_html(&md)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the model writes, built from the pieces that change how
+        /// Markdown is read, the export's own tags are its only HTML.
+        #[test]
+        fn no_model_text_reaches_the_export_as_html(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "<script>x()</script>", "<img src=x onerror=y()>", "<iframe>", "</details>",
+                    "<!--", "-->", "<?php", "<![CDATA[", "<x:y>", "<a:b>", "`", "``", "```", "~~~",
+                    "\n", "\n\n", "    ", " ", "> ", "- ", "1. ", "|", "|---|", "[^1]: ", "$",
+                    "$$", "\\", "<", "/", "a", "*", "_", "[x](", ")", "<details>", "\t",
+                    "<pre>", "</pre>", "<style>", "# ", "***", "\\`", "&lt;", "<https://x>",
+                ]),
+                0..40,
+            ),
+            split in 0usize..40,
+        ) {
+            let text: String = pieces.concat();
+            let (first, second) = text.split_at(text.char_indices().nth(split).map_or(text.len(), |(i, _)| i));
+            let mut c = conversation();
+            c.title = first.into();
+            c.messages[0] = Message::User { content: second.into() };
+            if let Message::Assistant(turn) = &mut c.messages[1] {
+                if let Block::Thinking(t) = &mut turn.blocks[0] {
+                    t.text = second.into();
+                    t.headline = Some(text.clone());
+                }
+                turn.blocks.push(Block::Answer { text: first.into() });
+                turn.blocks.push(Block::Answer { text: text.clone() });
+            }
+            assert_only_own_html(&to_markdown(&c));
+        }
+    }
+
+    #[test]
+    fn an_import_over_20_mb_is_refused_by_its_size() {
+        let limit = 20.0 * 1024.0 * 1024.0;
+        assert_eq!(check_import_size(0.0), Ok(()));
+        assert_eq!(check_import_size(limit), Ok(()));
+        let refused = check_import_size(limit + 1.0).unwrap_err();
+        assert_eq!(
+            refused,
+            "That file is 20.1 MB; an import can be at most 20 MB."
+        );
+        assert!(check_import_size(1e12).is_err());
     }
 
     #[test]

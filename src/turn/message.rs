@@ -202,6 +202,37 @@ pub fn decode_index(raw: &str) -> Result<Vec<Summary>, DecodeError> {
     Ok(envelope.conversations)
 }
 
+/// The schema version a stored record or index declares, when it is newer
+/// than this build's: another build's data, which this one must leave exactly
+/// as it is (neither rewrite nor move it). `None` for data of a known version
+/// and for unreadable data (that is this build's to quarantine).
+pub fn newer_version(raw: &str) -> Option<u32> {
+    // Every build writes `{"version":N,` first (the envelopes' field order);
+    // reading just that keeps the check before each save cheap.
+    let declared = match raw.strip_prefix(r#"{"version":"#) {
+        Some(rest) => {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            match rest.as_bytes().get(digits) {
+                Some(b',' | b'}') if digits > 0 => rest[..digits].parse::<u64>().ok(),
+                _ => version_field(raw),
+            }
+        }
+        None => version_field(raw),
+    }?;
+    (declared > u64::from(SCHEMA_VERSION)).then(|| u32::try_from(declared).unwrap_or(u32::MAX))
+}
+
+/// The `version` field of any JSON object, however it is written.
+fn version_field(raw: &str) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Versioned {
+        version: u64,
+    }
+    serde_json::from_str::<Versioned>(raw)
+        .ok()
+        .map(|v| v.version)
+}
+
 /// Serializes a conversation in the current schema at client time `now_ms`.
 pub fn encode(conversation: &Conversation, now_ms: f64) -> String {
     let envelope = Envelope {
@@ -610,6 +641,47 @@ metres"
                 Block::Thinking(t) => !t.is_empty() && t.state == BlockState::Interrupted,
                 Block::Answer { .. } => true,
             }));
+        }
+    }
+
+    #[test]
+    fn only_data_of_a_newer_schema_counts_as_another_builds() {
+        let next = SCHEMA_VERSION + 1;
+        let c = conversation();
+        for own in [
+            encode(&c, 0.0),
+            encode_index(&[c.summary()]),
+            r#"{"version":1,"conversation":{}}"#.to_owned(),
+            "{not json".to_owned(),
+            r#"{"conversation":{}}"#.to_owned(),
+            String::new(),
+        ] {
+            assert_eq!(newer_version(&own), None, "{own}");
+        }
+        for (raw, version) in [
+            (format!(r#"{{"version":{next},"conversation":{{}}}}"#), next),
+            (format!(r#"{{"version":{next}}}"#), next),
+            (r#"{"version":99,"conversations":[]}"#.to_owned(), 99),
+            // Written another way: spaces, another field first.
+            (r#"{ "version" : 7, "conversation": {} }"#.to_owned(), 7),
+            (r#"{"conversation":{},"version":7}"#.to_owned(), 7),
+            (
+                r#"{"version":99999999999,"conversation":{}}"#.to_owned(),
+                u32::MAX,
+            ),
+        ] {
+            assert_eq!(newer_version(&raw), Some(version), "{raw}");
+        }
+        // The cheap prefix read agrees with decoding.
+        for raw in [
+            format!(r#"{{"version":{next},"conversation":{{}}}}"#),
+            format!(r#"{{"version":{SCHEMA_VERSION}0,"conversation":{{}}}}"#),
+        ] {
+            let decoded = decode(&raw);
+            assert!(
+                matches!(decoded, Err(DecodeError::FutureVersion(_))),
+                "{raw}"
+            );
         }
     }
 

@@ -83,17 +83,22 @@ const STYLE_CLASSES: &[(&str, &str, &str)] = &[
     ("border-top", "0.05em solid currentcolor", "math-bt"),
     ("border-top", "0.05em dashed currentcolor", "math-bt-dashed"),
     ("border-right", "0.05em solid currentcolor", "math-br"),
-    ("border-right", "0.05em dashed currentcolor", "math-br-dashed"),
+    (
+        "border-right",
+        "0.05em dashed currentcolor",
+        "math-br-dashed",
+    ),
     ("border-left", "0.05em solid currentcolor", "math-bl"),
-    ("border-left", "0.05em dashed currentcolor", "math-bl-dashed"),
+    (
+        "border-left",
+        "0.05em dashed currentcolor",
+        "math-bl-dashed",
+    ),
     ("width", "100%", "math-w100"),
+    // The side columns that keep a numbered equation centred.
+    ("width", "50%", "math-w50"),
+    ("width", "7.5%", "math-w7"),
 ];
-
-/// Every class this module can write (for the renderer's safety checker).
-#[cfg(any(test, fuzzing))]
-pub(crate) fn classes() -> impl Iterator<Item = &'static str> {
-    STYLE_CLASSES.iter().map(|(_, _, class)| *class)
-}
 
 /// Deepest element nesting accepted in the converter's output: a last guard
 /// behind the input limits in `math.rs`.
@@ -285,8 +290,7 @@ mod tests {
 
     #[test]
     fn attribute_values_outside_the_plain_set_are_dropped() {
-        let raw =
-            "<math><mi mathvariant=\"a&quot;b\" width=\"url(javascript:x)\">x</mi></math>";
+        let raw = "<math><mi mathvariant=\"a&quot;b\" width=\"url(javascript:x)\">x</mi></math>";
         assert_eq!(
             allow_listed(raw).as_deref(),
             Some("<math><mi>x</mi></math>")
@@ -295,9 +299,17 @@ mod tests {
 
     #[test]
     fn nesting_beyond_the_guard_fails() {
-        let deep = format!("<math>{}{}</math>", "<mrow>".repeat(300), "</mrow>".repeat(300));
+        let deep = format!(
+            "<math>{}{}</math>",
+            "<mrow>".repeat(300),
+            "</mrow>".repeat(300)
+        );
         assert_eq!(allow_listed(&deep), None);
-        let fine = format!("<math>{}{}</math>", "<mrow>".repeat(200), "</mrow>".repeat(200));
+        let fine = format!(
+            "<math>{}{}</math>",
+            "<mrow>".repeat(200),
+            "</mrow>".repeat(200)
+        );
         assert!(allow_listed(&fine).is_some());
     }
 }

@@ -129,11 +129,10 @@ pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (unit, size) in UNITS {
         if bytes >= size {
-            let value = bytes as f64 / size as f64;
-            return if bytes % size == 0 {
+            return if bytes.is_multiple_of(size) {
                 format!("{} {unit}", bytes / size)
             } else {
-                format!("{value:.1} {unit}")
+                format!("{:.1} {unit}", bytes as f64 / size as f64)
             };
         }
     }
