@@ -243,6 +243,24 @@ async fn the_stable_name_serves_the_current_file_revalidated() {
 }
 
 #[tokio::test]
+async fn without_the_hash_file_the_page_names_stable_names_and_they_load() {
+    // A server binary copied without the hash.txt beside it.
+    let site = Site::new("no-hash-file");
+    std::fs::remove_file(site.root.join("hash.txt")).unwrap();
+    let page = get(site.app(), "/", None).await;
+    let html = String::from_utf8_lossy(&page.body);
+    assert!(html.contains("/pkg/pensive.wasm"), "{html}");
+    assert!(!html.contains(HASH), "{html}");
+    for (file, expected) in [("wasm", &site.wasm), ("css", &site.css)] {
+        let response = get(site.app(), &format!("/pkg/pensive.{file}"), Some(CHROMIUM)).await;
+        assert_eq!(response.status, StatusCode::OK, "{file}");
+        assert_eq!(response.header("content-encoding"), Some("br"), "{file}");
+        assert_eq!(response.header("cache-control"), Some("no-cache"), "{file}");
+        assert!(response.decoded() == *expected, "{file}");
+    }
+}
+
+#[tokio::test]
 async fn turns_are_never_compressed() {
     // Compression would hold streamed events back until a buffer fills.
     let site = Site::new("api");

@@ -133,10 +133,10 @@ test('a newer tab that writes while a turn streams here: this tab overwrites nei
   // Stopping saves the turn: refused, and said.
   await older.page.getByTestId('stop').click();
   await expect(older.assistant().getByTestId('turn-stopped')).toBeVisible();
-  await expect(older.page.getByTestId('notice')).toContainText('saved by a newer version of Pensive (schema 99)');
   const stored = await storage(older.page);
   expect(stored[`pensive.conversation.${id}`]).toBe(newerRecord);
   expect(stored['pensive.index']).toBe(FUTURE_INDEX);
   expect(await backups(older.page)).toEqual([]);
+  await expect(older.page.getByTestId('notice')).toContainText('saved by a newer version of Pensive (schema 99)');
   await older.expectNoConsoleErrors();
 });

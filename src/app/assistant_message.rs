@@ -160,8 +160,7 @@ pub fn AssistantMessage(
                 <p class="turn-error" role="alert" data-testid="turn-error">{e.message}</p>
             })}
             <Show when=move || turn.status.get() == TurnStatus::Stopped>
-                // Text as a block: built node by node (super::trusted_html).
-                <p class="turn-note" data-testid="turn-stopped">{"Stopped."}</p>
+                <p class="turn-note" data-testid="turn-stopped">"Stopped."</p>
             </Show>
             <Show when=retryable>
                 <div class="turn-actions">

@@ -200,7 +200,7 @@ impl EventFilter {
             anchor.push_str("mailto:");
         }
         // Writing into a String cannot fail.
-        let _ = escape_href(&mut anchor, url);
+        let _ = escape_href(&mut anchor, &browser_url(url));
         if !title.is_empty() {
             anchor.push_str("\" title=\"");
             let _ = escape_html(&mut anchor, title);
@@ -214,17 +214,24 @@ impl EventFilter {
     }
 }
 
-/// Whether a browser would resolve `url` to one of `schemes`, or to a relative
-/// reference. Browsers drop tabs and newlines anywhere in a URL and controls and
-/// spaces before it, so those are removed before the scheme is read. Any colon
-/// before the first `/`, `?` or `#` makes the prefix a scheme candidate, and only
-/// the listed ones pass: stricter than the URL standard, never looser.
-pub(crate) fn url_allowed(url: &str, schemes: &[&str]) -> bool {
+/// `url` as a browser reads it: without tabs and newlines anywhere and without
+/// controls and spaces before it. Links are checked and written in this form,
+/// so the href on the page is the one that was checked (written as is, a tab
+/// would be escaped to `%09`, which browsers keep).
+fn browser_url(url: &str) -> String {
     let cleaned: String = url
         .chars()
         .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
         .collect();
-    let cleaned = cleaned.trim_start_matches(|c: char| c <= ' ');
+    cleaned.trim_start_matches(|c: char| c <= ' ').to_owned()
+}
+
+/// Whether a browser would resolve `url` to one of `schemes`, or to a relative
+/// reference (read as `browser_url` does). Any colon before the first `/`, `?`
+/// or `#` makes the prefix a scheme candidate, and only the listed ones pass:
+/// stricter than the URL standard, never looser.
+pub(crate) fn url_allowed(url: &str, schemes: &[&str]) -> bool {
+    let cleaned = browser_url(url);
     match cleaned.find([':', '/', '?', '#']) {
         Some(at) if cleaned[at..].starts_with(':') => {
             let scheme = &cleaned[..at];
@@ -375,6 +382,16 @@ mod tests {
                 "{fine:?} lost its link: {html}"
             );
         }
+    }
+
+    #[test]
+    fn the_written_href_is_the_one_that_was_checked() {
+        // A fuzz finding: the entity is a tab, which the check dropped but the
+        // writer escaped to `%09`, so the page held a different (relative) URL.
+        let html = render_markdown("![i](&Tab;https://e.com/i.png) [x](<\u{1} java\tscript:y>)");
+        assert!(html.contains("<a href=\"https://e.com/i.png\""), "{html}");
+        assert_eq!(html.matches("<a ").count(), 1, "{html}");
+        assert_inert(&html);
     }
 
     #[test]

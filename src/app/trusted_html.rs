@@ -10,11 +10,11 @@
 //! `TrustedHTML` except as [`SanitizedHtml`], which only [`render`] makes.
 //!
 //! Leptos builds a static part of a view (an element with only literal
-//! attributes and text, nested in another element of the view) from a string
-//! through `innerHTML` when it renders after hydration, which this policy does
-//! not allow: the browser would refuse it and Leptos would throw. Such an
-//! element is written so that it is built node by node: its text as a block
-//! (`<p>{"Stopped."}</p>`), an empty decoration through [`decoration`]. The
+//! attributes and text, inside another element of the same `view!`) from a
+//! string through `innerHTML` when it renders after hydration, which this
+//! policy does not allow: the browser would refuse it and Leptos would throw.
+//! Such an element is written so that it is built node by node: its text as a
+//! block (`<h2>{"…"}</h2>`), an empty decoration through [`decoration`]. The
 //! Playwright suite fails on any refusal (end2end/tests/fixtures/test.ts).
 
 use leptos::prelude::*;

@@ -193,7 +193,7 @@ pub const MATH_PAUSE: Duration = Duration::from_millis(1500);
 /// `hostile-markdown`: links (`\href` to script and data: URLs, `\url`), class,
 /// style and character commands, raw HTML in `\text`, in all four delimiters,
 /// and one harmless formula.
-pub const HOSTILE_MATH: &str = "Math: $\\href{javascript:window.__pwned='href'}{click}$ \
+pub const HOSTILE_MATH: &str = "\nMath: $\\href{javascript:window.__pwned='href'}{click}$ \
 \\(\\url{javascript:window.__pwned='url'}\\) $\\htmlClass{copy-button}{x}$ \
 \\[\\style{color:red}{y}\\] $\\unicode{x3C}script$ \
 $\\text{<a href=javascript:alert(1) onclick=alert(2)>z</a>}$ \

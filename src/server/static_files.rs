@@ -33,13 +33,14 @@ pub struct Assets {
     mount: String,
     /// Stable name -> hashed name (`pensive.css` -> `pensive.<hash>.css`).
     aliases: HashMap<String, String>,
+    /// Pages name the hashed files (Leptos found the hash file and it matches).
+    pages_hashed: bool,
 }
 
 impl Assets {
     /// Reads the build's hash file where Leptos' `HydrationScripts` reads it
     /// (`hash.txt` next to the server binary, or `LEPTOS_HASH_FILE_NAME` if
-    /// absolute). Absent, unreadable, or naming files the site does not hold
-    /// (a stale file from another build): the names are served as they are.
+    /// absolute).
     pub fn detect(options: &LeptosOptions) -> Self {
         let exe_dir = std::env::current_exe()
             .ok()
@@ -49,34 +50,40 @@ impl Assets {
         Self::new(options, listing.as_deref())
     }
 
-    /// `hash_listing` is the hash file's text (`js: <hash>` lines).
+    /// `hash_listing` is the hash file's text (`js: <hash>` lines). When it is
+    /// absent, unreadable or names files the site does not hold (a stale file
+    /// from another build, or a binary copied without it), pages name the
+    /// stable names, and those serve the one hashed file of each kind the
+    /// directory holds, revalidated: slower to revisit, never broken.
     pub fn new(options: &LeptosOptions, hash_listing: Option<&str>) -> Self {
         let dir = Path::new(options.site_root.as_ref()).join(options.site_pkg_dir.as_ref());
         let name = options.output_name.as_ref();
-        let mut aliases = HashMap::new();
-        for line in hash_listing.unwrap_or_default().lines() {
-            let Some((ext, hash)) = line.split_once(':') else {
-                continue;
-            };
-            let (ext, hash) = (ext.trim(), hash.trim());
-            if matches!(ext, "js" | "wasm" | "css") && is_hash(hash) {
-                aliases.insert(format!("{name}.{ext}"), format!("{name}.{hash}.{ext}"));
-            }
-        }
-        let complete = aliases.len() == 3 && aliases.values().all(|file| dir.join(file).is_file());
-        if !complete {
-            aliases.clear();
-        }
+        let listed: HashMap<String, String> = hash_listing
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| line.split_once(':'))
+            .map(|(ext, hash)| (ext.trim(), hash.trim()))
+            .filter(|(ext, hash)| matches!(*ext, "js" | "wasm" | "css") && is_hash(hash))
+            .map(|(ext, hash)| (format!("{name}.{ext}"), format!("{name}.{hash}.{ext}")))
+            .collect();
+        let pages_hashed =
+            listed.len() == 3 && listed.values().all(|file| dir.join(file).is_file());
+        let aliases = if pages_hashed {
+            listed
+        } else {
+            found_in(&dir, name)
+        };
         Self {
             dir,
             mount: format!("/{}", options.site_pkg_dir.trim_matches('/')),
             aliases,
+            pages_hashed,
         }
     }
 
-    /// True when the site holds this build's hashed files.
+    /// True when pages name the hashed files.
     pub fn hashed(&self) -> bool {
-        !self.aliases.is_empty()
+        self.pages_hashed
     }
 
     /// `options` with `hash_files` saying whether pages must name the hashed
@@ -105,6 +112,32 @@ impl Assets {
             .fallback_service(files)
             .layer(axum::middleware::from_fn_with_state(self, cache_by_name))
     }
+}
+
+/// `<name>.<ext>` -> `<name>.<hash>.<ext>` for each of js, wasm and css of
+/// which `dir` holds exactly one hashed file (one build's output).
+fn found_in(dir: &Path, name: &str) -> HashMap<String, String> {
+    let files: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut aliases = HashMap::new();
+    for ext in ["js", "wasm", "css"] {
+        let mut hashed = files.iter().filter(|f| {
+            f.strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix('.'))
+                .and_then(|rest| rest.strip_suffix(ext))
+                .and_then(|rest| rest.strip_suffix('.'))
+                .is_some_and(is_hash)
+        });
+        if let (Some(file), None) = (hashed.next(), hashed.next()) {
+            aliases.insert(format!("{name}.{ext}"), file.clone());
+        }
+    }
+    aliases
 }
 
 /// cargo-leptos names a hashed file `<stem>.<hash>.<ext>`, the hash being the

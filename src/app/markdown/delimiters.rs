@@ -82,7 +82,8 @@ pub(super) fn prepare(source: &str, options: Options) -> Prepared<'_> {
     apply(source, &edits)
 }
 
-/// Reads the first parse for delimiters and text dollars.
+/// Reads the first parse for delimiters and text dollars. Returns the edits in
+/// source order, not overlapping.
 fn find_edits(source: &str, options: Options) -> Vec<Edit> {
     let mut edits = Vec::new();
     let mut dollars = Vec::new();
@@ -110,17 +111,26 @@ fn find_edits(source: &str, options: Options) -> Vec<Edit> {
                         .map(|(i, _)| range.start + i)
                         .filter(|at| *at == 0 || source.as_bytes()[at - 1] != b'\\'),
                 );
-                let escaped = range.start > 0 && source.as_bytes()[range.start - 1] == b'\\';
-                let Some(bracket) = raw.bytes().next().filter(|_| escaped) else {
+                let Some(bracket) = raw.bytes().next().filter(|b| b"()[]".contains(b)) else {
                     continue;
                 };
+                // An escape starts a text event at the escaped character; its
+                // backslash ends an odd run (`\\(` is a backslash, then "(").
+                // Each run is read once: it ends at this bracket.
+                let backslashes = source.as_bytes()[..range.start]
+                    .iter()
+                    .rev()
+                    .take_while(|b| **b == b'\\')
+                    .count();
+                if backslashes % 2 == 0 {
+                    continue;
+                }
                 let backslash = range.start - 1;
                 match (bracket, pending) {
                     (b'(', None) => pending = Some((backslash, Written::Parens)),
                     (b'[', None) => pending = Some((backslash, Written::Brackets)),
-                    (b')', Some((open, Written::Parens)))
-                    | (b']', Some((open, Written::Brackets))) => {
-                        let kind = pending.map_or(Written::Parens, |(_, kind)| kind);
+                    (b')', Some((open, kind @ Written::Parens)))
+                    | (b']', Some((open, kind @ Written::Brackets))) => {
                         pending = None;
                         let formula = &source[open + 2..backslash];
                         let trimmed = formula.trim();
@@ -136,13 +146,22 @@ fn find_edits(source: &str, options: Options) -> Vec<Edit> {
     }
     unclosed(&mut pending, block_end, &mut edits);
     // Dollars inside a converted or literal range are handled by that edit.
-    dollars.retain(|at| {
-        !edits.iter().any(|edit| match edit {
-            Edit::Formula(range, _) | Edit::Literal(range) => range.contains(at),
-            Edit::EscapeDollar(_) => false,
+    // Both lists are in source order (and the ranges do not overlap): one pass.
+    let mut ranges = edits
+        .iter()
+        .filter_map(|edit| match edit {
+            Edit::Formula(range, _) | Edit::Literal(range) => Some(range.clone()),
+            Edit::EscapeDollar(_) => None,
         })
-    });
-    edits.extend(dollars.into_iter().map(Edit::EscapeDollar));
+        .peekable();
+    let mut outside = Vec::with_capacity(dollars.len());
+    for at in dollars {
+        while ranges.next_if(|range| range.end <= at).is_some() {}
+        if !ranges.peek().is_some_and(|range| range.contains(&at)) {
+            outside.push(at);
+        }
+    }
+    edits.extend(outside.into_iter().map(Edit::EscapeDollar));
     edits.sort_by_key(|edit| match edit {
         Edit::Formula(range, _) | Edit::Literal(range) => range.start,
         Edit::EscapeDollar(at) => *at,
@@ -297,6 +316,8 @@ mod tests {
             prepared("Start.\n\nSo \\[ \\frac{a*b*}{2} \\\\ x"),
             "Start.\n\nSo \\\\\\[ \\\\frac\\{a\\*b\\*\\}\\{2\\} \\\\\\\\ x"
         );
+        // Its dollars are escaped once, like the text dollars before it.
+        assert_eq!(prepared("A $5.\n\nSo \\( $y"), "A \\$5.\n\nSo \\\\\\( \\$y");
         // In any block, up to the block's end only.
         assert_eq!(
             prepared("So \\( *it*.\n\n*More*."),

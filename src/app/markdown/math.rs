@@ -1,9 +1,21 @@
 //! One formula, LaTeX to MathML: the browser lays MathML out natively, so math
 //! needs no script, font download or style attribute. Pure; runs on both sides.
 //!
-//! The converter (math-core) is chosen by measurement (README, "Math"): the
-//! smallest and fastest of the crates that cover what models write. It knows
-//! no user macros (`\def`, `\newcommand` are errors), so nothing expands. What
+//! The converter is math-core, chosen by measurement (2026-12-01) over
+//! pulldown-latex 0.8 and latex2mathml 0.2, each wired in here in turn:
+//! - release WASM (`cargo leptos build --release`, 1,165,327 B, gzip 457,302 B
+//!   before): math-core +139.3 KB (gzip +61.1 KB), pulldown-latex +155.7 KB
+//!   (gzip +61.8 KB), latex2mathml +64.7 KB (gzip +24.4 KB);
+//! - time per typical formula (four, from `\frac{1}{3}` to the quadratic
+//!   formula): in V8's WASM math-core 4.2 µs, pulldown-latex 10.9 µs,
+//!   latex2mathml 4.5 µs; native release 1.9, 5.8 and 2.0 µs;
+//! - coverage and output: latex2mathml lacks `cases`, `aligned`, `\dfrac` and
+//!   writes a raw `<` for `x < 0`; pulldown-latex writes a raw `<` too and
+//!   needs its own stylesheet; math-core escapes, writes MathML Core, and
+//!   covers all of these.
+//!
+//! math-core knows no user macros (`\def`, `\newcommand` are errors), so
+//! nothing expands (pulldown-latex expands `\def` up to 64 deep and 1 MB). What
 //! remains to bound is the input: its length, and how deeply it nests, because
 //! the converter recurses once per level and the browser's stack is 1 MiB. Both
 //! are checked here, before the converter sees the formula; its output then
@@ -22,9 +34,10 @@ use super::mathml::allow_listed;
 pub(crate) const MAX_FORMULA_BYTES: usize = 4096;
 
 /// Deepest nesting converted, as `nesting_estimate` counts it. Each counted
-/// level costs the converter at most a few stack frames (about 3 KiB in all,
-/// measured natively), so this stays far below the browser's 1 MiB stack,
-/// while real formulas rarely nest ten deep.
+/// level costs the converter a few stack frames (measured: 1 MiB held about
+/// 400 nested fractions, natively and in WASM, optimized; Cargo.toml optimizes
+/// the converter in debug builds too), so this stays far below the browser's
+/// 1 MiB stack, while real formulas rarely nest ten deep.
 pub(crate) const MAX_NESTING: usize = 32;
 
 /// Why a formula shows as its source.
