@@ -33,6 +33,7 @@
 //! third of the browser bundle.
 
 mod delimiters;
+mod latex_check;
 mod math;
 mod mathml;
 
