@@ -6,6 +6,8 @@
 
 #![cfg(feature = "ssr")]
 
+mod common;
+
 use std::time::Duration;
 
 use axum::body::Body;
@@ -13,7 +15,7 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
 use pensive::server::config::{ModelConfig, ProviderKind, SiteAccess};
-use pensive::server::mock_upstream::{serve_on, MockConfig, MockState};
+use pensive::server::mock_upstream::MockState;
 use pensive::server::providers::wire::Dialect;
 use pensive::server::router::build_router;
 use pensive::server::scripted::Pace;
@@ -26,13 +28,8 @@ const LISTEN: &str = "127.0.0.1:3000";
 const TURN: &str = r#"{"request":{"messages":[{"role":"user","content":"mock:normal"}]}}"#;
 
 async fn start_mock() -> (String, MockState) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let state = MockState::new(MockConfig::default());
-    tokio::spawn(serve_on(listener, state.clone()));
-    (format!("http://{addr}"), state)
+    let (port, state) = common::start_mock_in_process().await;
+    (format!("http://127.0.0.1:{port}"), state)
 }
 
 /// Pensive with one model on the mock, listening (as far as it knows) on `LISTEN`.

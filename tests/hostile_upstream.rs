@@ -17,7 +17,7 @@ use axum::body::Body;
 use axum::http::Request;
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
-use pensive::server::mock_upstream::{serve_on, MockConfig, MockState};
+use pensive::server::mock_upstream::MockState;
 use pensive::server::normalizer::MAX_HELD_WHITESPACE;
 use pensive::server::router::build_router;
 use pensive::server::scenarios::REASONING;
@@ -31,13 +31,7 @@ use tower::ServiceExt;
 const DIALECTS: [&str; 5] = ["openai", "responses", "anthropic", "gemini", "ollama"];
 
 async fn start_mock() -> (u16, MockState) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let state = MockState::new(MockConfig::default());
-    tokio::spawn(serve_on(listener, state.clone()));
-    (port, state)
+    common::start_mock_in_process().await
 }
 
 /// The app with one model per dialect on the mock, and `settings` as the

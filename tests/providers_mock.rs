@@ -4,6 +4,8 @@
 
 #![cfg(feature = "ssr")]
 
+mod common;
+
 use std::time::Duration;
 
 use axum::body::Body;
@@ -12,7 +14,7 @@ use futures::StreamExt;
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
 use pensive::server::config::{ModelConfig, ProviderKind};
-use pensive::server::mock_upstream::{serve_on, MockConfig, MockState};
+use pensive::server::mock_upstream::MockState;
 use pensive::server::providers::wire::Dialect;
 use pensive::server::router::build_router;
 use pensive::server::scenarios::{ANSWER, KEYWORDS, REASONING};
@@ -28,13 +30,8 @@ use tower::ServiceExt;
 const KEY: &str = "sk-SENTINEL-test-key";
 
 async fn start_mock() -> (String, MockState) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let state = MockState::new(MockConfig::default());
-    tokio::spawn(serve_on(listener, state.clone()));
-    (format!("http://{addr}"), state)
+    let (port, state) = common::start_mock_in_process().await;
+    (format!("http://127.0.0.1:{port}"), state)
 }
 
 fn model(dialect: Dialect, base: &str) -> ModelConfig {

@@ -190,11 +190,7 @@ pub(crate) fn check(tex: &str) -> Result<Cow<'_, str>, MathError> {
 
 /// A separator at `at` inside an environment: fine directly in its body (and
 /// recorded for the guard), refused anywhere else.
-fn separator(
-    open: &mut [Level],
-    at: usize,
-    separators: &mut Vec<usize>,
-) -> Result<(), MathError> {
+fn separator(open: &mut [Level], at: usize, separators: &mut Vec<usize>) -> Result<(), MathError> {
     match open.last_mut() {
         Some(level) if level.opener == Opener::Begin && !level.switched => {
             level.separated = true;
@@ -232,10 +228,22 @@ mod tests {
             format!("{}x", r"\sqrt".repeat(over)),
             format!("{}=", r"\not".repeat(over)),
             format!("{}x{}", r"\left(".repeat(over), r"\right)".repeat(over)),
-            format!("{}x{}", r"\frac{".repeat(over / 2 + 1), "}{y}".repeat(over / 2 + 1)),
+            format!(
+                "{}x{}",
+                r"\frac{".repeat(over / 2 + 1),
+                "}{y}".repeat(over / 2 + 1)
+            ),
             // A chain before a group carries into it.
-            format!("{}x{}", r"\not\not\not\not\not\not\not{".repeat(5), "}".repeat(5)),
-            format!("{}x{}", r"\begin{matrix}".repeat(over), r"\end{matrix}".repeat(over)),
+            format!(
+                "{}x{}",
+                r"\not\not\not\not\not\not\not{".repeat(5),
+                "}".repeat(5)
+            ),
+            format!(
+                "{}x{}",
+                r"\begin{matrix}".repeat(over),
+                r"\end{matrix}".repeat(over)
+            ),
         ] {
             assert_eq!(check(&deep), Err(MathError::TooDeep), "{deep}");
         }
@@ -253,9 +261,16 @@ mod tests {
             r"\begin{matrix} x",
             r"{\left(}\right)",
         ] {
-            assert_eq!(check(unbalanced), Err(MathError::Unbalanced), "{unbalanced}");
+            assert_eq!(
+                check(unbalanced),
+                Err(MathError::Unbalanced),
+                "{unbalanced}"
+            );
         }
-        assert_eq!(check(r"\{ x \} \\ \left\{ y \right."), Ok(Cow::Borrowed(r"\{ x \} \\ \left\{ y \right.")));
+        assert_eq!(
+            check(r"\{ x \} \\ \left\{ y \right."),
+            Ok(Cow::Borrowed(r"\{ x \} \\ \left\{ y \right."))
+        );
     }
 
     #[test]
@@ -267,7 +282,10 @@ mod tests {
         // Outside an environment `&` is the converter's error and `\\` a no-op.
         assert_eq!(check(r"a & b \\ c").as_deref(), Ok(r"a & b \\ c"));
         // `\&` is a character, not a separator.
-        assert_eq!(check(r"\begin{matrix} a \& b \end{matrix}").as_deref(), Ok(r"\begin{matrix} a \& b \end{matrix}"));
+        assert_eq!(
+            check(r"\begin{matrix} a \& b \end{matrix}").as_deref(),
+            Ok(r"\begin{matrix} a \& b \end{matrix}")
+        );
     }
 
     #[test]

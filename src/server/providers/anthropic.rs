@@ -388,7 +388,6 @@ impl Encoder for AnthropicEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::normalizer::Normalizer;
     use crate::server::providers::test_support::*;
     use crate::server::scripted::Pace;
     use crate::turn::{ChatMessage, TurnEvent};
@@ -491,20 +490,8 @@ mod tests {
     /// sign) to its `content_block_stop`, not to whatever comes next.
     #[test]
     fn a_redacted_block_opens_at_its_start_and_closes_at_its_stop() {
-        let mut decoder = AnthropicDecoder::default();
-        let mut normalizer = Normalizer::default();
-        let mut at = |ms: u64, name: &str, data: &str| -> Vec<TurnEvent> {
-            let deltas = decoder
-                .decode(WireEvent {
-                    event: Some(name),
-                    data,
-                })
-                .unwrap();
-            deltas
-                .into_iter()
-                .flat_map(|d| normalizer.push(d, ms))
-                .collect()
-        };
+        let mut timed = Timed::new(AnthropicDecoder::default());
+        let mut at = |ms: u64, name: &str, data: &str| timed.at(ms, Some(name), data);
         assert_eq!(
             at(
                 100,

@@ -325,7 +325,6 @@ impl Encoder for GeminiEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::normalizer::Normalizer;
     use crate::server::providers::test_support::*;
     use crate::server::scripted::Pace;
     use crate::turn::{ChatMessage, TurnEvent};
@@ -350,15 +349,8 @@ mod tests {
     /// reasoning: its block opens there and is opaque; the answer closes it.
     #[test]
     fn a_signature_only_thought_opens_an_opaque_block_at_once() {
-        let mut decoder = GeminiDecoder::default();
-        let mut normalizer = Normalizer::default();
-        let mut at = |ms: u64, data: &str| -> Vec<TurnEvent> {
-            let deltas = decoder.decode(WireEvent { event: None, data }).unwrap();
-            deltas
-                .into_iter()
-                .flat_map(|d| normalizer.push(d, ms))
-                .collect()
-        };
+        let mut timed = Timed::new(GeminiDecoder::default());
+        let mut at = |ms: u64, data: &str| timed.at(ms, None, data);
         assert_eq!(
             at(
                 100,

@@ -679,7 +679,6 @@ impl Encoder for ResponsesEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::normalizer::Normalizer;
     use crate::server::providers::test_support::*;
     use crate::server::scripted::Pace;
     use crate::turn::{ChatMessage, TurnEvent};
@@ -795,15 +794,8 @@ mod tests {
     /// not from its `done` seconds later.
     #[test]
     fn a_hidden_reasoning_item_opens_its_block_when_added_and_closes_when_done() {
-        let mut decoder = ResponsesDecoder::default();
-        let mut normalizer = Normalizer::default();
-        let mut at = |ms: u64, data: &str| -> Vec<TurnEvent> {
-            let deltas = decoder.decode(WireEvent { event: None, data }).unwrap();
-            deltas
-                .into_iter()
-                .flat_map(|d| normalizer.push(d, ms))
-                .collect()
-        };
+        let mut timed = Timed::new(ResponsesDecoder::default());
+        let mut at = |ms: u64, data: &str| timed.at(ms, None, data);
         assert_eq!(
             at(
                 100,

@@ -128,3 +128,32 @@ pub fn assert_hidden_reasoning_timed_from_its_first_sign(steps: &[Vec<TurnEvent>
         "{steps:?}"
     );
 }
+
+/// A decoder feeding a normalizer, one wire event at a time at a given time:
+/// what a dialect's first-sign tests need to see when a block opens and closes.
+pub struct Timed<D: Decoder> {
+    decoder: D,
+    normalizer: Normalizer,
+}
+
+impl<D: Decoder> Timed<D> {
+    pub fn new(decoder: D) -> Self {
+        Self {
+            decoder,
+            normalizer: Normalizer::default(),
+        }
+    }
+
+    /// The events one wire event (named `event`, for SSE dialects that name
+    /// theirs) produces at `ms`.
+    pub fn at(&mut self, ms: u64, event: Option<&str>, data: &str) -> Vec<TurnEvent> {
+        let deltas = self
+            .decoder
+            .decode(WireEvent { event, data })
+            .expect("the test's wire event decodes");
+        deltas
+            .into_iter()
+            .flat_map(|d| self.normalizer.push(d, ms))
+            .collect()
+    }
+}
