@@ -80,10 +80,12 @@ setup-browser:
 	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
 		(cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci)
 
-## nginx for the reverse-proxy test (tests/proxy_nginx.rs), started by the test itself.
+## nginx for the reverse-proxy test (tests/proxy_nginx.rs), started by the test itself;
+## openssl makes that test's self-signed certificate (the TLS server block).
 setup-nginx:
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
 		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y nginx; }
+	@command -v openssl >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y openssl; }
 
 ## make coverage: line coverage of the server build and the pure core (cargo-llvm-cov),
 ## per folder; fails below 90% for src/turn and src/server.
