@@ -88,6 +88,7 @@ mod tests {
             (r"x^2", "<msup><mi>x</mi><mn>2</mn></msup>"),
             (r"\sqrt{2}", "<msqrt><mn>2</mn></msqrt>"),
             (r"\alpha + \beta", "<mi>α</mi>"),
+            ("α + β ≤ γ", "<mi>α</mi>"),
             (r"\int_0^1 f(x)\,dx", "<msubsup>"),
             (r"\sum_{k=1}^{n} k", "<munderover>"),
             (r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}", "<mtable"),
@@ -209,6 +210,7 @@ mod tests {
                     format!("\\begin{{matrix}} \\{command} 1 {separator} b \\end{{matrix}}"),
                     format!("\\begin{{matrix}} x^ {separator} \\{command} \\end{{matrix}}"),
                     format!("\\begin{{cases}} {{\\{command} {separator} b}} \\end{{cases}}"),
+                    format!("\\begin{{matrix}} a {separator} '\\{command} {separator} ^2 \\end{{matrix}}"),
                 ] {
                     rendered += usize::from(to_mathml(&form, true).is_ok());
                 }
@@ -309,6 +311,77 @@ mod tests {
             }
             if let Some(violation) = crate::app::markdown_check::inert_violation(&html) {
                 panic!("{tex}: {violation} in {html}");
+            }
+        }
+    }
+
+    /// LaTeX pieces that nest, align, script, switch style, link and style,
+    /// most of them balanced so that many mixes get past the checks.
+    const LATEX_PIECES: &[&str] = &[
+        "&",
+        "&",
+        r"\\",
+        r"\\",
+        r"\hline",
+        "{x}",
+        "{",
+        "}",
+        "[",
+        "]",
+        "^",
+        "_",
+        "^{2}",
+        "'",
+        r"\frac",
+        r"\frac{1}{2}",
+        r"\sqrt",
+        r"\sqrt[3]",
+        r"\xrightarrow[a]{b}",
+        r"\left( x \right)",
+        r"\left(",
+        r"\right)",
+        r"\displaystyle",
+        r"\over",
+        r"\limits",
+        r"\sum",
+        r"\not",
+        r"\text{a}",
+        r"\operatorname{f}",
+        r"\color{red}",
+        r"\href{javascript:x}{y}",
+        r"\unicode{x3C}",
+        r"\begin{matrix} x & y \end{matrix}",
+        "<",
+        "x",
+        "1",
+        " ",
+        "=",
+        "-",
+    ];
+
+    /// What the pieces are written into.
+    const ENVIRONMENTS: &[(&str, &str)] = &[
+        ("", ""),
+        (r"\begin{matrix}", r"\end{matrix}"),
+        (r"\begin{cases}", r"\end{cases}"),
+        (r"\begin{aligned}", r"\end{aligned}"),
+        (r"\begin{array}{c|c}", r"\end{array}"),
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 4096, ..Default::default() })]
+        /// Any mix converts or is refused: never a panic (these tests run with
+        /// the converter's debug assertions on), never anything but inert MathML.
+        #[test]
+        fn any_mix_of_latex_pieces_converts_inertly_or_is_refused(
+            (open, close) in proptest::sample::select(ENVIRONMENTS),
+            pieces in proptest::collection::vec(proptest::sample::select(LATEX_PIECES), 0..16),
+            display in proptest::bool::ANY,
+        ) {
+            let tex = format!("{open}{}{close}", pieces.concat());
+            if let Ok(mathml) = to_mathml(&tex, display) {
+                let violation = crate::app::markdown_check::inert_violation(&mathml);
+                proptest::prop_assert!(violation.is_none(), "{violation:?} in {mathml}");
             }
         }
     }
