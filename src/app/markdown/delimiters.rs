@@ -89,19 +89,17 @@ fn find_edits(source: &str, options: Options) -> Vec<Edit> {
     let mut dollars = Vec::new();
     // An unmatched opener in the current block: where its backslash is, and its kind.
     let mut pending: Option<(usize, Written)> = None;
-    // The innermost block the text is in (its end), and whether in a code block.
-    let mut block_end = 0;
     let mut in_code = false;
     for (event, range) in Parser::new_ext(source, options).into_offset_iter() {
         match event {
+            // The text the opener is in stops where a block inside it starts…
             Event::Start(tag) if !inline(&tag.to_end()) => {
-                unclosed(&mut pending, block_end, &mut edits);
-                block_end = range.end;
+                unclosed(&mut pending, range.start, &mut edits);
                 in_code = matches!(tag, Tag::CodeBlock(_));
             }
+            // …or where its own block ends.
             Event::End(tag) if !inline(&tag) => {
-                unclosed(&mut pending, block_end, &mut edits);
-                block_end = range.end;
+                unclosed(&mut pending, range.end, &mut edits);
                 in_code = false;
             }
             Event::Text(_) if !in_code => {
@@ -144,7 +142,7 @@ fn find_edits(source: &str, options: Options) -> Vec<Edit> {
             _ => {}
         }
     }
-    unclosed(&mut pending, block_end, &mut edits);
+    unclosed(&mut pending, source.len(), &mut edits);
     // Dollars inside a converted or literal range are handled by that edit.
     // Both lists are in source order (and the ranges do not overlap): one pass.
     let mut ranges = edits
@@ -170,14 +168,14 @@ fn find_edits(source: &str, options: Options) -> Vec<Edit> {
 }
 
 /// At a block boundary: an opener still waiting is never closed (a formula
-/// still being written, or one the model never closed): from the opener to the
-/// block's end, show the source. The same in every block, so the streaming view
-/// (which renders finished blocks apart from the tail) shows what a render of
-/// the whole text shows.
-fn unclosed(pending: &mut Option<(usize, Written)>, block_end: usize, edits: &mut Vec<Edit>) {
+/// still being written, or one the model never closed): from the opener to
+/// where its text stops (`until`), show the source. The same in every block,
+/// so the streaming view (which renders finished blocks apart from the tail)
+/// shows what a render of the whole text shows.
+fn unclosed(pending: &mut Option<(usize, Written)>, until: usize, edits: &mut Vec<Edit>) {
     if let Some((open, _)) = pending.take() {
-        if open < block_end {
-            edits.push(Edit::Literal(open..block_end));
+        if open < until {
+            edits.push(Edit::Literal(open..until));
         }
     }
 }
@@ -322,6 +320,20 @@ mod tests {
         assert_eq!(
             prepared("So \\( *it*.\n\n*More*."),
             "So \\\\\\( \\*it\\*\\.\n\n*More*."
+        );
+    }
+
+    #[test]
+    fn an_unclosed_opener_after_a_nested_block_stops_at_its_own_text() {
+        // A property-test finding: after a block inside a list item ended, the
+        // item's own text took that block's end as its own (a reversed range).
+        assert_eq!(
+            prepared("1. \\[```x\ty\n\t>\\("),
+            "1. \\\\\\[\\`\\`\\`x\ty\n\t>\\\\\\("
+        );
+        assert_eq!(
+            prepared("> a\n>\n> \\( b\n> - c\n"),
+            "> a\n>\n> \\\\\\( b\n> - c\n"
         );
     }
 
