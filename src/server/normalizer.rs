@@ -702,7 +702,10 @@ mod tests {
             held > MAX_HELD_THINKING - chunk.len() && held <= MAX_HELD_THINKING + chunk.len(),
             "{held}"
         );
-        assert_eq!(thinking(&events), chunk.repeat(19));
+        assert_eq!(
+            crate::turn::contract::thinking_text(&events),
+            chunk.repeat(19)
+        );
     }
 
     #[test]
@@ -777,16 +780,6 @@ mod tests {
         assert!(!n.lone_close_possible(), "after the lone close itself");
         assert!(!Normalizer::new(TagSet::none(), false).lone_close_possible());
         assert!(!Normalizer::new(TagSet::default(), true).lone_close_possible());
-    }
-
-    fn thinking(events: &[TurnEvent]) -> String {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                TurnEvent::ThinkingDelta { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
     }
 
     fn piece() -> impl Strategy<Value = &'static str> {
