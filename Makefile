@@ -11,6 +11,8 @@ WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/{getline; gsub(/"
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ADDR ?= $(or $(LEPTOS_SITE_ADDR),127.0.0.1:3000)
 PROFILE ?= release
+# Builds the release browser bundle (scripts/build-release.sh); keep the two equal.
+RELEASE_NIGHTLY := nightly-2026-05-19
 
 .PHONY: run test setup-build setup-browser setup-nginx build-debug \
         test-rust test-lint test-fmt test-e2e fuzz coverage
@@ -18,12 +20,16 @@ PROFILE ?= release
 FUZZ_SECONDS ?= 60
 
 ## make run: build (release) and serve on $(ADDR) — the demo model unless a provider is configured.
-## Release builds write a brotli and a gzip copy beside every site file (--precompress,
-## then gzip -9: scripts/gzip-best.sh); the server sends the one the browser accepts
-## (src/server/static_files.rs).
+## Release builds (scripts/build-release.sh: the browser bundle with a pinned nightly, the
+## renderer's own module) write a brotli and a gzip copy beside every site file; the server
+## sends the one the browser accepts (src/server/static_files.rs).
 run: setup-build
-	cargo leptos build $(if $(filter release,$(PROFILE)),--release --precompress,)
-	$(if $(filter release,$(PROFILE)),scripts/gzip-best.sh target/site,)
+ifeq ($(PROFILE),release)
+	scripts/build-release.sh target/site
+else
+	cargo leptos build
+	scripts/build-renderer.sh target/site debug
+endif
 	LEPTOS_SITE_ADDR=$(ADDR) LEPTOS_SITE_ROOT=target/site ./target/$(PROFILE)/pensive serve
 
 ## make test: every layer — fmt, clippy (both builds), cargo tests, Playwright.
@@ -35,6 +41,7 @@ test-fmt:
 test-lint:
 	cargo clippy --features ssr --all-targets -- -D warnings
 	cargo clippy --lib --features hydrate --target wasm32-unknown-unknown -- -D warnings
+	cargo clippy --lib --no-default-features --features render-module --target wasm32-unknown-unknown -- -D warnings
 
 test-rust:
 	cargo test --lib --no-default-features turn::
@@ -47,6 +54,7 @@ test-e2e: build-debug
 
 build-debug:
 	cargo leptos build
+	scripts/build-renderer.sh target/site debug
 
 ## make fuzz: every cargo-fuzz target (`cargo fuzz list`) for FUZZ_SECONDS each (nightly,
 ## cargo-fuzz). Runs on a scratch copy of fuzz/corpus/<target>, replays fuzz/regressions/<target>,
@@ -65,7 +73,8 @@ fuzz:
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failing targets:$$failed (inputs in fuzz/artifacts/)"; exit 1; fi
 
-## Tools for building: wasm target, cargo-leptos, wasm-bindgen (the Cargo.lock version), wasm-opt.
+## Tools for building: wasm target, cargo-leptos, wasm-bindgen (the Cargo.lock version), wasm-opt,
+## and the pinned nightly with its std sources for the release browser bundle (scripts/build-release.sh).
 setup-build:
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
@@ -73,6 +82,8 @@ setup-build:
 	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
 		cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 	@command -v wasm-opt >/dev/null && wasm-opt --version | awk '{exit !($$3 >= 116)}' || $(SUDO) npm install -g binaryen
+	@rustup component list --toolchain $(RELEASE_NIGHTLY) --installed 2>/dev/null | grep -q '^rust-src' || \
+		rustup toolchain install $(RELEASE_NIGHTLY) --profile minimal -c rust-src
 
 ## Tools for browser tests: Debian's Chromium and the Playwright test runner (no browser download).
 setup-browser:

@@ -23,9 +23,8 @@ for port in 7001 7002 7011; do
 done
 
 echo "== building Pensive (release) into $bench/site"
-# As `make run` builds it: brotli and gzip copies beside every file (--precompress).
-LEPTOS_SITE_ROOT="$bench/site" cargo leptos build --release --precompress
-scripts/gzip-best.sh "$bench/site"
+# As `make run` builds it (brotli and gzip copies beside every file).
+scripts/build-release.sh "$bench/site"
 # Copies, so another build in a shared target directory cannot swap them mid-run.
 # hash.txt names the content-hashed files; the server reads it next to itself.
 cp "$CARGO_TARGET_DIR/release/pensive" "$CARGO_TARGET_DIR/release/hash.txt" "$bench/bin/"

@@ -7,6 +7,8 @@
 #![recursion_limit = "256"]
 
 pub mod app;
+#[cfg(feature = "render-module")]
+pub mod render_module;
 #[cfg(feature = "ssr")]
 pub mod server;
 pub mod turn;
@@ -19,4 +21,6 @@ pub fn hydrate() {
     // The Trusted Types policy exists before any other script could claim it.
     app::trusted_html::install();
     leptos::mount::hydrate_body(app::App);
+    // The renderer's chunk, fetched once the page is interactive.
+    app::lazy_renderer::start_loading();
 }

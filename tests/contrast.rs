@@ -87,3 +87,31 @@ fn every_text_token_meets_the_readme_figure_on_every_surface_in_both_themes() {
         );
     }
 }
+
+#[test]
+fn every_code_token_colour_is_readable_on_every_surface_in_both_themes() {
+    let css = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/style/main.css"))
+        .expect("css");
+    let dark_start = css
+        .find("@media (prefers-color-scheme: dark)")
+        .expect("dark tokens");
+    let light = tokens(&css[css.find(":root {").expect("light tokens")..dark_start]);
+    let dark_end = css[dark_start..]
+        .find("}\n}")
+        .map_or(css.len(), |e| dark_start + e);
+    let dark = tokens(&css[dark_start..dark_end]);
+    for (theme, t) in [("light", &light), ("dark", &dark)] {
+        let code: Vec<_> = t.keys().filter(|k| k.starts_with("--code-")).collect();
+        assert!(code.len() >= 8, "{theme}: code tokens {code:?}");
+        for token in code {
+            // Code sits on --surface-2; reasoning and answers on the others.
+            for surface in ["--bg", "--surface", "--surface-2"] {
+                let ratio = contrast(&t[token], &t[surface]);
+                assert!(
+                    ratio >= 4.5,
+                    "{theme}: {token} on {surface} is {ratio:.2}:1"
+                );
+            }
+        }
+    }
+}

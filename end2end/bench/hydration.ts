@@ -8,8 +8,16 @@ export const watchPensive = () => {
     if (document.body?.dataset.hydrated === 'true' && !(window as any).__hydratedAt) {
       (window as any).__hydratedAt = performance.now();
     }
+    // The renderer's lazily loaded chunk has arrived (src/app/lazy_renderer.rs).
+    if (document.body?.dataset.renderer === 'ready' && !(window as any).__rendererAt) {
+      (window as any).__rendererAt = performance.now();
+    }
   };
-  new MutationObserver(note).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-hydrated'] });
+  new MutationObserver(note).observe(document, {
+    attributes: true,
+    subtree: true,
+    attributeFilter: ['data-hydrated', 'data-renderer'],
+  });
 };
 
 // The bare app has no marker: its counter button is clicked on every animation

@@ -48,6 +48,8 @@ async function firstVisit(browser: Browser, url: string, watch: () => void) {
   await page.waitForFunction(() => (window as any).__hydratedAt > 0, undefined, { timeout: 30_000 });
   const hydratedAt: number = await page.evaluate(() => (window as any).__hydratedAt);
   await page.waitForLoadState('networkidle');
+  // Pensive's renderer chunk, fetched right after hydration (0 for the bare app).
+  const rendererAt: number = await page.evaluate(() => (window as any).__rendererAt ?? 0);
   await context.close();
   // CDP timestamps are seconds on a monotonic clock; the document's request
   // starts the navigation, hydratedAt is ms after navigation start.
@@ -55,7 +57,14 @@ async function firstVisit(browser: Browser, url: string, watch: () => void) {
   const cutoff = navigationStart + hydratedAt / 1000;
   const initial = transfers.filter((t) => t.finishedAt <= cutoff);
   const sum = (ts: Transfer[]) => ts.reduce((n, t) => n + t.bytes, 0);
-  return { initial, all: transfers, initialBytes: sum(initial), allBytes: sum(transfers), acceptEncoding };
+  return {
+    initial,
+    all: transfers,
+    initialBytes: sum(initial),
+    allBytes: sum(transfers),
+    acceptEncoding,
+    rendererAfterHydrationMs: rendererAt > 0 ? rendererAt - hydratedAt : NaN,
+  };
 }
 
 /** The name of a site file, hashed (`pensive.<hash>.wasm`) or not. */
@@ -113,7 +122,8 @@ test('page weight: bytes over the wire on a first visit, against a bare Leptos a
   console.log(`Chromium sent Accept-Encoding: ${ours.acceptEncoding}`);
   const rows: Row[] = [];
   rows.push(atMost('Pensive first visit, over the wire until interactive', kb(ours.initialBytes), 'KB', 300));
-  rows.push(info('Pensive first visit, over the wire in all', kb(ours.allBytes), 'KB'));
+  rows.push(info('Pensive first visit, over the wire in all (with the renderer chunk)', kb(ours.allBytes), 'KB'));
+  rows.push(info('Pensive renderer chunk ready, after hydration', ours.rendererAfterHydrationMs, 'ms'));
   for (const t of ours.all) {
     const when = ours.initial.includes(t) ? 'before' : 'after';
     rows.push(info(`Pensive ${kind(t)} (${t.encoding}, ${when} hydration)`, kb(t.bytes), 'KB'));
@@ -132,6 +142,13 @@ test('page weight: bytes over the wire on a first visit, against a bare Leptos a
       rows.push(info(`${name} ${part.toUpperCase()} file .gz`, kb(b[part].gzip), 'KB'));
       rows.push(info(`${name} ${part.toUpperCase()} file .br`, kb(b[part].brotli), 'KB'));
     }
+  }
+  // The renderer's lazily loaded chunk (cargo-leptos --split: split_*.wasm).
+  const pkg = path.join(SITE_DIR, 'pkg');
+  for (const chunk of fs.readdirSync(pkg).filter((f) => /^split_.*\.wasm$/.test(f))) {
+    const sizes = fileSizes(path.join(pkg, chunk));
+    rows.push(info('Pensive renderer chunk (WASM) file raw', kb(sizes.raw), 'KB'));
+    rows.push(info('Pensive renderer chunk (WASM) file .br', kb(sizes.brotli), 'KB'));
   }
   const gzipOnly = files.wasm.gzip + files.js.gzip + files.css.gzip;
   rows.push(info('Pensive WASM+JS+CSS for a browser without brotli (.gz)', kb(gzipOnly), 'KB'));

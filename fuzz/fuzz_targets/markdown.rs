@@ -1,6 +1,8 @@
 //! Fuzzes the markdown renderer the page inserts model output with: for any
-//! text, rendered whole or in the pieces the streaming view renders (split
-//! where `stable_end` says), the HTML must be inert (`markdown_check`): only
+//! text, rendered whole or as the streaming view renders it while it grows
+//! (`stream_render::frame`: finished blocks, a fence's lines, list items,
+//! paragraph pieces, the repaired tail), the HTML must be inert
+//! (`markdown_check`): only
 //! the writer's own tags, attributes and classes, hrefs on the allow-list, no
 //! anchor in an anchor, and inside `<math>` only allow-listed MathML with plain
 //! presentation attributes. Must not panic: that covers the LaTeX converter too
@@ -9,7 +11,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pensive::app::markdown::{render_markdown, stable_end};
+use pensive::app::markdown::render_markdown;
+use pensive::app::markdown::stream_render::{frame, Patch, StreamState};
 use pensive::app::markdown_check::inert_violation;
 
 fn check(html: &str) {
@@ -21,14 +24,22 @@ fn check(html: &str) {
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     check(&render_markdown(&text));
-    // As the streaming view renders it: finished pieces, then the tail.
-    let mut from = 0;
-    for cut in (1..=text.len()).filter(|c| text.is_char_boundary(*c)).step_by(7) {
-        let end = stable_end(&text[..cut], from);
-        if end > from {
-            check(&render_markdown(&text[from..end]));
-            from = end;
+    // As the streaming view renders it: every fragment of every frame. (A
+    // fragment is a part of an element, a list's items or a line of code:
+    // each is checked as the HTML it is.)
+    let mut state = StreamState::new(false);
+    let cuts = (1..=text.len()).filter(|c| text.is_char_boundary(*c)).step_by(7);
+    for (cut, last) in cuts.map(|c| (c, false)).chain([(text.len(), true)]) {
+        let next = frame(&mut state, &text[..cut], last);
+        for patch in next.patches {
+            match patch {
+                Patch::Blocks { html, .. }
+                | Patch::Open { html, .. }
+                | Patch::Append(html)
+                | Patch::Replace(html) => check(html.as_str()),
+                Patch::Reset | Patch::Close | Patch::Discard => {}
+            }
         }
+        check(next.tail.as_str());
     }
-    check(&render_markdown(&text[from..]));
 });

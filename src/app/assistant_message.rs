@@ -3,11 +3,16 @@
 
 use leptos::prelude::*;
 
-use super::browser;
 use super::streaming_markdown::StreamingMarkdown;
 use super::thinking_block::ThinkingBlock;
 use super::trusted_html::decoration;
 use super::turn_view::{BlockKind, BlockView, TurnView};
+use super::use_copy::{use_copy, UseCopyReturn};
+use super::use_thinking_fold::use_thinking_fold;
+use crate::turn::duration::{
+    format_duration,
+    DurationStyle::{Clock, Seconds},
+};
 use crate::turn::reducer::{is_empty_reasoning, is_shown, EmptyOutcome, TurnStatus};
 
 /// An assistant turn as it streams or as replayed from history.
@@ -36,7 +41,9 @@ pub fn AssistantMessage(
                 .map(|b| b.key)
         })
     });
-    let followed = move |key: usize| {
+    // True once another block follows block `key`: for a thinking block the
+    // answer has started; for an answer block its text is whole.
+    let followed_by_another = move |key: usize| {
         Signal::derive(move || {
             blocks.with(|bs| {
                 bs.iter()
@@ -53,15 +60,21 @@ pub fn AssistantMessage(
                     .then(|| reasoning_tokens.get())
                     .flatten()
             });
-            view! { <ThinkingBlock block followed=followed(key) now reasoning_tokens=tokens/> }
-                .into_any()
+            let answer_started = followed_by_another(key);
+            let open = use_thinking_fold(block, answer_started);
+            view! { <ThinkingBlock block open now reasoning_tokens=tokens/> }.into_any()
         }
-        BlockKind::Answer => view! {
-            <div class="answer markdown" data-testid="answer">
-                <StreamingMarkdown text=block.text/>
-            </div>
+        BlockKind::Answer => {
+            // Its text is whole once the turn has ended or a block follows it.
+            let followed = followed_by_another(block.key);
+            let finished = Signal::derive(move || !turn.status.get().is_live() || followed.get());
+            view! {
+                <div class="answer markdown" data-testid="answer">
+                    <StreamingMarkdown text=block.text finished/>
+                </div>
+            }
+            .into_any()
         }
-        .into_any(),
     };
 
     // The same rule the block itself follows: a streaming block shows its own
@@ -81,8 +94,8 @@ pub fn AssistantMessage(
         _ => false,
     };
     let waiting_label = move || {
-        let seconds = ((now.get() - turn.started_at_ms.get()).max(0.0) / 1000.0).floor() as u64;
-        format!("Thinking\u{2026} {seconds}s")
+        let elapsed = now.get() - turn.started_at_ms.get();
+        format!("Thinking\u{2026} {}", format_duration(elapsed, Clock))
     };
     let answer_text = move || {
         blocks.with(|bs| {
@@ -121,18 +134,19 @@ pub fn AssistantMessage(
         if turn.status.get().is_live() || last_thinking_key.get().is_some() {
             return None;
         }
-        let seconds = (turn.ttft_ms.get().unwrap_or(0) as f64 / 1000.0).round() as u64;
-        Some(format!("Reasoned for {seconds}s \u{b7} {tokens} tokens"))
+        // The provider never said when reasoning ended: the wait for the
+        // first event stands in, as the stopped waiting timer read.
+        let ttft = turn.ttft_ms.get().unwrap_or(0) as f64;
+        Some(format!(
+            "Reasoned for {} \u{b7} {tokens} tokens",
+            format_duration(ttft, Seconds)
+        ))
     };
     let retryable = move || {
         on_retry.is_some() && matches!(turn.status.get(), TurnStatus::Error | TurnStatus::Stopped)
     };
-    let copied = RwSignal::new(false);
-    let copy_answer = move |_| {
-        browser::copy_to_clipboard(&answer_text());
-        copied.set(true);
-        set_timeout(move || copied.set(false), std::time::Duration::from_secs(2));
-    };
+    let UseCopyReturn { copied, copy } = use_copy();
+    let copy_answer = move |_| copy.run(answer_text());
 
     view! {
         <div class="message assistant" data-testid="assistant-message" data-status=move || status_name(turn.status.get())>

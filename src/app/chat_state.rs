@@ -2,16 +2,19 @@
 //! and the conversation list (new, switch, rename, delete, undo).
 //!
 //! The pure `Conversation` (with the live reducer `Turn` inside) is the source of
-//! truth; `TurnView`s mirror it for rendering, one signal per block.
+//! truth; `TurnView`s mirror it for rendering, one signal per block. When a
+//! streaming turn is saved is `autosave`'s to decide.
 
 use futures::future::{AbortHandle, Abortable};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::autosave::Autosave;
 use super::browser::{now_ms, wall_ms};
 use super::history::{self, Notice};
 use super::turn_client::stream_turn;
 use super::turn_view::TurnView;
+use crate::turn::duration::{format_duration, DurationStyle::Spoken};
 use crate::turn::message::{Conversation, Message, Summary};
 use crate::turn::reducer::Turn;
 use crate::turn::{ChatRequest, TurnEvent};
@@ -31,25 +34,6 @@ impl MessageView {
     }
 }
 
-/// How often a streaming turn is saved, at most (DESIGN §5).
-const SAVE_INTERVAL_MS: f64 = 1000.0;
-/// A save rewrites the whole conversation, so it costs more as a turn grows:
-/// while streaming, the next save waits this many times as long as the last one
-/// took (saving then takes at most 1/50 of the main thread for saves of up to
-/// 200 ms, far beyond what localStorage's quota lets a record grow to)…
-const SAVE_BUDGET_FACTOR: f64 = 50.0;
-/// …but never longer than this, which bounds what a crash mid-turn can lose.
-const MAX_SAVE_INTERVAL_MS: f64 = 10_000.0;
-
-/// How long to wait before saving a streaming turn again, given that the last
-/// save took `last_save_ms`; between turns every change is saved at once.
-fn next_save_interval(last_save_ms: f64, streaming: bool) -> f64 {
-    if !streaming {
-        return SAVE_INTERVAL_MS;
-    }
-    (last_save_ms * SAVE_BUDGET_FACTOR).clamp(SAVE_INTERVAL_MS, MAX_SAVE_INTERVAL_MS)
-}
-
 /// The page's state, shared by its handlers (all fields are `Copy` handles).
 #[derive(Clone, Copy)]
 pub struct ChatState {
@@ -67,8 +51,8 @@ pub struct ChatState {
     pub deleted: RwSignal<Option<Conversation>>,
     /// The model picked for this conversation (`None`: the server's default).
     pub model: RwSignal<Option<String>>,
-    /// When the streaming turn may be saved next (see SAVE_BUDGET_FACTOR).
-    next_save_at_ms: StoredValue<f64>,
+    /// When the streaming turn may be saved next.
+    autosave: StoredValue<Autosave>,
     next_key: StoredValue<usize>,
     /// The page's reactive owner: message signals are created under it, not
     /// under the component whose handler happened to run (Retry disposes that one).
@@ -88,7 +72,7 @@ impl ChatState {
             current_id: RwSignal::new(String::new()),
             deleted: RwSignal::new(None),
             model: RwSignal::new(None),
-            next_save_at_ms: StoredValue::new(0.0),
+            autosave: StoredValue::new(Autosave::default()),
             next_key: StoredValue::new(0),
             owner: StoredValue::new(Owner::current().unwrap_or_default()),
         }
@@ -248,14 +232,15 @@ impl ChatState {
         if let Some(text) = announcement_for(&event) {
             self.announcement.set(text);
         }
-        self.conversation.update_value(|c| {
-            if let Some(Message::Assistant(turn)) = c.messages.last_mut() {
-                let changes = turn.apply(event, now);
-                view.sync(turn, &changes);
-            }
-        });
+        let changes = self
+            .conversation
+            .try_update_value(|c| match c.messages.last_mut() {
+                Some(Message::Assistant(turn)) => turn.apply(event, now),
+                _ => Vec::new(),
+            });
+        view.sync(changes.unwrap_or_default());
         super::browser::count_applied_event();
-        if now >= self.next_save_at_ms.get_value() {
+        if self.autosave.with_value(|a| a.is_due(now)) {
             self.save();
         }
     }
@@ -311,12 +296,13 @@ impl ChatState {
         }
         let now = now_ms();
         if let Some(view) = self.live_view() {
-            self.conversation.update_value(|c| {
-                if let Some(Message::Assistant(turn)) = c.messages.last_mut() {
-                    let changes = turn.stop(now);
-                    view.sync(turn, &changes);
-                }
-            });
+            let changes = self
+                .conversation
+                .try_update_value(|c| match c.messages.last_mut() {
+                    Some(Message::Assistant(turn)) => turn.stop(now),
+                    _ => Vec::new(),
+                });
+            view.sync(changes.unwrap_or_default());
         }
         self.announcement.set("Stopped".into());
         self.finish_turn();
@@ -333,7 +319,7 @@ impl ChatState {
     fn save(&self) {
         let now = now_ms();
         if self.conversation.with_value(|c| c.id.is_empty()) {
-            self.next_save_at_ms.set_value(now + SAVE_INTERVAL_MS);
+            self.autosave.update_value(|a| a.skipped(now));
             return; // nothing sent yet: nothing to keep
         }
         let mut index = self.index.get_untracked();
@@ -344,8 +330,8 @@ impl ChatState {
         self.index.set(index);
         let took = now_ms() - now;
         let streaming = self.running.get_untracked().is_some();
-        self.next_save_at_ms
-            .set_value(now + next_save_interval(took, streaming));
+        self.autosave
+            .update_value(|a| a.saved(now, took, streaming));
         match result {
             Ok(bytes) => super::browser::record_save(now, took, bytes),
             Err(message) => self.notice(message),
@@ -377,6 +363,7 @@ impl ChatState {
 
     /// Downloads the shown conversation as Markdown or JSON.
     pub fn export(&self, as_json: bool) {
+        let mut failure = None;
         self.conversation.with_value(|c| {
             if as_json {
                 let name = crate::turn::export::file_name(c, "json");
@@ -386,14 +373,20 @@ impl ChatState {
                     &crate::turn::message::encode(c, now_ms()),
                 );
             } else {
-                let name = crate::turn::export::file_name(c, "md");
-                super::browser::download(
-                    &name,
-                    "text/markdown",
-                    &crate::turn::export::to_markdown(c),
-                );
+                // The exporter is in the renderer's module, loaded right
+                // after hydration; before that (or if it failed) a notice says so.
+                match super::lazy_renderer::export_markdown(c) {
+                    Ok(markdown) => {
+                        let name = crate::turn::export::file_name(c, "md");
+                        super::browser::download(&name, "text/markdown", &markdown);
+                    }
+                    Err(message) => failure = Some(message),
+                }
             }
         });
+        if let Some(message) = failure {
+            self.notice(message);
+        }
     }
 
     /// Imports an exported JSON conversation; a bad file changes nothing.
@@ -525,33 +518,12 @@ impl Default for ChatState {
 fn announcement_for(event: &TurnEvent) -> Option<String> {
     match event {
         TurnEvent::ThinkingStart => Some("Thinking".into()),
-        TurnEvent::ThinkingEnd { duration_ms, .. } => {
-            let seconds = (*duration_ms as f64 / 1000.0).round() as u64;
-            Some(match seconds {
-                0 => "Thought for less than a second".into(),
-                1 => "Thought for 1 second".into(),
-                n => format!("Thought for {n} seconds"),
-            })
-        }
+        TurnEvent::ThinkingEnd { duration_ms, .. } => Some(format!(
+            "Thought for {}",
+            format_duration(*duration_ms as f64, Spoken)
+        )),
         TurnEvent::Done { .. } => Some("Answer complete".into()),
         TurnEvent::Error { message, .. } => Some(format!("Error: {message}")),
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn streaming_saves_space_out_as_saves_grow_slower_within_bounds() {
-        // Small conversations: once a second, as DESIGN §5 says.
-        assert_eq!(next_save_interval(2.0, true), SAVE_INTERVAL_MS);
-        // A 40 ms save (a turn of megabytes) waits 2 s: saving stays at 1/50.
-        assert_eq!(next_save_interval(40.0, true), 2000.0);
-        // Never longer than the cap, whatever one save cost.
-        assert_eq!(next_save_interval(900.0, true), MAX_SAVE_INTERVAL_MS);
-        // Between turns there is no spacing to keep.
-        assert_eq!(next_save_interval(900.0, false), SAVE_INTERVAL_MS);
     }
 }

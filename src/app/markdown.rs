@@ -2,10 +2,9 @@
 //! rewrites the event stream in between so that everything the writer can emit
 //! is inert. Pure; runs on both sides.
 //!
-//! Why no HTML sanitizer pass afterwards: the writer only ever emits its own
-//! fixed tags, and the model's text reaches the output escaped. What remains to
-//! control are the attributes that carry model-chosen values, and those are
-//! handled event by event:
+//! The writer only ever emits its own fixed tags, and the model's text reaches
+//! the output escaped. What remains to control are the attributes that carry
+//! model-chosen values, and those are handled event by event:
 //! - raw HTML written by the model becomes text (shown, never parsed);
 //! - link targets must be relative or http(s)/mailto, otherwise the link is
 //!   dropped and its text kept; allowed links get `rel="noopener noreferrer"`;
@@ -16,6 +15,9 @@
 //!   and footnote references are their text;
 //! - a code block's language becomes a `language-…` class only if it is one
 //!   plain word (a tab or entity in it would otherwise add classes of the app's);
+//!   the block is written by `code_block.rs` (a header with the language's
+//!   label and a copy button) with its lines highlighted by `highlight.rs`,
+//!   which adds nothing but `hl-…` spans around escaped text;
 //! - table alignment would be a `style` attribute, which the CSP refuses: dropped;
 //! - footnotes carry no ids or links: a label would be an id in the page's
 //!   namespace, the same label recurs across blocks and messages, and the
@@ -29,13 +31,24 @@
 //!   its source as code; a closing `$` followed by a digit ends no formula
 //!   ("$5-$10" is two prices), the rule Pandoc adds to pulldown-cmark's.
 //!
-//! An HTML sanitizer (ammonia with html5ever) did this job before; it was a
-//! third of the browser bundle.
+//! Then, as the last pass over every fragment, ammonia (`sanitize.rs`) keeps
+//! exactly the tags, attributes, classes and schemes written here: defence in
+//! depth, so that a hole in this filter or in the MathML allow-list still lets
+//! nothing run or load. On this module's own output it changes nothing a
+//! browser would see.
 
+pub mod code_block;
 mod delimiters;
+pub mod highlight;
 mod latex_check;
 mod math;
 mod mathml;
+mod remend;
+mod sanitize;
+pub mod stream_render;
+pub mod stream_split;
+
+pub(crate) use sanitize::sanitize;
 
 use std::ops::Range;
 
@@ -45,6 +58,7 @@ use pulldown_cmark::{
 use pulldown_cmark_escape::{escape_href, escape_html};
 
 use delimiters::Prepared;
+use highlight::LineHighlighter;
 
 /// URL schemes a link may use. Anything else with a scheme (javascript:, data:,
 /// vbscript:, file:, …) is refused; references without a scheme are relative.
@@ -52,13 +66,22 @@ pub(crate) const LINK_SCHEMES: [&str; 3] = ["http", "https", "mailto"];
 /// Images become links; `mailto:` makes no sense for them.
 const IMAGE_SCHEMES: [&str; 2] = ["http", "https"];
 
+/// The markdown the renderer reads (the streaming view's cuts read the same).
+pub(crate) const OPTIONS: Options = Options::ENABLE_TABLES
+    .union(Options::ENABLE_STRIKETHROUGH)
+    .union(Options::ENABLE_TASKLISTS)
+    .union(Options::ENABLE_FOOTNOTES)
+    .union(Options::ENABLE_MATH);
+
 /// Renders model-written markdown as inert HTML.
 pub fn render_markdown(source: &str) -> String {
-    let options = Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_FOOTNOTES
-        | Options::ENABLE_MATH;
+    // The last pass, always: defence in depth behind the event filter.
+    sanitize(&render_events(source))
+}
+
+/// The HTML the filtered event stream writes, before the sanitizer's pass.
+fn render_events(source: &str) -> String {
+    let options = OPTIONS;
     let prepared = delimiters::prepare(source, options);
     let mut filter = EventFilter::default();
     let events = Parser::new_ext(&prepared.source, options)
@@ -110,6 +133,8 @@ fn math_event<'a>(
 struct EventFilter {
     open_anchors: Vec<bool>,
     in_written_anchor: bool,
+    /// The code block being read: its highlighter and its text so far.
+    code: Option<(LineHighlighter, String)>,
 }
 
 impl EventFilter {
@@ -146,9 +171,28 @@ impl EventFilter {
                     Event::InlineHtml(CowStr::Borrowed("</a>"))
                 })
             }
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => Some(Event::Start(
-                Tag::CodeBlock(CodeBlockKind::Fenced(code_language(&info))),
-            )),
+            // A code block is written whole at its end, highlighted, inside
+            // its header (label, copy button): `code_block.rs`.
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let info = match &kind {
+                    CodeBlockKind::Fenced(info) => info.as_ref(),
+                    CodeBlockKind::Indented => "",
+                };
+                self.code = Some((LineHighlighter::for_info(info), String::new()));
+                None
+            }
+            Event::Text(text) if self.code.is_some() => {
+                if let Some((_, code)) = &mut self.code {
+                    code.push_str(&text);
+                }
+                None
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                let (highlighter, code) = self.code.take()?;
+                let mut html = String::with_capacity(code.len() * 2 + 200);
+                code_block::block_html(highlighter, &code, &mut html);
+                Some(Event::Html(html.into()))
+            }
             Event::Start(Tag::Heading { level, .. }) => Some(Event::Start(Tag::Heading {
                 level,
                 id: None,
@@ -266,54 +310,6 @@ fn escaped(text: &str) -> String {
     // Writing into a String cannot fail.
     let _ = escape_html(&mut out, text);
     out
-}
-
-/// Where the finished part of a growing markdown text ends: right after a
-/// blank line outside any fenced code block, when the next line has started
-/// and is not indented (so list continuations stay with their list). `from`
-/// must be an earlier result (or 0): scanning starts there, so the cost is
-/// proportional to the new text, not to everything before it.
-pub fn stable_end(text: &str, from: usize) -> usize {
-    let bytes = text.as_bytes();
-    let mut fence: Option<(u8, usize)> = None;
-    let mut stable = from;
-    let mut line_start = from;
-    let mut previous_blank = false;
-    while let Some(offset) = text.get(line_start..).and_then(|rest| rest.find('\n')) {
-        let line = &text[line_start..line_start + offset];
-        let next = line_start + offset + 1;
-        let trimmed = line.trim_start_matches(' ');
-        let indent = line.len() - trimmed.len();
-        let run_char = trimmed.bytes().next().filter(|c| *c == b'`' || *c == b'~');
-        if let (Some(c), true) = (run_char, indent <= 3) {
-            let run = trimmed.bytes().take_while(|b| *b == c).count();
-            if run >= 3 {
-                fence = match fence {
-                    None => Some((c, run)),
-                    Some((open, len))
-                        if open == c && run >= len && trimmed[run..].trim().is_empty() =>
-                    {
-                        None
-                    }
-                    other => other,
-                };
-            }
-        }
-        let blank = line.trim().is_empty();
-        if previous_blank && fence.is_none() && !blank && !line.starts_with([' ', '\t']) {
-            stable = line_start;
-        }
-        previous_blank = blank && fence.is_none();
-        line_start = next;
-    }
-    // A blank line just completed: stable once the next line shows it is not indented.
-    if previous_blank
-        && line_start < bytes.len()
-        && !matches!(bytes[line_start], b' ' | b'\t' | b'\n')
-    {
-        stable = line_start;
-    }
-    stable
 }
 
 #[cfg(test)]
@@ -437,11 +433,73 @@ mod tests {
             ("```\"onclick\nsecret\n```", "<pre><code>secret"),
             (
                 "```rust ignore\nfn x() {}\n```",
-                "<pre><code class=\"language-rust\">fn",
+                "<pre><code class=\"language-rust\"><span class=\"hl-kw\">fn",
             ),
         ] {
             let html = render_markdown(hostile);
-            assert!(html.starts_with(opening), "{hostile:?}: {html}");
+            assert!(html.contains(opening), "{hostile:?}: {html}");
+            assert!(!html.contains("visually-hidden"), "{hostile:?}: {html}");
+            assert_eq!(
+                html.matches("copy-button").count(),
+                0,
+                "{hostile:?}: {html}"
+            );
+            assert_inert(&html);
+        }
+    }
+
+    #[test]
+    fn code_blocks_get_a_label_a_copy_button_and_highlighted_lines() {
+        let html = render_markdown(
+            "Three:\n\n```rust\nfn main() {}\n```\n\n```py\nx = \"<b>\"  # hi\n```\n\n```diff\n-a\n+b\n```\n",
+        );
+        let button =
+            "<button type=\"button\" class=\"code-copy\" aria-label=\"Copy code\">Copy</button>";
+        assert_eq!(html.matches(button).count(), 3, "{html}");
+        for (label, class) in [("Rust", "rust"), ("Python", "py"), ("Diff", "diff")] {
+            let head = format!(
+                "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">{label}</span>{button}</div><pre><code class=\"language-{class}\">"
+            );
+            assert!(html.contains(&head), "{label}: {html}");
+        }
+        assert!(
+            html.contains("<span class=\"hl-kw\">fn</span> <span class=\"hl-fn\">main</span>() {}\n</code></pre></div>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("x = <span class=\"hl-str\">\"&lt;b&gt;\"</span>  <span class=\"hl-com\"># hi</span>\n"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<span class=\"hl-del\">-a</span>\n<span class=\"hl-add\">+b</span>"),
+            "{html}"
+        );
+        assert_inert(&html);
+    }
+
+    #[test]
+    fn blocks_without_a_known_language_are_plain_with_a_button() {
+        for (source, label) in [
+            ("```\nfn x\n```\n", None),
+            ("    fn x\n", None),
+            ("```my-lang\nfn x\n```\n", Some("my-lang")),
+            ("```x&lt;script&gt;\nfn x\n```\n", None),
+        ] {
+            let html = render_markdown(source);
+            assert!(html.contains("class=\"code-copy\""), "{source:?}: {html}");
+            assert!(
+                html.contains(">fn x\n</code></pre></div>"),
+                "{source:?}: {html}"
+            );
+            assert!(!html.contains("hl-"), "{source:?}: {html}");
+            match label {
+                Some(label) => assert!(
+                    html.contains(&format!("<span class=\"code-lang\">{label}</span>")),
+                    "{source:?}: {html}"
+                ),
+                None => assert!(!html.contains("code-lang"), "{source:?}: {html}"),
+            }
+            assert_inert(&html);
         }
     }
 
@@ -477,7 +535,11 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("<div class=\"footnote-definition\"><sup class=\"footnote-definition-label\">app</sup>"), "{html}");
-        assert!(html.contains("&quot;x</sup>"), "{html}");
+        // Text, so the quote ends nothing (the sanitizer writes text quotes bare).
+        assert!(
+            html.contains("<sup class=\"footnote-reference\">\"x</sup>"),
+            "{html}"
+        );
         assert!(!html.contains(" id="), "{html}");
         assert!(!html.contains("href=\"#"), "{html}");
         // A reference in a link's text is never a second anchor.
@@ -488,14 +550,14 @@ mod tests {
     fn task_lists_render_as_disabled_checkboxes() {
         let html = render_markdown("- [x] done\n- [ ] open\n");
         assert!(
-            html.contains("<input disabled=\"\" type=\"checkbox\" checked=\"\"/>"),
+            html.contains("<input disabled=\"\" type=\"checkbox\" checked=\"\">"),
             "{html}"
         );
     }
 
     /// Pieces that combine into links, images, raw HTML, entities, tables and
     /// footnotes in every order: the property below must hold for all of them.
-    const HOSTILE_PIECES: &[&str] = &[
+    pub(super) const HOSTILE_PIECES: &[&str] = &[
         "[",
         "]",
         "(",
@@ -570,6 +632,18 @@ mod tests {
         "{",
         "}",
         "5",
+        // Raw HTML as a formula and in its text; links to trackers, data: images.
+        "$<img src=x onerror=alert(1)>$",
+        "\\text{<a href=\"javascript:x\">t</a>}",
+        "\\href{https://t.invalid/x}{y}",
+        "\\url{data:image/svg+xml,<svg onload=x>}",
+        "\\htmlClass{code-copy}{x}",
+        // Fence info strings that close the class, open a script or name a URL.
+        "```\"><script>alert(1)</script>\n",
+        "```data:text/html,<script>x</script>\n",
+        "```js\" onclick=\"x\n",
+        "```html\n",
+        "~~~",
     ];
 
     /// Panics with the violation, so the property test shows the input.
@@ -619,58 +693,6 @@ mod tests {
         ) {
             assert_inert(&render_markdown(&pieces.concat()));
         }
-    }
-
-    #[test]
-    fn stable_end_stops_after_finished_paragraphs_only() {
-        let text = "First para.\n\nSecond para.\n\nThird, still stre";
-        let end = stable_end(text, 0);
-        assert_eq!(&text[..end], "First para.\n\nSecond para.\n\n");
-        // Nothing new is finished: the same end, scanning only the tail.
-        assert_eq!(stable_end(text, end), end);
-    }
-
-    #[test]
-    fn stable_end_never_splits_inside_a_fence_or_before_an_indented_line() {
-        let text = "```\ncode\n\nmore code\n```\n\nAfter";
-        assert_eq!(
-            &text[..stable_end(text, 0)],
-            "```\ncode\n\nmore code\n```\n\n"
-        );
-        let list = "1. item\n\n   continued\n";
-        assert_eq!(stable_end(list, 0), 0);
-        assert_eq!(stable_end("a\n\n", 0), 0, "the next line has not started");
-    }
-
-    #[test]
-    fn rendering_in_stable_pieces_equals_rendering_whole_for_paragraphs_and_code() {
-        let text = "# Title\n\nSome **bold** text.\n\n```rust\nfn x() {}\n\n// gap\n```\n\n- a\n- b\n\nEnd.";
-        assert_eq!(render_in_pieces(text), render_markdown(text));
-    }
-
-    #[test]
-    fn rendering_in_stable_pieces_equals_rendering_whole_for_math() {
-        let text = "Area $\\pi r^2$ costs $5-$10.\n\n\\[\n\\frac{a}{b}\n\\]\n\nNever closed \\( x *y*\n\nThen \\(x^2\\) and $$\\sum_k k$$ and `\\(code\\)`.\n\nBad $x^^2$.";
-        assert_eq!(render_in_pieces(text), render_markdown(text));
-    }
-
-    /// `text` rendered as the streaming view renders it as it grows: each
-    /// finished piece once (split where `stable_end` says), then the tail.
-    fn render_in_pieces(text: &str) -> String {
-        let mut pieces = String::new();
-        let mut from = 0;
-        for cut in 1..=text.len() {
-            if !text.is_char_boundary(cut) {
-                continue;
-            }
-            let end = stable_end(&text[..cut], from);
-            if end > from {
-                pieces.push_str(&render_markdown(&text[from..end]));
-                from = end;
-            }
-        }
-        pieces.push_str(&render_markdown(&text[from..]));
-        pieces
     }
 
     #[test]
@@ -828,7 +850,20 @@ mod tests {
 
     #[test]
     fn code_blocks_keep_their_content_escaped() {
-        let html = render_markdown("```html\n<b>x</b>\n```");
-        assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"));
+        let html = render_markdown(
+            "```html\n<b>x</b>\n```\n\n```js\n</span><script>alert(1)</script>\n```",
+        );
+        assert!(!html.contains("<b>") && !html.contains("<script"), "{html}");
+        let text = highlight::HIGHLIGHT_CLASSES
+            .iter()
+            .fold(html.replace("</span>", ""), |text, class| {
+                text.replace(&format!("<span class=\"{class}\">"), "")
+            });
+        assert!(text.contains("&lt;b&gt;x&lt;/b&gt;"), "{html}");
+        assert!(
+            text.contains("&lt;/span&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{html}"
+        );
+        assert_inert(&html);
     }
 }

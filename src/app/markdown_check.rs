@@ -4,7 +4,11 @@
 //! link allow-list, and no anchor is nested in another. MathML elements carry
 //! only presentation attributes with plain values and the layout classes the
 //! math allow-list maps styles to: never a link, an id, a style or a handler.
+//! Code blocks add spans with the highlighter's classes and one button of
+//! fixed type and name, which does nothing by itself.
 
+use super::markdown::code_block::{CHROME_CLASSES, COPY_LABEL};
+use super::markdown::highlight::HIGHLIGHT_CLASSES;
 use super::markdown::{url_allowed, LINK_SCHEMES};
 
 const RENDERED_TAGS: &[&str] = &[
@@ -36,11 +40,23 @@ const RENDERED_TAGS: &[&str] = &[
     "sup",
     "div",
     "input",
+    "span",
+    "button",
 ];
 const RENDERED_ATTRIBUTES: &[&str] = &[
-    "href", "title", "class", "rel", "start", "disabled", "type", "checked",
+    "href",
+    "title",
+    "class",
+    "rel",
+    "start",
+    "disabled",
+    "type",
+    "checked",
+    "aria-label",
 ];
-/// Classes the writer may emit; code blocks add `language-<one plain word>`.
+/// Classes the writer may emit; code blocks add `language-<one plain word>`,
+/// their chrome's classes (`CHROME_CLASSES`) and the highlighter's
+/// (`HIGHLIGHT_CLASSES`).
 const RENDERED_CLASSES: &[&str] = &[
     "md-image",
     "footnote-reference",
@@ -192,9 +208,21 @@ fn attribute_violation(mut attributes: &str) -> Option<String> {
             let language = value.strip_prefix("language-").is_some_and(|word| {
                 !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || c == '&')
             });
-            if !language && !RENDERED_CLASSES.contains(&value) {
+            let known = [RENDERED_CLASSES, CHROME_CLASSES, HIGHLIGHT_CLASSES]
+                .iter()
+                .any(|classes| classes.contains(&value));
+            if !language && !known {
                 return Some(format!("class {value:?}"));
             }
+        }
+        // Fixed values: the copy button's name, a button that submits nothing.
+        let fixed = match name {
+            "aria-label" => Some(&[COPY_LABEL][..]),
+            "type" => Some(&["checkbox", "button"][..]),
+            _ => None,
+        };
+        if fixed.is_some_and(|values| !values.contains(&value)) {
+            return Some(format!("{name}={value:?}"));
         }
         attributes = attributes[value_end + 1..].trim_start_matches('/').trim();
     }
@@ -254,12 +282,24 @@ mod tests {
             "<mi onclick=\"x\">",
             "<mi id=\"app\">",
             "<code class=\"math-error copy-button\">",
+            "<span class=\"hl-kw hl-str\">",
+            "<span class=\"copy-button\">",
+            "<span onclick=\"x\">",
+            "<button type=\"submit\">",
+            "<button aria-label=\"x\">",
+            "<button class=\"code-copy\" formaction=\"https://e.com\">",
         ] {
             assert!(inert_violation(active).is_some(), "{active}");
         }
         assert_eq!(
             inert_violation(
                 "<p>ok <a href=\"https://e.com/?a=1&amp;b=2\" rel=\"noopener noreferrer\">x</a></p>"
+            ),
+            None
+        );
+        assert_eq!(
+            inert_violation(
+                "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">Rust</span><button type=\"button\" class=\"code-copy\" aria-label=\"Copy code\">Copy</button></div><pre><code class=\"language-rust\"><span class=\"hl-kw\">fn</span> x\n</code></pre></div>"
             ),
             None
         );

@@ -3,14 +3,17 @@
 
 pub mod api;
 pub mod assistant_message;
+pub mod autosave;
 pub mod browser;
 pub mod chat_page;
 pub mod chat_state;
+pub mod code_copy;
 pub mod composer;
 pub mod headline;
 pub mod history;
 pub mod markdown;
 // The renderer's safety property as a checker: for its tests and `make fuzz` only.
+pub mod lazy_renderer;
 #[cfg(any(test, fuzzing))]
 pub mod markdown_check;
 pub mod preferences;
@@ -22,6 +25,8 @@ pub mod thinking_block;
 pub mod trusted_html;
 pub mod turn_client;
 pub mod turn_view;
+pub mod use_copy;
+pub mod use_thinking_fold;
 pub mod user_message;
 
 use leptos::prelude::*;

@@ -9,12 +9,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use leptos::html::Div;
 use leptos::prelude::*;
 
-use super::browser;
 use super::headline::{last_line, strip_topics};
-use super::preferences::{use_fold_preference, FoldPreference};
 use super::streaming_markdown::StreamingMarkdown;
 use super::trusted_html::decoration;
 use super::turn_view::{BlockView, ThinkingMeta};
+use super::use_copy::{use_copy, UseCopyReturn};
+use crate::turn::duration::{
+    format_duration,
+    DurationStyle::{Clock, Seconds, Short},
+};
 use crate::turn::reducer::{is_shown, BlockState};
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
@@ -22,18 +25,17 @@ static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 /// The header text for a block at client time `now_ms`.
 pub fn header_label(meta: &ThinkingMeta, now_ms: f64) -> String {
     match meta.state {
-        BlockState::Streaming => {
-            let seconds = ((now_ms - meta.started_at_ms).max(0.0) / 1000.0).floor() as u64;
-            format!("Thinking\u{2026} {seconds}s")
-        }
+        BlockState::Streaming => format!(
+            "Thinking\u{2026} {}",
+            format_duration(now_ms - meta.started_at_ms, Clock)
+        ),
         BlockState::Interrupted => match meta.duration_ms {
-            Some(ms) => format!("Stopped after {}", seconds_phrase(ms)),
+            Some(ms) => format!("Stopped after {}", format_duration(ms as f64, Seconds)),
             None => "Stopped".into(),
         },
         BlockState::Done => {
             let base = match meta.duration_ms {
-                Some(ms) if ms < 1000 => "Thought for less than a second".to_owned(),
-                Some(ms) => format!("Thought for {}", seconds_phrase(ms)),
+                Some(ms) => format!("Thought for {}", format_duration(ms as f64, Short)),
                 None => "Thought".to_owned(),
             };
             if meta.opaque {
@@ -56,18 +58,14 @@ pub fn header_with_tokens(meta: &ThinkingMeta, now_ms: f64, tokens: Option<u64>)
     }
 }
 
-fn seconds_phrase(ms: u64) -> String {
-    format!("{}s", (ms as f64 / 1000.0).round() as u64)
-}
-
 /// A reasoning block: streams open, folds when the answer starts.
 #[component]
 pub fn ThinkingBlock(
     /// The block's signals, as the turn view keeps them.
     block: BlockView,
-    /// True once another block follows this one (the answer started).
-    #[prop(into)]
-    followed: Signal<bool>,
+    /// Open or folded, owned by the turn that lists the block: the header's
+    /// clicks and the fold policy (`use_thinking_fold`) both write here.
+    open: RwSignal<bool>,
     /// The page clock (ms), ticking while a turn streams.
     #[prop(into)]
     now: Signal<f64>,
@@ -77,25 +75,6 @@ pub fn ThinkingBlock(
 ) -> impl IntoView {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let body_id = format!("thinking-body-{id}");
-    let preference = use_fold_preference();
-    let streaming_at_start = block
-        .meta
-        .with_untracked(|m| m.state == BlockState::Streaming);
-    // Replayed blocks start folded; live ones open unless the user prefers folded.
-    let open = RwSignal::new(
-        streaming_at_start && preference.get_untracked() != FoldPreference::StartFolded,
-    );
-    // Fold once when the answer starts; never reopen by itself; clicks win.
-    let auto_folded = StoredValue::new(!streaming_at_start);
-    Effect::new(move |_| {
-        if followed.get() && !auto_folded.get_value() {
-            auto_folded.set_value(true);
-            if preference.get_untracked() != FoldPreference::KeepOpen {
-                open.set(false);
-            }
-        }
-    });
-
     let has_text = Memo::new(move |_| block.text.with(|t| !t.trim().is_empty()));
     // Shown while it streams, even before any text (hidden reasoning), and
     // afterwards unless it ended empty (DESIGN §3).
@@ -170,12 +149,8 @@ pub fn ThinkingBlock(
         }
     });
 
-    let copied = RwSignal::new(false);
-    let copy = move |_| {
-        browser::copy_to_clipboard(&block.text.get_untracked());
-        copied.set(true);
-        set_timeout(move || copied.set(false), std::time::Duration::from_secs(2));
-    };
+    let UseCopyReturn { copied, copy } = use_copy();
+    let copy = move |_| copy.run(block.text.get_untracked());
 
     let body_id_attr = body_id.clone();
     view! {
@@ -225,7 +200,7 @@ pub fn ThinkingBlock(
                     inert=move || !open.get() || !expandable.get()
                     on:scroll=on_scroll
                 >
-                    <StreamingMarkdown text=block.text active=open without_topics=true on_rendered=pin_to_bottom/>
+                    <StreamingMarkdown text=block.text active=open finished=Signal::derive(move || !streaming.get()) without_topics=true on_rendered=pin_to_bottom/>
                 </div>
             </section>
         </Show>
@@ -290,8 +265,9 @@ mod tests {
 #[cfg(all(test, feature = "ssr"))]
 pub(crate) mod render_tests {
     use super::*;
-    use crate::app::preferences::FoldPreferenceContext;
+    use crate::app::preferences::{FoldPreference, FoldPreferenceContext};
     use crate::app::turn_view::TurnView;
+    use crate::app::use_thinking_fold::use_thinking_fold;
     use crate::turn::message::{decode, encode, Conversation, Message};
     use crate::turn::reducer::Turn;
     use crate::turn::TurnEvent;
@@ -385,8 +361,9 @@ pub(crate) mod render_tests {
             let mut turn = turn;
             let view = TurnView::new(&turn);
             let block = view.blocks.get_untracked()[0];
-            let followed = Signal::derive(move || view.blocks.with(|b| b.len() > 1));
-            let rendered = view! { <ThinkingBlock block followed now=now/> };
+            let answer_started = Signal::derive(move || view.blocks.with(|b| b.len() > 1));
+            let open = use_thinking_fold(block, answer_started);
+            let rendered = view! { <ThinkingBlock block open now=now/> };
             then(&mut turn, &view);
             rendered.to_html()
         })
@@ -394,6 +371,31 @@ pub(crate) mod render_tests {
 
     fn render(turn: Turn, now: f64) -> String {
         render_with(turn, now, None, |_, _| {})
+    }
+
+    #[test]
+    fn the_parent_owns_open_and_the_block_follows_it() {
+        // A streaming block the fold policy would open, held folded by its
+        // parent, then opened by it: the block shows what the parent says.
+        let t = turn(vec![
+            (TurnEvent::ThinkingStart, 0.0),
+            (delta("Light scatters."), 100.0),
+        ]);
+        Owner::new().with(|| {
+            let view = TurnView::new(&t);
+            let block = view.blocks.get_untracked()[0];
+            let open = RwSignal::new(false);
+            let rendered = view! { <ThinkingBlock block open now=1_000.0/> };
+            let html = rendered.to_html();
+            let (tag, _) = header(&html);
+            assert!(tag.contains("aria-expanded=\"false\""), "{tag}");
+            assert!(has_attr(&body_tag(&html), "hidden"));
+            open.set(true);
+            let html = view! { <ThinkingBlock block open now=1_000.0/> }.to_html();
+            let (tag, _) = header(&html);
+            assert!(tag.contains("aria-expanded=\"true\""), "{tag}");
+            assert!(!has_attr(&body_tag(&html), "hidden"));
+        });
     }
 
     #[test]
@@ -440,7 +442,7 @@ pub(crate) mod render_tests {
             None,
             |turn, view| {
                 let changes = turn.apply(end(6_000, true), 8_000.0);
-                view.sync(turn, &changes);
+                view.sync(changes);
             },
         );
         let (tag, text) = header(&html);
@@ -522,7 +524,7 @@ pub(crate) mod render_tests {
             None,
             |turn, view| {
                 let changes = turn.stop(10_200.0);
-                view.sync(turn, &changes);
+                view.sync(changes);
             },
         );
         let (tag, text) = header(&html);
@@ -593,7 +595,7 @@ pub(crate) mod render_tests {
         // A later label replaces it, live.
         let html = render_with(labelled(), 9_000.0, None, |turn, view| {
             let changes = turn.apply(delta("\n<topic>Writing the answer</topic>"), 8_000.0);
-            view.sync(turn, &changes);
+            view.sync(changes);
         });
         assert_eq!(
             header(&html).1,
@@ -603,7 +605,7 @@ pub(crate) mod render_tests {
         let html = render_with(labelled(), 0.0, None, |turn, view| {
             for event in [end(12_000, false), answer("16.4 ft")] {
                 let changes = turn.apply(event, 9_000.0);
-                view.sync(turn, &changes);
+                view.sync(changes);
             }
         });
         assert_eq!(header(&html).1, "Thought for 12s \u{b7} Checking the units");

@@ -2,12 +2,14 @@
 //! `require-trusted-types-for 'script'; trusted-types pensive-markdown`
 //! (`server::csp`), so the browser refuses a plain string in `innerHTML`,
 //! `insertAdjacentHTML` and every other HTML sink: only a `TrustedHTML` made by
-//! this policy gets in, and [`render`] is the only caller of the policy, with
-//! the sanitizing renderer's output (`markdown::render_markdown`). An injected
-//! script that reaches a sink with its own string is refused and reported.
+//! this policy gets in, and [`fragment`] is the only caller of the policy,
+//! with the sanitizing renderer's output (the streaming view's fragments,
+//! `markdown::stream_render::Fragment`, made by the renderer's own module,
+//! `lazy_renderer`). An injected script that reaches a sink with its own
+//! string is refused and reported.
 //!
 //! Never call the policy with anything else, and never hand out its
-//! `TrustedHTML` except as [`SanitizedHtml`], which only [`render`] makes.
+//! `TrustedHTML` except as [`SanitizedHtml`], which only [`fragment`] makes.
 //!
 //! Leptos builds a static part of a view (an element with only literal
 //! attributes and text, inside another element of the same `view!`) from a
@@ -38,10 +40,12 @@ pub struct SanitizedHtml(
     #[cfg(not(feature = "hydrate"))] String,
 );
 
-/// Renders Markdown `source` to sanitized HTML: the only way to a
-/// [`SanitizedHtml`], and the only place the policy is called.
-pub fn render(source: &str) -> SanitizedHtml {
-    let html = super::markdown::render_markdown(source);
+/// A fragment of the streaming view (`markdown::stream_render`): a block, a
+/// code block's highlighted lines, a list's items, a piece of a paragraph.
+/// The type is the proof: only that module makes a `Fragment`, and only from
+/// the sanitizer's output (see its docs). The other caller of the policy.
+pub fn fragment(fragment: super::markdown::stream_render::Fragment) -> SanitizedHtml {
+    let html = fragment.into_string();
     #[cfg(feature = "hydrate")]
     {
         SanitizedHtml(js::trusted(html))
@@ -76,10 +80,20 @@ impl SanitizedHtml {
     pub fn append_to(&self, element: &Element) {
         #[cfg(feature = "hydrate")]
         {
-            let _ = js::append_html_to(element, &self.0);
+            let _ = js::insert_html(element, "beforeend", &self.0);
         }
         #[cfg(not(feature = "hydrate"))]
         let _ = element.insert_adjacent_html("beforeend", &self.0);
+    }
+
+    /// Inserts this HTML right before `element` (among its siblings).
+    pub fn insert_before(&self, element: &Element) {
+        #[cfg(feature = "hydrate")]
+        {
+            let _ = js::insert_html(element, "beforebegin", &self.0);
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = element.insert_adjacent_html("beforebegin", &self.0);
     }
 }
 
@@ -115,10 +129,14 @@ mod js {
         element.unchecked_ref::<HtmlSink>().set_inner_html(html)
     }
 
-    pub fn append_html_to(element: &web_sys::Element, html: &JsValue) -> Result<(), JsValue> {
+    pub fn insert_html(
+        element: &web_sys::Element,
+        position: &str,
+        html: &JsValue,
+    ) -> Result<(), JsValue> {
         element
             .unchecked_ref::<HtmlSink>()
-            .insert_adjacent_html("beforeend", html)
+            .insert_adjacent_html(position, html)
     }
 
     thread_local! {
@@ -131,7 +149,7 @@ mod js {
     }
 
     /// `trustedTypes.createPolicy(POLICY_NAME, {createHTML: identity})`: the
-    /// identity, because what it is given is already sanitized (`render`).
+    /// identity, because what it is given is already sanitized (`fragment`).
     fn create_policy() -> Option<TrustedTypePolicy> {
         let window: JsValue = web_sys::window()?.into();
         let factory = js_sys::Reflect::get(&window, &"trustedTypes".into())

@@ -1,22 +1,14 @@
 //! Reactive mirror of a reducer `Turn`: one signal per block, so a chunk
 //! touches only the block that grew (never the whole message list). The pure
-//! `Turn` stays the source of truth; `sync` replays the reducer's `Change`s.
+//! `Turn` stays the source of truth; `sync` replays the reducer's `Change`s,
+//! which carry their data, so the view never reads the `Turn` back.
 
 use leptos::prelude::*;
 
-use crate::turn::reducer::{Block, BlockState, Change, Turn, TurnError, TurnStatus};
+use crate::turn::reducer::{Block, BlockState, Change, Turn, TurnError, TurnProgress, TurnStatus};
 use crate::turn::Usage;
 
-/// Metadata of a thinking block (changes a handful of times per block).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ThinkingMeta {
-    pub duration_ms: Option<u64>,
-    pub opaque: bool,
-    pub state: BlockState,
-    pub started_at_ms: f64,
-    /// The label naming the block (latest `<topic>` or bold-only line).
-    pub headline: Option<String>,
-}
+pub use crate::turn::reducer::ThinkingMeta;
 
 /// Which kind of block a `BlockView` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,57 +52,50 @@ impl TurnView {
             ttft_ms: RwSignal::new(turn.ttft_ms),
             next_key: StoredValue::new(0),
         };
-        view.rebuild(turn);
+        view.rebuild(&turn.blocks);
         view
     }
 
-    /// Applies the reducer's changes; work is proportional to what changed.
-    pub fn sync(&self, turn: &Turn, changes: &[Change]) {
+    /// Applies the reducer's changes, from what they carry alone; work is
+    /// proportional to what changed.
+    pub fn sync(&self, changes: impl IntoIterator<Item = Change>) {
         for change in changes {
-            match *change {
-                Change::Opened(index) => {
-                    if let Some(block) = turn.blocks.get(index) {
-                        let view = self.block_view(block);
-                        self.blocks.update(|b| b.push(view));
+            match change {
+                Change::Opened(block) => {
+                    let view = self.block_view(&block);
+                    self.blocks.update(|b| b.push(view));
+                }
+                Change::Appended { index, text } => {
+                    if let Some(view) = self.blocks.with_untracked(|b| b.get(index).copied()) {
+                        view.text.update(|t| t.push_str(&text));
                     }
                 }
-                Change::Appended { index, from } => {
-                    let (Some(view), Some(block)) = (
-                        self.blocks.with_untracked(|b| b.get(index).copied()),
-                        turn.blocks.get(index),
-                    ) else {
-                        continue;
-                    };
-                    let text = block_text(block);
-                    if let Some(tail) = text.get(from..) {
-                        view.text.update(|t| t.push_str(tail));
+                Change::Updated { index, meta } => {
+                    if let Some(view) = self.blocks.with_untracked(|b| b.get(index).copied()) {
+                        view.meta.set(meta);
                     }
                 }
-                Change::Updated(index) => {
-                    let view = self.blocks.with_untracked(|b| b.get(index).copied());
-                    if let (Some(view), Some(Block::Thinking(t))) = (view, turn.blocks.get(index)) {
-                        view.meta.set(meta_of(t));
-                    }
-                }
-                Change::Restructured => self.rebuild(turn),
-                Change::Status => {
-                    self.status.set(turn.status);
-                    if self.error.with_untracked(|e| e != &turn.error) {
-                        self.error.set(turn.error.clone());
-                    }
-                    if self.usage.get_untracked() != turn.usage {
-                        self.usage.set(turn.usage);
-                    }
-                    if self.ttft_ms.get_untracked() != turn.ttft_ms {
-                        self.ttft_ms.set(turn.ttft_ms);
-                    }
-                }
+                Change::Restructured(blocks) => self.rebuild(&blocks),
+                Change::Status(progress) => self.set_progress(progress),
             }
         }
     }
 
-    fn rebuild(&self, turn: &Turn) {
-        let views = turn.blocks.iter().map(|b| self.block_view(b)).collect();
+    fn set_progress(&self, progress: TurnProgress) {
+        self.status.set(progress.status);
+        if self.error.with_untracked(|e| e != &progress.error) {
+            self.error.set(progress.error);
+        }
+        if self.usage.get_untracked() != progress.usage {
+            self.usage.set(progress.usage);
+        }
+        if self.ttft_ms.get_untracked() != progress.ttft_ms {
+            self.ttft_ms.set(progress.ttft_ms);
+        }
+    }
+
+    fn rebuild(&self, blocks: &[Block]) {
+        let views = blocks.iter().map(|b| self.block_view(b)).collect();
         self.blocks.set(views);
     }
 
@@ -118,7 +103,7 @@ impl TurnView {
         let key = self.next_key.get_value();
         self.next_key.set_value(key + 1);
         let (kind, meta) = match block {
-            Block::Thinking(t) => (BlockKind::Thinking, meta_of(t)),
+            Block::Thinking(t) => (BlockKind::Thinking, t.meta()),
             Block::Answer { .. } => (
                 BlockKind::Answer,
                 ThinkingMeta {
@@ -143,16 +128,5 @@ fn block_text(block: &Block) -> &str {
     match block {
         Block::Thinking(t) => &t.text,
         Block::Answer { text } => text,
-    }
-}
-
-fn meta_of(t: &crate::turn::reducer::Thinking) -> ThinkingMeta {
-    ThinkingMeta {
-        duration_ms: t.duration_ms,
-        opaque: t.opaque,
-        state: t.state,
-        started_at_ms: t.started_at_ms,
-        // A stored blank label (hand-edited or imported) names nothing.
-        headline: t.headline.clone().filter(|h| !h.trim().is_empty()),
     }
 }

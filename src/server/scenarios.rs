@@ -112,6 +112,7 @@ pub const KEYWORDS: &[&str] = &[
     "headlines",
     "stall",
     "hostile-markdown",
+    "hostile-code",
     "firehose",
     "paced",
     "stamped",
@@ -119,6 +120,9 @@ pub const KEYWORDS: &[&str] = &[
     "hidden-reasoning",
     "topic-tags",
     "math",
+    "code",
+    "bench-code",
+    "half-written",
 ];
 
 /// Keywords of a hostile or broken upstream that does not end by itself
@@ -184,20 +188,46 @@ $$x = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}$$\n\n\
 How many are real depends on \\(\\Delta = b^2 - 4ac\\):\n\n\
 \\[\nn = \\begin{cases} 2 & \\Delta > 0 \\\\ 1 & \\Delta = 0 \\\\ 0 & \\Delta < 0 \\end{cases}\n\\]\n\n\
 A calculator costs $5-$10, a textbook $30.\n";
+/// `code` reasoning: a fenced Rust sketch between sentences.
+pub const CODE_REASONING: &str = "The same function in three languages. In Rust an \
+iterator does it:\n\n```rust\nlet total: i32 = xs.iter().sum();\n```\n\n\
+Then Python, and a shell pipeline for the command line.\n";
+/// `code` answer: three fenced blocks (Rust, Python, Bash) with keywords,
+/// strings, comments and numbers in each; the story copies the second.
+pub const CODE_ANSWER: &str = "The sum of a list, three ways.\n\n\
+```rust\n/// Adds up the numbers.\nfn sum(xs: &[i32]) -> i32 {\n    xs.iter().sum() // 0 when empty\n}\n```\n\n\
+```python\ndef total(xs: list[int]) -> int:\n    \"\"\"Adds up the numbers.\"\"\"\n    return sum(xs, 0)  # built in\n```\n\n\
+```bash\n# one per line, then add\necho \"1 2 3\" | tr ' ' '\\n' | paste -sd+ | bc\n```\n\n\
+All three give 6 for 1, 2, 3.\n";
 /// Where the `math` answer pauses (right after this text, inside its last
 /// display formula) and for how long, whatever the mock's `--delay-ms`: long
 /// enough for a client to see the formula half written.
 pub const MATH_PAUSE_AFTER: &str = "2 & \\Delta > 0 \\\\";
 pub const MATH_PAUSE: Duration = Duration::from_millis(1500);
 /// LaTeX written to attack the page, after `HOSTILE_MARKDOWN` in both parts of
-/// `hostile-markdown`: links (`\href` to script and data: URLs, `\url`), class,
-/// style and character commands, raw HTML in `\text`, in all four delimiters,
-/// and one harmless formula.
+/// `hostile-markdown`: links (`\href` to script, data: and tracking URLs,
+/// `\url`), class, style and character commands, raw HTML in `\text` and as
+/// the formula itself, in all four delimiters, and one harmless formula.
 pub const HOSTILE_MATH: &str = "\nMath: $\\href{javascript:window.__pwned='href'}{click}$ \
 \\(\\url{javascript:window.__pwned='url'}\\) $\\htmlClass{copy-button}{x}$ \
 \\[\\style{color:red}{y}\\] $\\unicode{x3C}script$ \
 $\\text{<a href=javascript:alert(1) onclick=alert(2)>z</a>}$ \
-$$\\href{data:text/html,<script>window.__pwned='data'</script>}{d}$$ and $x^2$ is fine.\n";
+$$\\href{data:text/html,<script>window.__pwned='data'</script>}{d}$$ and $x^2$ is fine.\n\n\
+Raw: $<img src=x onerror=alert(3)>$ \\(\\text{<a href=\"javascript:alert(4)\">t</a>}\\) \
+$\\href{https://tracker.invalid/math}{m}$ $$\\url{data:image/svg+xml,<svg onload=alert(5)>}$$ \
+\\[\\htmlClass{code-copy}{c}\\] $\\unicode{x}$.\n";
+/// Code blocks written to attack the page (`hostile-code`, both parts): fence
+/// info strings that try to close the class attribute, open a script, name a
+/// data: URL or an image, and HTML with a tracker, a handler and a script link
+/// as the code itself. Kept out of `hostile-markdown`, whose Markdown export
+/// story counts every tag in the export (code keeps its HTML as typed there).
+pub const HOSTILE_CODE: &str = "Fences that attack the page:\n\n\
+```\"><script>window.__pwned='fence'</script>\none\n```\n\n\
+```data:text/html,<script>window.__pwned='data'</script>\ntwo\n```\n\n\
+```js\" onclick=\"window.__pwned='attr'\nthree\n```\n\n\
+```<img src=https://tracker.invalid/info.png onerror=alert(6)>\nfour\n```\n\n\
+```html\n<img src=\"https://tracker.invalid/code.png\" onerror=\"window.__pwned='code'\">\n\
+<a href=\"javascript:window.__pwned='codelink'\">five</a>\n```\n\nEnd.\n";
 /// Markdown written to attack the page: a bold first line with a frame in it
 /// (the thinking block's headline, and the export's `<summary>` label), raw
 /// HTML, script-scheme links (plain,
@@ -340,6 +370,8 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
             return scenario;
         }
         "bench-render" => return bench_render(),
+        "bench-code" => return bench_code(),
+        "half-written" => return half_written(delay),
         "hidden-reasoning" => return hidden_reasoning(delay),
         "math" => return math(delay),
         _ => {}
@@ -484,13 +516,33 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
             fault = Fault::HugeErrorBody;
             Vec::new()
         }
+        // Larger chunks than other scenarios (still splitting every piece):
+        // the text is long, and the suite's stories wait for it to finish.
         "hostile-markdown" => [
-            reasoning(&[HOSTILE_MARKDOWN, HOSTILE_MATH].concat()),
-            answer(&[HOSTILE_MARKDOWN, HOSTILE_MATH].concat()),
+            chunk_text(&[HOSTILE_MARKDOWN, HOSTILE_MATH].concat(), 24)
+                .into_iter()
+                .map(Delta::Reasoning)
+                .collect(),
+            chunk_text(&[HOSTILE_MARKDOWN, HOSTILE_MATH].concat(), 24)
+                .into_iter()
+                .map(Delta::Answer)
+                .collect::<Vec<_>>(),
+            ending("stop", 40),
+        ]
+        .concat(),
+        "hostile-code" => [
+            reasoning(HOSTILE_CODE),
+            answer(HOSTILE_CODE),
             ending("stop", 40),
         ]
         .concat(),
         "topic-tags" => [answer(TOPIC_TAGS), ending("stop", 0)].concat(),
+        "code" => [
+            reasoning(CODE_REASONING),
+            answer(CODE_ANSWER),
+            ending("stop", 90),
+        ]
+        .concat(),
         "headlines" => [
             chunk_text(HEADLINES, 4)
                 .into_iter()
@@ -650,6 +702,109 @@ fn bench_answer_text() -> String {
     text
 }
 
+/// Answer chunks of `bench-code`.
+pub const BENCH_CODE_CHUNKS: usize = 7_500;
+/// Bytes of code in `bench-code`'s one fenced block.
+pub const BENCH_CODE_BYTES: usize = 350 * 1024;
+
+/// The browser benchmark of a long code block (docs/benchmarks.md): an
+/// answer that is a sentence, then one fenced Rust block of
+/// `BENCH_CODE_BYTES`, then a sentence, in exactly `BENCH_CODE_CHUNKS`
+/// pieces (about 48 bytes each), paced as `bench-render` is.
+fn bench_code() -> Scenario {
+    let text = bench_code_text();
+    let cut = |i: usize| i * text.len() / BENCH_CODE_CHUNKS;
+    let deltas = (0..BENCH_CODE_CHUNKS)
+        .map(|i| Delta::Answer(text[cut(i)..cut(i + 1)].to_owned()))
+        .chain(ending("stop", 0))
+        .enumerate()
+        .map(|(i, delta)| Step {
+            delay: if i.is_multiple_of(BENCH_CHUNKS_PER_PAUSE) {
+                BENCH_PAUSE
+            } else {
+                Duration::ZERO
+            },
+            deltas: vec![delta],
+        })
+        .collect();
+    scripted("bench-code", deltas)
+}
+
+/// `bench-code`'s answer (ASCII): a generated Rust module with comments,
+/// strings, numbers and keywords on every few lines.
+pub fn bench_code_text() -> String {
+    let mut code = String::with_capacity(BENCH_CODE_BYTES + 256);
+    let mut i = 0usize;
+    while code.len() < BENCH_CODE_BYTES {
+        code.push_str(&format!(
+            "/// Step {i}: folds one value into the running total.\n\
+             pub fn step_{i}(acc: u64, x: u64) -> u64 {{\n\
+             \x20   let y = x.wrapping_mul({}) ^ (acc >> 3); // mix the bits\n\
+             \x20   acc.wrapping_add(y) + \"step {i}\".len() as u64\n\
+             }}\n\n",
+            2 * i + 1
+        ));
+        i += 1;
+    }
+    code.truncate(code[..BENCH_CODE_BYTES].rfind('\n').map_or(0, |at| at + 1));
+    while code.len() < BENCH_CODE_BYTES {
+        code.push_str(&"/".repeat((BENCH_CODE_BYTES - code.len()).min(60)));
+        code.push('\n');
+        let over = code.len().saturating_sub(BENCH_CODE_BYTES);
+        if over > 0 {
+            code.truncate(code.len() - over - 1);
+            code.push('\n');
+        }
+    }
+    format!("Here is the generated module:\n\n```rust\n{code}```\n\nThat is the whole file.\n")
+}
+
+/// Where `half-written` pauses (after each of these, for `HALF_WRITTEN_PAUSE`),
+/// so a client sees each unfinished: a bold phrase, a formula, a code fence
+/// (twice: one more line arrives between).
+pub const HALF_WRITTEN_PAUSES: [&str; 4] = [
+    "**a claim in bold that is still being written",
+    "The area of a circle is $\\pi r^",
+    "    let pi = std::f64::consts::PI;\n",
+    "    pi * r * r\n",
+];
+pub const HALF_WRITTEN_PAUSE: Duration = Duration::from_millis(1500);
+/// `half-written`'s answer.
+pub const HALF_WRITTEN: &str = "First, **a claim in bold that is still being written** and \
+then closed.\n\nThe area of a circle is $\\pi r^2$ for a radius $r$.\n\n\
+```rust\nfn area(r: f64) -> f64 {\n    let pi = std::f64::consts::PI;\n    pi * r * r\n}\n```\n\n\
+That is all.\n";
+
+/// `half-written`: a short reasoning, then `HALF_WRITTEN`, paused after each
+/// of `HALF_WRITTEN_PAUSES` (the streaming-partial story).
+fn half_written(delay: Duration) -> Scenario {
+    let mut all = steps(reasoning("Writing the answer slowly."), delay);
+    let mut from = 0;
+    for pause_after in HALF_WRITTEN_PAUSES {
+        let Some(at) = HALF_WRITTEN[from..].find(pause_after) else {
+            continue;
+        };
+        let to = from + at + pause_after.len();
+        let mut part = steps(answer(&HALF_WRITTEN[from..to]), delay);
+        if from > 0 {
+            if let Some(first) = part.first_mut() {
+                first.delay = HALF_WRITTEN_PAUSE;
+            }
+        }
+        all.extend(part);
+        from = to;
+    }
+    let mut rest = steps(
+        [answer(&HALF_WRITTEN[from..]), ending("stop", 10)].concat(),
+        delay,
+    );
+    if let Some(first) = rest.first_mut() {
+        first.delay = HALF_WRITTEN_PAUSE;
+    }
+    all.extend(rest);
+    scripted("half-written", all)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -765,6 +920,74 @@ mod tests {
     }
 
     #[test]
+    fn code_answers_in_three_fenced_languages_after_reasoning_with_code() {
+        let s = scenario_for("mock:code", Duration::ZERO);
+        let (mut reasoning, mut answer) = (String::new(), String::new());
+        for delta in s.steps.iter().flat_map(|st| &st.deltas) {
+            match delta {
+                Delta::Reasoning(t) => reasoning.push_str(t),
+                Delta::Answer(t) => answer.push_str(t),
+                _ => {}
+            }
+        }
+        assert_eq!(
+            (reasoning.as_str(), answer.as_str()),
+            (CODE_REASONING, CODE_ANSWER)
+        );
+        let fences: Vec<&str> = answer
+            .lines()
+            .filter_map(|line| line.strip_prefix("```"))
+            .collect();
+        assert_eq!(fences, ["rust", "", "python", "", "bash", ""]);
+        assert!(reasoning.contains("```rust\n"));
+    }
+
+    /// What the hostile-markdown story (`end2end/tests/hostile-markdown.spec.ts`)
+    /// counts in the page, as the renderer writes it: every attack shown as
+    /// text or refused, nothing outside the renderer's own markup.
+    #[test]
+    fn hostile_math_and_code_render_as_text_and_inert_markup() {
+        use crate::app::markdown::render_markdown;
+        use crate::app::markdown_check::inert_violation;
+        let math = render_markdown(HOSTILE_MATH);
+        let code = render_markdown(HOSTILE_CODE);
+        for html in [&math, &code] {
+            assert_eq!(inert_violation(html), None, "{html}");
+            // Text never holds a raw `<`: these find tags only.
+            for tag in [
+                "<script", "<img", "<svg", "<a ", " style=", " href=", " src=",
+            ] {
+                assert!(!html.contains(tag), "{tag} in {html}");
+            }
+        }
+        assert_eq!(
+            math.matches("<code class=\"math-error\">").count(),
+            10,
+            "{math}"
+        );
+        assert_eq!(math.matches("<math>").count(), 4, "{math}");
+        assert_eq!(math.matches("<mtext>").count(), 2, "{math}");
+        assert!(
+            math.contains("&lt;a&nbsp;href=”javascript:alert(4)”&gt;t&lt;/a&gt;"),
+            "{math}"
+        );
+        assert_eq!(
+            code.matches("<div class=\"code-block\">").count(),
+            5,
+            "{code}"
+        );
+        assert_eq!(code.matches("class=\"language-").count(), 1, "{code}");
+        assert_eq!(
+            code.matches("<span class=\"code-lang\">").count(),
+            1,
+            "{code}"
+        );
+        for shown in ["one\n", "two\n", "three\n", "four\n", "&lt;img</span>"] {
+            assert!(code.contains(shown), "{shown} in {code}");
+        }
+    }
+
+    #[test]
     fn hostile_scenarios_never_end_by_themselves() {
         for k in HOSTILE_KEYWORDS {
             let s = scenario_for(&format!("mock:{k}"), Duration::ZERO);
@@ -841,6 +1064,58 @@ mod tests {
                 .iter()
                 .all(|st| st.delay <= Duration::from_millis(1)));
             assert_eq!(paused, s.steps.len().div_ceil(2));
+        }
+    }
+
+    fn answer_text(s: &Scenario) -> String {
+        s.steps
+            .iter()
+            .flat_map(|step| &step.deltas)
+            .filter_map(|d| match d {
+                Delta::Answer(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bench_code_streams_a_350_kb_code_block_in_7500_chunks() {
+        let s = scenario_for("mock:bench-code", Duration::from_millis(60));
+        let answers = s
+            .steps
+            .iter()
+            .flat_map(|step| &step.deltas)
+            .filter(|d| matches!(d, Delta::Answer(_)))
+            .count();
+        assert_eq!(answers, BENCH_CODE_CHUNKS);
+        let text = answer_text(&s);
+        assert_eq!(text, bench_code_text());
+        let code = &text[text.find("```rust\n").unwrap() + 8..text.rfind("```").unwrap()];
+        assert_eq!(code.len(), BENCH_CODE_BYTES);
+        assert!(code.ends_with('\n') && !code.contains("```"));
+        // Paced by itself, as bench-render.
+        assert_eq!(s.steps[0].delay, BENCH_PAUSE);
+    }
+
+    #[test]
+    fn half_written_pauses_inside_bold_formula_and_fence() {
+        let s = scenario_for("mock:half-written", Duration::from_millis(60));
+        assert_eq!(answer_text(&s), HALF_WRITTEN);
+        let mut text = String::new();
+        let mut paused_after = Vec::new();
+        for step in &s.steps {
+            if step.delay == HALF_WRITTEN_PAUSE {
+                paused_after.push(text.clone());
+            }
+            for d in &step.deltas {
+                if let Delta::Answer(t) = d {
+                    text.push_str(t);
+                }
+            }
+        }
+        assert_eq!(paused_after.len(), HALF_WRITTEN_PAUSES.len());
+        for (before, marker) in paused_after.iter().zip(HALF_WRITTEN_PAUSES) {
+            assert!(before.ends_with(marker), "{before:?}");
         }
     }
 }

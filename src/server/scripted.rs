@@ -65,10 +65,11 @@ pub fn demo_script(prompt: &str, pace: Pace) -> Vec<Step> {
          one concrete example.\n\n\
          **Checking for pitfalls**\n\n\
          There is a common misconception here that I should address briefly, without making the \
-         answer long. I also need to keep the units and terms consistent.\n\n\
+         answer long. I also need to keep the units and terms consistent: a rate $r$ kept for \
+         a time $t$ covers $d = r \\cdot t$, nothing more.\n\n\
          **Planning the answer**\n\n\
-         Short explanation first, then the main points as a list, then a small code sample to \
-         show the formatting. Markdown will make it easy to scan."
+         Short explanation first, then the main points as a list, then a formula and a small \
+         code sample to show the formatting. Markdown will make it easy to scan."
     );
     let answer = format!(
         "Here is a short answer to *{topic}*.\n\n\
@@ -79,7 +80,11 @@ pub fn demo_script(prompt: &str, pace: Pace) -> Vec<Step> {
          1. The model **thinks first**: you watched that above, with a live timer.\n\
          2. When the answer starts, the thinking block folds to *Thought for Ns*.\n\
          3. Click the header to read the reasoning again, now or after a reload.\n\n\
-         ```rust\nfn main() {{\n    println!(\"thinking, then answering\");\n}}\n```\n\n\
+         Math renders as math, inline like $e^{{i\\pi}} + 1 = 0$ or on its own line:\n\n\
+         $$\\sum_{{k=1}}^{{n}} k = \\frac{{n(n+1)}}{{2}}$$\n\n\
+         Code is highlighted, with a button to copy it:\n\n\
+         ```rust\n/// Adds the numbers from 1 to `n`.\nfn triangle(n: u64) -> u64 {{\n    n * (n + 1) / 2 // the formula above\n}}\n\n\
+         fn main() {{\n    println!(\"thinking, then answering: {{}}\", triangle(10));\n}}\n```\n\n\
          > Tip: press **Stop** at any time; what arrived so far stays readable."
     );
     let mut steps: Vec<Step> = chunk_text(&reasoning, 6)
@@ -160,6 +165,30 @@ mod tests {
             (2_000..8_000).contains(&thinking_ms),
             "a few seconds: {thinking_ms}"
         );
+    }
+
+    /// A new user's first run shows every kind of rendering the app does.
+    #[test]
+    fn the_demo_answer_has_a_formula_and_a_code_block_and_the_reasoning_a_formula() {
+        let steps = demo_script("Why is the sky blue?", Pace::INSTANT);
+        let text = |reasoning: bool| -> String {
+            steps
+                .iter()
+                .flat_map(|s| &s.deltas)
+                .filter_map(|d| match (d, reasoning) {
+                    (Delta::Reasoning(t), true) | (Delta::Answer(t), false) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let answer = text(false);
+        assert!(
+            answer.contains("$$\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}$$"),
+            "{answer}"
+        );
+        assert!(answer.contains("$e^{i\\pi} + 1 = 0$"), "{answer}");
+        assert!(answer.contains("```rust\n"), "{answer}");
+        assert!(text(true).contains("$d = r \\cdot t$"));
     }
 
     #[test]

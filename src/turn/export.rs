@@ -11,6 +11,10 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+use super::duration::{
+    format_duration,
+    DurationStyle::{Seconds, Short},
+};
 use super::headline::strip_topics;
 use super::message::{Conversation, Message};
 use super::reducer::{Block, BlockState};
@@ -91,11 +95,11 @@ pub fn to_markdown(conversation: &Conversation) -> String {
 }
 
 fn summary(t: &super::reducer::Thinking) -> String {
-    let seconds = |ms: u64| (ms as f64 / 1000.0).round() as u64;
     let base = match (t.state, t.duration_ms) {
-        (BlockState::Interrupted, Some(ms)) => format!("Stopped after {}s", seconds(ms)),
-        (_, Some(ms)) if ms < 1000 => "Thought for less than a second".into(),
-        (_, Some(ms)) => format!("Thought for {}s", seconds(ms)),
+        (BlockState::Interrupted, Some(ms)) => {
+            format!("Stopped after {}", format_duration(ms as f64, Seconds))
+        }
+        (_, Some(ms)) => format!("Thought for {}", format_duration(ms as f64, Short)),
         (_, None) => "Thought".into(),
     };
     let base = if t.opaque {

@@ -3,6 +3,7 @@
 //! No I/O and no Leptos here: everything is tested natively.
 
 pub mod contract;
+pub mod duration;
 pub mod event;
 pub mod export;
 pub mod framer;

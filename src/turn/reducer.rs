@@ -76,6 +76,18 @@ impl Thinking {
         }
     }
 
+    /// What the view shows of the block besides its text.
+    pub fn meta(&self) -> ThinkingMeta {
+        ThinkingMeta {
+            duration_ms: self.duration_ms,
+            opaque: self.opaque,
+            state: self.state,
+            started_at_ms: self.started_at_ms,
+            // A stored blank label (hand-edited or imported) names nothing.
+            headline: self.headline.clone().filter(|h| !h.trim().is_empty()),
+        }
+    }
+
     /// A block with no readable text and no opaque signal: hidden, not stored.
     pub fn is_empty(&self) -> bool {
         is_empty_reasoning(&self.text, self.opaque)
@@ -183,19 +195,43 @@ pub struct Turn {
     pub ttft_ms: Option<u64>,
 }
 
-/// What one `apply` changed, so views touch only what moved.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A thinking block's metadata as the view shows it (changes a handful of
+/// times per block, unlike its text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThinkingMeta {
+    pub duration_ms: Option<u64>,
+    pub opaque: bool,
+    pub state: BlockState,
+    pub started_at_ms: f64,
+    /// The label naming the block (latest `<topic>` or bold-only line).
+    pub headline: Option<String>,
+}
+
+/// The turn-wide values a view shows, as they are after a change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnProgress {
+    pub status: TurnStatus,
+    pub error: Option<TurnError>,
+    pub usage: Option<Usage>,
+    pub ttft_ms: Option<u64>,
+}
+
+/// What one `apply` changed, carrying the new data, so a view mirrors the turn
+/// from the changes alone and touches only what moved. What a change carries
+/// is proportional to what moved: a chunk carries its own text, never the
+/// text so far.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Change {
-    /// A block was pushed at this index.
-    Opened(usize),
-    /// Text was appended to this block, starting at byte `from`.
-    Appended { index: usize, from: usize },
-    /// This block's metadata changed (state, duration, opaque, headline).
-    Updated(usize),
-    /// The block list changed shape (removal or conversion): re-read all blocks.
-    Restructured,
-    /// Status, usage, error or finish reason changed.
-    Status,
+    /// A block was pushed at the end, as it opened (empty, or its first chunk).
+    Opened(Block),
+    /// `text` was appended to block `index`.
+    Appended { index: usize, text: String },
+    /// Block `index`'s metadata is now `meta` (state, duration, opaque, headline).
+    Updated { index: usize, meta: ThinkingMeta },
+    /// The block list changed shape (removal or conversion): all of it now.
+    Restructured(Vec<Block>),
+    /// Status, usage, error or time to first token changed: all of them now.
+    Status(TurnProgress),
 }
 
 impl Turn {
@@ -212,52 +248,90 @@ impl Turn {
         }
     }
 
+    /// The turn-wide values, for a `Change::Status`.
+    pub fn progress(&self) -> TurnProgress {
+        TurnProgress {
+            status: self.status,
+            error: self.error.clone(),
+            usage: self.usage,
+            ttft_ms: self.ttft_ms,
+        }
+    }
+
+    fn status_change(&self) -> Change {
+        Change::Status(self.progress())
+    }
+
+    fn opened_change(&self) -> Option<Change> {
+        self.blocks.last().cloned().map(Change::Opened)
+    }
+
     /// Folds one event in; `now_ms` is the caller's clock.
     pub fn apply(&mut self, event: TurnEvent, now_ms: f64) -> Vec<Change> {
         if !self.status.is_live() {
             return Vec::new(); // nothing counts after the end (DESIGN §2)
         }
-        if self.ttft_ms.is_none() {
+        if matches!(&event, TurnEvent::ThinkingDelta { text } | TurnEvent::AnswerDelta { text } if text.is_empty())
+        {
+            return Vec::new(); // nothing arrived, not even a first token
+        }
+        let first_event = self.ttft_ms.is_none();
+        if first_event {
             self.ttft_ms = Some((now_ms - self.started_at_ms).max(0.0) as u64);
         }
+        let mut changes = self.fold(event, now_ms);
+        // The time to first token is turn-wide too: reported with the first event.
+        if first_event && !changes.iter().any(|c| matches!(c, Change::Status(_))) {
+            changes.push(self.status_change());
+        }
+        changes
+    }
+
+    fn fold(&mut self, event: TurnEvent, now_ms: f64) -> Vec<Change> {
         match event {
             TurnEvent::ThinkingStart => {
-                self.close_open_thinking(None, BlockState::Done);
+                let mut changes = self.close_open_thinking(None, BlockState::Done);
                 self.blocks
                     .push(Block::Thinking(Thinking::streaming(now_ms)));
                 self.status = TurnStatus::Thinking;
-                vec![Change::Opened(self.blocks.len() - 1), Change::Status]
+                changes.extend(self.opened_change());
+                changes.push(self.status_change());
+                changes
             }
-            TurnEvent::ThinkingDelta { text } => self.append_thinking(&text, now_ms),
+            TurnEvent::ThinkingDelta { text } => self.append_thinking(text, now_ms),
             TurnEvent::ThinkingEnd {
                 duration_ms,
                 opaque,
             } => self.end_thinking(duration_ms, opaque),
-            TurnEvent::AnswerDelta { text } => self.append_answer(&text),
+            TurnEvent::AnswerDelta { text } => self.append_answer(text),
             TurnEvent::AnswerWasThinking { duration_ms } => self.answer_was_thinking(duration_ms),
             TurnEvent::Usage(usage) => {
                 self.usage.get_or_insert_with(Usage::default).add(&usage);
-                vec![Change::Status]
+                vec![self.status_change()]
             }
             TurnEvent::Done { finish_reason } => {
                 let mut changes = self.interrupt_open_thinking(now_ms);
                 self.finish_reason = finish_reason;
                 self.status = TurnStatus::Done;
-                changes.push(Change::Status);
+                changes.push(self.status_change());
                 changes
             }
             TurnEvent::Error { kind, message } => {
                 let mut changes = self.interrupt_open_thinking(now_ms);
                 // An error right after reasoning (no answer yet) cut that reasoning short.
+                let index = self.blocks.len().saturating_sub(1);
                 if let Some(Block::Thinking(block)) = self.blocks.last_mut() {
                     if block.state == BlockState::Done {
                         block.state = BlockState::Interrupted;
-                        changes.push(Change::Updated(self.blocks.len() - 1));
+                        changes.push(Change::Updated {
+                            index,
+                            meta: block.meta(),
+                        });
                     }
                 }
                 self.error = Some(TurnError { kind, message });
                 self.status = TurnStatus::Error;
-                changes.push(Change::Status);
+                changes.push(self.status_change());
                 changes
             }
         }
@@ -270,7 +344,7 @@ impl Turn {
         }
         let mut changes = self.interrupt_open_thinking(now_ms);
         self.status = TurnStatus::Stopped;
-        changes.push(Change::Status);
+        changes.push(self.status_change());
         changes
     }
 
@@ -325,21 +399,19 @@ impl Turn {
         }
     }
 
-    fn append_thinking(&mut self, text: &str, now_ms: f64) -> Vec<Change> {
-        if text.is_empty() {
-            return Vec::new();
-        }
+    fn append_thinking(&mut self, text: String, now_ms: f64) -> Vec<Change> {
         let mut changes = Vec::new();
         if self.open_thinking().is_none() {
             // Tolerate a producer that forgot `thinking_start`.
             changes.extend(self.apply(TurnEvent::ThinkingStart, now_ms));
         }
         if let Some((index, block)) = self.open_thinking() {
-            let from = block.text.len();
-            block.text.push_str(text);
-            changes.push(Change::Appended { index, from });
-            if block.track_headline(false) {
-                changes.push(Change::Updated(index));
+            block.text.push_str(&text);
+            let headline_moved = block.track_headline(false);
+            let meta = headline_moved.then(|| block.meta());
+            changes.push(Change::Appended { index, text });
+            if let Some(meta) = meta {
+                changes.push(Change::Updated { index, meta });
             }
         }
         changes
@@ -353,36 +425,32 @@ impl Turn {
         block.opaque = opaque && block.text.trim().is_empty();
         block.state = BlockState::Done;
         block.track_headline(true);
-        vec![Change::Updated(index)]
+        vec![Change::Updated {
+            index,
+            meta: block.meta(),
+        }]
     }
 
-    fn append_answer(&mut self, text: &str) -> Vec<Change> {
-        if text.is_empty() {
-            return Vec::new();
-        }
+    fn append_answer(&mut self, text: String) -> Vec<Change> {
         let mut changes = Vec::new();
         // The contract closes thinking first; if a producer did not, freeze it here.
         changes.extend(self.close_open_thinking(None, BlockState::Done));
         let status_changed = self.status != TurnStatus::Answering;
         self.status = TurnStatus::Answering;
+        let index = self.blocks.len().saturating_sub(1);
         match self.blocks.last_mut() {
             Some(Block::Answer { text: answer }) => {
-                let from = answer.len();
-                answer.push_str(text);
-                changes.push(Change::Appended {
-                    index: self.blocks.len() - 1,
-                    from,
-                });
+                answer.push_str(&text);
+                changes.push(Change::Appended { index, text });
             }
             _ => {
-                self.blocks.push(Block::Answer {
-                    text: text.to_owned(),
-                });
-                changes.push(Change::Opened(self.blocks.len() - 1));
+                let block = Block::Answer { text };
+                changes.push(Change::Opened(block.clone()));
+                self.blocks.push(block);
             }
         }
         if status_changed {
-            changes.push(Change::Status);
+            changes.push(self.status_change());
         }
         changes
     }
@@ -408,7 +476,10 @@ impl Turn {
             }));
         }
         self.status = TurnStatus::Thinking;
-        changes.extend([Change::Restructured, Change::Status]);
+        changes.extend([
+            Change::Restructured(self.blocks.clone()),
+            self.status_change(),
+        ]);
         changes
     }
 
@@ -421,7 +492,10 @@ impl Turn {
                     block.duration_ms = duration_ms;
                 }
                 block.track_headline(true);
-                vec![Change::Updated(index)]
+                vec![Change::Updated {
+                    index,
+                    meta: block.meta(),
+                }]
             }
             None => Vec::new(),
         }
@@ -462,6 +536,12 @@ mod outcome_tests {
         TurnEvent::Done {
             finish_reason: Some("stop".into()),
         }
+    }
+    /// True when `changes` report new metadata for block `index`.
+    fn updates(changes: &[Change], index: usize) -> bool {
+        changes
+            .iter()
+            .any(|c| matches!(c, Change::Updated { index: i, .. } if *i == index))
     }
     fn headline(turn: &Turn, index: usize) -> Option<&str> {
         match &turn.blocks[index] {
@@ -545,15 +625,21 @@ mod outcome_tests {
         let mut turn = Turn::new(0.0);
         turn.apply(TurnEvent::ThinkingStart, 0.0);
         let changes = turn.apply(delta("<topic>Checking the units</topic>\nm to ft"), 1.0);
-        assert!(changes.contains(&Change::Updated(0)), "{changes:?}");
+        assert!(updates(&changes, 0), "{changes:?}");
         assert_eq!(headline(&turn, 0), Some("Checking the units"));
         // More text under the same label: only the text moved.
         let changes = turn.apply(delta(" and back\n"), 2.0);
-        assert_eq!(changes, vec![Change::Appended { index: 0, from: 41 }]);
+        assert_eq!(
+            changes,
+            vec![Change::Appended {
+                index: 0,
+                text: " and back\n".into()
+            }]
+        );
         turn.apply(delta("<topic>Writing the "), 3.0);
         assert_eq!(headline(&turn, 0), Some("Checking the units"));
         let changes = turn.apply(delta("answer</topic>"), 4.0);
-        assert!(changes.contains(&Change::Updated(0)), "{changes:?}");
+        assert!(updates(&changes, 0), "{changes:?}");
         assert_eq!(headline(&turn, 0), Some("Writing the answer"));
     }
 
@@ -621,6 +707,13 @@ mod tests {
         turn
     }
 
+    /// True when `changes` report new metadata for block `index`.
+    fn updates(changes: &[Change], index: usize) -> bool {
+        changes
+            .iter()
+            .any(|c| matches!(c, Change::Updated { index: i, .. } if *i == index))
+    }
+
     fn thinking(turn: &Turn, index: usize) -> &Thinking {
         match &turn.blocks[index] {
             Block::Thinking(t) => t,
@@ -674,7 +767,13 @@ mod tests {
         turn.apply(TurnEvent::ThinkingStart, 0.0);
         turn.apply(delta("abc"), 0.0);
         let changes = turn.apply(delta("de"), 0.0);
-        assert_eq!(changes, vec![Change::Appended { index: 0, from: 3 }]);
+        assert_eq!(
+            changes,
+            vec![Change::Appended {
+                index: 0,
+                text: "de".into()
+            }]
+        );
     }
 
     #[test]
@@ -826,9 +925,15 @@ mod tests {
         assert_eq!(t.state, BlockState::Streaming);
         assert_eq!(t.started_at_ms, 50.0, "the live timer starts at the delta");
         assert_eq!(turn.status, TurnStatus::Thinking);
-        assert!(changes.contains(&Change::Opened(0)), "{changes:?}");
         assert!(
-            changes.contains(&Change::Appended { index: 0, from: 0 }),
+            matches!(&changes[0], Change::Opened(Block::Thinking(t)) if t.text.is_empty()),
+            "{changes:?}"
+        );
+        assert!(
+            changes.contains(&Change::Appended {
+                index: 0,
+                text: "orphan reasoning".into()
+            }),
             "{changes:?}"
         );
     }
@@ -845,7 +950,7 @@ mod tests {
         assert_eq!(t.duration_ms, Some(3_000), "frozen at done, from its start");
         assert_eq!(t.text, "still going");
         assert_eq!(turn.status, TurnStatus::Done);
-        assert!(changes.contains(&Change::Updated(0)), "{changes:?}");
+        assert!(updates(&changes, 0), "{changes:?}");
     }
 
     #[test]
@@ -901,5 +1006,116 @@ mod tests {
             turn.blocks
         );
         assert_eq!(thinking(&turn, 1).text, "prefilled");
+    }
+}
+
+/// The changes carry all a view needs: a mirror built from them alone, as the
+/// browser's `TurnView` is, equals the turn after every event.
+#[cfg(test)]
+mod change_tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// What a view keeps of one block.
+    #[derive(Debug, PartialEq)]
+    struct MirrorBlock {
+        thinking: bool,
+        text: String,
+        meta: Option<ThinkingMeta>,
+    }
+
+    impl MirrorBlock {
+        fn of(block: &Block) -> Self {
+            match block {
+                Block::Thinking(t) => Self {
+                    thinking: true,
+                    text: t.text.clone(),
+                    meta: Some(t.meta()),
+                },
+                Block::Answer { text } => Self {
+                    thinking: false,
+                    text: text.clone(),
+                    meta: None,
+                },
+            }
+        }
+    }
+
+    /// A view that never reads the turn after creating itself.
+    #[derive(Debug, PartialEq)]
+    struct Mirror {
+        blocks: Vec<MirrorBlock>,
+        progress: TurnProgress,
+    }
+
+    impl Mirror {
+        fn new(turn: &Turn) -> Self {
+            Self {
+                blocks: turn.blocks.iter().map(MirrorBlock::of).collect(),
+                progress: turn.progress(),
+            }
+        }
+
+        fn sync(&mut self, changes: Vec<Change>) {
+            for change in changes {
+                match change {
+                    Change::Opened(block) => self.blocks.push(MirrorBlock::of(&block)),
+                    Change::Appended { index, text } => self.blocks[index].text.push_str(&text),
+                    Change::Updated { index, meta } => self.blocks[index].meta = Some(meta),
+                    Change::Restructured(blocks) => {
+                        self.blocks = blocks.iter().map(MirrorBlock::of).collect();
+                    }
+                    Change::Status(progress) => self.progress = progress,
+                }
+            }
+        }
+    }
+
+    fn event() -> impl Strategy<Value = TurnEvent> {
+        let text = "[a-z <>/*\n]{0,12}|<topic>[a-z ]{1,8}</topic>\n|\\*\\*[A-Z][a-z]{1,6}\\*\\*\n";
+        prop_oneof![
+            Just(TurnEvent::ThinkingStart),
+            text.prop_map(|text| TurnEvent::ThinkingDelta { text }),
+            (0u64..20_000, any::<bool>()).prop_map(|(duration_ms, opaque)| {
+                TurnEvent::ThinkingEnd {
+                    duration_ms,
+                    opaque,
+                }
+            }),
+            text.prop_map(|text| TurnEvent::AnswerDelta { text }),
+            (0u64..5_000).prop_map(|duration_ms| TurnEvent::AnswerWasThinking { duration_ms }),
+            (0u64..100).prop_map(|n| TurnEvent::Usage(Usage {
+                reasoning_tokens: Some(n),
+                ..Usage::default()
+            })),
+            Just(TurnEvent::Done {
+                finish_reason: None
+            }),
+            Just(TurnEvent::Error {
+                kind: ErrorKind::Network,
+                message: "lost".into()
+            }),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn a_view_built_from_the_changes_alone_equals_the_turn(
+            events in proptest::collection::vec(event(), 0..24),
+            stop_at_end in any::<bool>(),
+        ) {
+            let mut turn = Turn::new(0.0);
+            let mut mirror = Mirror::new(&turn);
+            for (i, event) in events.into_iter().enumerate() {
+                let changes = turn.apply(event.clone(), 100.0 * i as f64);
+                mirror.sync(changes);
+                prop_assert_eq!(&mirror, &Mirror::new(&turn), "after {:?}", event);
+            }
+            if stop_at_end {
+                mirror.sync(turn.stop(1e6));
+                prop_assert_eq!(&mirror, &Mirror::new(&turn));
+            }
+        }
     }
 }

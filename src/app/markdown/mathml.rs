@@ -14,8 +14,9 @@
 //! - the HTML the converter puts inside `<mtext>` for `\textbf`, `\href` and
 //!   the like (`<b>`, `<a href>`, `<span style>`) is dropped, its text kept.
 
-/// MathML elements that pass, with their attributes filtered.
-const ELEMENTS: &[&str] = &[
+/// MathML elements that pass, with their attributes filtered (also the
+/// sanitizer's MathML elements, `sanitize.rs`).
+pub(super) const ELEMENTS: &[&str] = &[
     "math",
     "mrow",
     "mi",
@@ -46,8 +47,9 @@ const ELEMENTS: &[&str] = &[
 /// Text-level HTML the converter nests in `<mtext>`: dropped, content kept.
 const UNWRAPPED: &[&str] = &["a", "b", "i", "em", "code", "s", "u", "span"];
 
-/// Presentation attributes that pass, with values of `plain_value` only.
-const ATTRIBUTES: &[&str] = &[
+/// Presentation attributes that pass, with values of `plain_value` only (also
+/// the sanitizer's, on every MathML element).
+pub(super) const ATTRIBUTES: &[&str] = &[
     "display",
     "displaystyle",
     "scriptlevel",
@@ -71,8 +73,9 @@ const ATTRIBUTES: &[&str] = &[
 ];
 
 /// `style` declarations (property, value) the converter writes for tables, and
-/// the class each becomes. Every other declaration is dropped.
-const STYLE_CLASSES: &[(&str, &str, &str)] = &[
+/// the class each becomes. Every other declaration is dropped. The classes are
+/// the only ones the sanitizer lets MathML elements keep.
+pub(super) const STYLE_CLASSES: &[(&str, &str, &str)] = &[
     ("text-align", "left", "math-left"),
     ("text-align", "right", "math-right"),
     ("padding-left", "0", "math-pl0"),
@@ -236,7 +239,7 @@ fn parse_attributes(mut text: &str) -> Option<Vec<(&str, &str)>> {
 
 /// Values like `true`, `0.1667em`, `double-struck`, `50%`: nothing that could
 /// end the attribute, name a URL or hold an entity.
-fn plain_value(value: &str) -> bool {
+pub(super) fn plain_value(value: &str) -> bool {
     value.len() <= 64
         && value
             .bytes()

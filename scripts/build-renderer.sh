@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the renderer's own WebAssembly module (src/render_module.rs: Markdown,
+# math, highlighting, ammonia, the Markdown export) into SITE_DIR/pkg as
+# pensive_render.js + pensive_render_bg.wasm. The page imports it right after
+# hydration (src/app/lazy_renderer.rs), so none of it is in what the browser
+# downloads before the page is interactive.
+# Run after `cargo leptos build` (which owns the rest of SITE_DIR/pkg).
+# release: the size-optimised profile, wasm-opt -Oz, and a brotli and a gzip
+# copy beside each file, as `--precompress` writes for the main module.
+set -euo pipefail
+site=${1:?usage: scripts/build-renderer.sh SITE_DIR debug|release}
+mode=${2:?usage: scripts/build-renderer.sh SITE_DIR debug|release}
+root=$(cd "$(dirname "$0")/.." && pwd)
+target="${CARGO_TARGET_DIR:-$root/target}"
+case $mode in
+  debug) profile=dev; out=debug ;;
+  release) profile=wasm-release; out=wasm-release ;;
+  *) echo "mode must be debug or release, not $mode" >&2; exit 2 ;;
+esac
+cd "$root"
+cargo build --lib --target wasm32-unknown-unknown --no-default-features \
+  --features render-module --profile "$profile"
+mkdir -p "$site/pkg"
+wasm-bindgen --target web --no-typescript --out-dir "$site/pkg" --out-name pensive_render \
+  "$target/wasm32-unknown-unknown/$out/pensive.wasm"
+if [ "$mode" = release ]; then
+  wasm="$site/pkg/pensive_render_bg.wasm"
+  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$wasm" -o "$wasm"
+  for file in "$wasm" "$site/pkg/pensive_render.js"; do
+    gzip -9 -n -c "$file" >"$file.gz"
+    node -e '
+      const fs = require("fs"), zlib = require("zlib");
+      const [file] = process.argv.slice(1);
+      fs.writeFileSync(file + ".br", zlib.brotliCompressSync(fs.readFileSync(file), {
+        params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_LGWIN]: 24 },
+      }));' "$file"
+  done
+fi

@@ -1,0 +1,70 @@
+//! The renderer as a WebAssembly module of its own (`pensive_render.js` and
+//! `pensive_render_bg.wasm` in the site's `pkg/`), built from this crate with
+//! only the `render-module` feature. The page loads it right after hydration
+//! (`app::lazy_renderer`), so Markdown, math, highlighting, the HTML
+//! sanitizer (ammonia, html5ever) and the Markdown export are not part of what
+//! the browser downloads before the page is interactive.
+//!
+//! Why a module of its own and not cargo-leptos' `--split`: measured with
+//! cargo-leptos 0.3.6 and wasm-bindgen 0.2.130, a split build does not start
+//! (the main module's JS imports `__wbindgen_externref_xform__`, which no file
+//! provides, so the page never hydrates; leptos-rs/leptos#4347), and wasm-split
+//! left the renderer's static data (597 KB, the HTML entity and MathML tables)
+//! in the main module anyway. docs/benchmarks-browser.md has the numbers.
+//!
+//! The interface is strings in, strings out: the page hands over only what a
+//! text grew by ([`RenderStream::push`]), so no frame copies the whole text
+//! across, and gets back one frame of patches as JSON.
+
+use wasm_bindgen::prelude::*;
+
+use crate::app::markdown::stream_render::{frame, StreamState};
+
+/// One growing text being rendered: its copy of the text and the streaming
+/// renderer's state (`app::markdown::stream_render`).
+#[wasm_bindgen]
+pub struct RenderStream {
+    text: String,
+    state: StreamState,
+}
+
+#[wasm_bindgen]
+impl RenderStream {
+    /// A stream for reasoning (`without_topics`: `<topic>` labels removed) or
+    /// answer text.
+    #[wasm_bindgen(constructor)]
+    pub fn new(without_topics: bool) -> RenderStream {
+        RenderStream {
+            text: String::new(),
+            state: StreamState::new(without_topics),
+        }
+    }
+
+    /// What the text grew by since the last call.
+    pub fn push(&mut self, appended: &str) {
+        self.text.push_str(appended);
+    }
+
+    /// The text was replaced, not grown: start over (the next frame resets
+    /// the page).
+    pub fn reset(&mut self) {
+        self.text.clear();
+    }
+
+    /// The next frame, as JSON (`stream_render::Frame`). `last`: the text is
+    /// whole (unfinished-looking markup shows as written).
+    pub fn frame(&mut self, last: bool) -> String {
+        let next = frame(&mut self.state, &self.text, last);
+        // Plain strings, numbers and enums: serializing cannot fail.
+        serde_json::to_string(&next).unwrap_or_default()
+    }
+}
+
+/// An exported conversation (the JSON envelope, `turn::message::encode`) as
+/// Markdown for download; `Err` with the reason if it does not decode.
+#[wasm_bindgen]
+pub fn export_markdown(conversation_json: &str) -> Result<String, String> {
+    crate::turn::message::decode(conversation_json)
+        .map(|conversation| crate::turn::export::to_markdown(&conversation))
+        .map_err(|error| error.to_string())
+}
