@@ -13,7 +13,7 @@
 //! `MAX_HELD_THINKING`) and sent with the announcement, byte for byte, and its
 //! duration still counts from when it really opened.
 
-use super::tags::{TagExtractor, TagPart, TagSet};
+use super::tags::{TagExtractor, TagPart, TagSet, TurnSoFar};
 use crate::turn::{ErrorKind, TurnEvent, Usage};
 
 /// What a dialect decoder extracted from one provider chunk, in order.
@@ -61,6 +61,9 @@ struct OpenBlock {
 #[derive(Debug, Clone)]
 pub struct Normalizer {
     tags: TagExtractor,
+    /// The provider has sent reasoning (a field or a signal); passed to the
+    /// tag extractor with every call.
+    had_reasoning: bool,
     /// Scratch list of tag parts, reused so a chunk costs no allocation for it.
     parts: Vec<TagPart>,
     open: Option<OpenBlock>,
@@ -91,6 +94,7 @@ impl Normalizer {
     pub fn new(tags: TagSet, start_in_thinking: bool) -> Self {
         Self {
             tags: TagExtractor::new(tags, start_in_thinking),
+            had_reasoning: false,
             parts: Vec::new(),
             open: None,
             first_answer_ms: None,
@@ -111,11 +115,11 @@ impl Normalizer {
         }
         match delta {
             Delta::Reasoning(text) => {
-                self.tags.note_thinking_block();
+                self.had_reasoning = true;
                 self.reasoning(text, now_ms, &mut out);
             }
             Delta::ReasoningStarted => {
-                self.tags.note_thinking_block();
+                self.had_reasoning = true;
                 self.close_block(now_ms, &mut out);
                 self.ensure_open(now_ms, true, &mut out);
             }
@@ -124,13 +128,13 @@ impl Normalizer {
                 if self.open.is_none() && self.answer_started {
                     return out;
                 }
-                self.tags.note_thinking_block();
+                self.had_reasoning = true;
                 self.ensure_open(now_ms, true, &mut out).opaque = true;
             }
             Delta::ReasoningBoundary => self.close_block(now_ms, &mut out),
             Delta::Answer(text) => {
                 let mut parts = std::mem::take(&mut self.parts);
-                self.tags.push_into(&text, &mut parts);
+                self.tags.push_into(&text, self.so_far(), &mut parts);
                 for part in parts.drain(..) {
                     self.tag_part(part, now_ms, &mut out);
                 }
@@ -197,7 +201,14 @@ impl Normalizer {
     /// True while a lone closing tag could still turn the answer text so far
     /// into reasoning (`answer_was_thinking`); see `TagExtractor`.
     pub fn lone_close_possible(&self) -> bool {
-        self.tags.lone_close_possible()
+        self.tags.lone_close_possible(self.so_far())
+    }
+
+    /// What the tag extractor cannot see in the answer text.
+    fn so_far(&self) -> TurnSoFar {
+        TurnSoFar {
+            had_reasoning: self.had_reasoning,
+        }
     }
 
     fn settle(&mut self, now_ms: u64) -> Vec<TurnEvent> {
@@ -205,7 +216,7 @@ impl Normalizer {
         if self.ended {
             return out;
         }
-        for part in self.tags.finish() {
+        for part in self.tags.finish(self.so_far()) {
             self.tag_part(part, now_ms, &mut out);
         }
         self.close_block(now_ms, &mut out);
@@ -827,8 +838,8 @@ mod tests {
             // itself, see `tags`) is carried, in order.
             let input: String = chunks.iter().map(|c| c.concat()).collect();
             let mut extractor = TagExtractor::new(TagSet::default(), false);
-            let mut parts = extractor.push(&input);
-            parts.extend(extractor.finish());
+            let mut parts = extractor.push(&input, TurnSoFar::default());
+            parts.extend(extractor.finish(TurnSoFar::default()));
             let text: String = parts
                 .iter()
                 .filter(|p| matches!(p, TagPart::Answer(_) | TagPart::Reasoning(_)))
