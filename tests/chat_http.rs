@@ -6,7 +6,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
-use pensive::server::normalizer::Delta;
+use pensive::server::delta::Delta;
 use pensive::server::router::build_router;
 use pensive::server::scripted::{demo_script, Pace};
 use pensive::server::{config::ModelConfig, AppConfig, TurnService};

@@ -2,7 +2,8 @@
 //! chunk, written by the project's own dialect encoders (the mock upstream's),
 //! and the path a live turn takes back: `Framer` → `Decoder` → `Normalizer`.
 
-use pensive::server::normalizer::{Delta, Normalizer};
+use pensive::server::delta::Delta;
+use pensive::server::normalizer::Normalizer;
 use pensive::server::providers::wire::{Dialect, WireEvent, WireFrame};
 use pensive::server::sse::{FrameError, Framed, Framer, Framing};
 use pensive::server::tags::TagSet;

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use pensive::server::normalizer::Delta;
+use pensive::server::delta::Delta;
 use pensive::server::providers::build_request;
 use pensive::server::providers::wire::WireEvent;
 use pensive::server::sse::{Framer, Framing};
@@ -168,7 +168,7 @@ pub async fn direct(
         messages: vec![ChatMessage::user(prompt)],
         model: None,
     };
-    let upstream = build_request(dialect, &model, &request);
+    let upstream = build_request(dialect, &model.upstream, &request);
     let mut builder = client.post(&upstream.url).json(&upstream.body);
     for (name, value) in &upstream.headers {
         builder = builder.header(name, value);

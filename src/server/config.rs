@@ -5,11 +5,11 @@
 use std::time::Duration;
 
 use super::limits::Limits;
-use super::providers::wire::Dialect;
+use super::providers::wire::{Dialect, UpstreamModel};
 use super::scripted::Pace;
 use super::secret::Secret;
 use super::tags::TagSet;
-use crate::app::api::PublicModel;
+use crate::turn::PublicModel;
 
 /// Where a model's turns come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,15 +46,8 @@ pub struct ModelConfig {
     /// What the UI shows.
     pub label: String,
     pub provider: ProviderKind,
-    pub base_url: String,
-    pub api_key: Option<Secret>,
-    /// The model name sent upstream.
-    pub upstream_model: String,
-    pub max_output_tokens: Option<u32>,
-    /// Reasoning effort for providers that take one (`low`, `medium`, `high`).
-    pub reasoning_effort: Option<String>,
-    /// Thinking token budget for providers that take one (Anthropic, Gemini).
-    pub thinking_budget: Option<u32>,
+    /// What the provider is told: URL, key, model name and limits.
+    pub upstream: UpstreamModel,
     /// Pace of the demo model's script.
     pub demo_pace: Pace,
     /// Inline reasoning tags extracted from answer text.
@@ -70,12 +63,10 @@ impl ModelConfig {
             id: "demo".into(),
             label: "Demo model (scripted)".into(),
             provider: ProviderKind::Demo,
-            base_url: String::new(),
-            api_key: None,
-            upstream_model: "demo".into(),
-            max_output_tokens: None,
-            reasoning_effort: None,
-            thinking_budget: None,
+            upstream: UpstreamModel {
+                name: "demo".into(),
+                ..UpstreamModel::default()
+            },
             demo_pace: pace,
             tags: TagSet::default(),
             start_in_thinking: false,
@@ -248,14 +239,16 @@ impl AppConfig {
                     id: upstream_model.clone(),
                     label: upstream_model.clone(),
                     provider,
-                    base_url,
-                    api_key,
-                    upstream_model,
-                    max_output_tokens,
-                    reasoning_effort: get("PENSIVE_REASONING_EFFORT"),
-                    thinking_budget: get("PENSIVE_THINKING_BUDGET")
-                        .map(|v| parse_number(&v, "PENSIVE_THINKING_BUDGET").map(|n| n as u32))
-                        .transpose()?,
+                    upstream: UpstreamModel {
+                        base_url,
+                        api_key,
+                        name: upstream_model,
+                        max_output_tokens,
+                        reasoning_effort: get("PENSIVE_REASONING_EFFORT"),
+                        thinking_budget: get("PENSIVE_THINKING_BUDGET")
+                            .map(|v| parse_number(&v, "PENSIVE_THINKING_BUDGET").map(|n| n as u32))
+                            .transpose()?,
+                    },
                     demo_pace: pace,
                     tags,
                     start_in_thinking,
@@ -503,15 +496,17 @@ impl FileModel {
             label: self.label.unwrap_or_else(|| id.clone()),
             id,
             provider,
-            base_url,
-            api_key: self
-                .api_key
-                .or_else(|| self.api_key_env.and_then(|name| get(&name)))
-                .map(Secret::from),
-            upstream_model,
-            max_output_tokens: self.max_output_tokens,
-            reasoning_effort: self.reasoning_effort,
-            thinking_budget: self.thinking_budget,
+            upstream: UpstreamModel {
+                base_url,
+                api_key: self
+                    .api_key
+                    .or_else(|| self.api_key_env.and_then(|name| get(&name)))
+                    .map(Secret::from),
+                name: upstream_model,
+                max_output_tokens: self.max_output_tokens,
+                reasoning_effort: self.reasoning_effort,
+                thinking_budget: self.thinking_budget,
+            },
             demo_pace,
             tags,
             start_in_thinking: self.start_in_thinking,
@@ -584,8 +579,11 @@ mod tests {
         .unwrap();
         let m = &c.models[0];
         assert_eq!(m.provider, ProviderKind::Wire(Dialect::Chat));
-        assert_eq!(m.base_url, "http://127.0.0.1:9/v1");
-        assert_eq!(m.api_key.as_ref().map(Secret::expose), Some("sk-test"));
+        assert_eq!(m.upstream.base_url, "http://127.0.0.1:9/v1");
+        assert_eq!(
+            m.upstream.api_key.as_ref().map(Secret::expose),
+            Some("sk-test")
+        );
         assert_eq!(c.model(Some("deepseek-reasoner")), Some(m));
         assert_eq!(c.model(Some("other")), None);
     }
@@ -598,7 +596,7 @@ mod tests {
             ("PENSIVE_MODEL", "m"),
         ])
         .unwrap();
-        assert_eq!(c.models[0].base_url, "http://a/v1");
+        assert_eq!(c.models[0].upstream.base_url, "http://a/v1");
     }
 
     #[test]
@@ -636,12 +634,12 @@ mod tests {
         assert_eq!(c.models[0].id, "r1");
         assert_eq!(c.models[0].label, "DeepSeek R1");
         assert_eq!(
-            c.models[0].api_key.as_ref().map(Secret::expose),
+            c.models[0].upstream.api_key.as_ref().map(Secret::expose),
             Some("sk-ds")
         );
         assert_eq!(c.models[1].provider, ProviderKind::Wire(Dialect::Anthropic));
         assert_eq!(c.models[1].id, "claude-sonnet-4-5");
-        assert_eq!(c.models[1].thinking_budget, Some(4000));
+        assert_eq!(c.models[1].upstream.thinking_budget, Some(4000));
         assert_eq!(c.models[2].provider, ProviderKind::Demo);
         assert_eq!(c.first_token_timeout, Duration::from_secs(30));
         assert_eq!(c.model(None).map(|m| m.id.as_str()), Some("r1"));

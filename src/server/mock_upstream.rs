@@ -18,7 +18,7 @@ use axum::{Json, Router};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::normalizer::Delta;
+use super::delta::Delta;
 use super::providers::wire::Encoder;
 use super::providers::wire::{Dialect, WireFrame};
 use super::scenarios::{

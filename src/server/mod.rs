@@ -3,8 +3,10 @@
 
 pub mod access;
 pub mod body_limit;
+pub mod client;
 pub mod config;
 pub mod csp;
+pub mod delta;
 pub mod hidden_thinking;
 pub mod limits;
 pub mod mock_upstream;

@@ -13,28 +13,9 @@
 //! `MAX_HELD_THINKING`) and sent with the announcement, byte for byte, and its
 //! duration still counts from when it really opened.
 
+use super::delta::Delta;
 use super::tags::{TagExtractor, TagPart, TagSet, TurnSoFar};
-use crate::turn::{ErrorKind, TurnEvent, Usage};
-
-/// What a dialect decoder extracted from one provider chunk, in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Delta {
-    /// Readable reasoning text.
-    Reasoning(String),
-    /// The provider signalled that a reasoning part started (e.g. a Responses
-    /// reasoning item was added); its text, if it has any, follows. Opens a
-    /// new block at once, so its duration counts from this sign.
-    ReasoningStarted,
-    /// The provider reasoned without readable text (redacted / encrypted).
-    OpaqueReasoning,
-    /// The provider started a new reasoning part: close the open block, if any.
-    ReasoningBoundary,
-    /// Answer text (inline tags are not yet extracted here).
-    Answer(String),
-    Usage(Usage),
-    /// The provider said why it stopped.
-    Finish(Option<String>),
-}
+use crate::turn::{ErrorKind, TurnEvent};
 
 /// Most whitespace held for a text-opened block not yet announced; beyond it
 /// the block is announced (a model writing that much whitespace is reasoning
@@ -346,6 +327,7 @@ fn announce_block(block: &mut OpenBlock, held: &mut String, out: &mut Vec<TurnEv
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::turn::Usage;
     use proptest::prelude::*;
 
     fn run(deltas: Vec<Delta>) -> Vec<TurnEvent> {

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::normalizer::Delta;
+use super::delta::Delta;
 use super::scripted::{chunk_text, Step};
 use crate::turn::Usage;
 

@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 use async_stream::stream;
 use futures::{Stream, StreamExt};
 
-use super::config::{AppConfig, ModelConfig};
+use super::config::{AppConfig, ModelConfig, ProviderKind};
 use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
 use super::normalizer::Normalizer;
-use super::providers;
+use super::providers::{self, DeltaStream, ProviderError};
+use super::scripted;
 use super::turn_log::TurnLog;
 use crate::turn::{ChatRequest, ErrorKind, Role, TurnEvent};
 
@@ -53,7 +54,7 @@ impl TurnService {
         self.ending.send_replace(true);
     }
 
-    /// The event stream of one turn for `client` (see `limits::client_key`).
+    /// The event stream of one turn for `client` (see `client::ClientKey`).
     /// Never fails: problems, refusals included, are `error` events.
     pub fn start(
         &self,
@@ -99,7 +100,7 @@ impl TurnService {
             let turn_deadline = (!limits.max_turn_duration.is_zero())
                 .then(|| tokio::time::Instant::now() + limits.max_turn_duration);
             let opened = tokio::select! {
-                opened = tokio::time::timeout_at(deadline, providers::open(&model, &request, limits.max_turn_bytes)) => opened,
+                opened = tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes)) => opened,
                 cut = cut_short(&mut ending, turn_deadline) => {
                     let (kind, message) = cut.error(limits.max_turn_duration);
                     let events = normalizer.fail(kind, message, elapsed());
@@ -156,6 +157,24 @@ impl TurnService {
                 for event in outlet.pass(events, &normalizer) { yield event; }
                 if normalizer.has_ended() { break; }
             }
+        }
+    }
+}
+
+/// Opens the model's stream: the scripted demo, or its provider (see
+/// `providers::open` for `max_bytes`).
+async fn open(
+    model: &ModelConfig,
+    request: &ChatRequest,
+    max_bytes: u64,
+) -> Result<DeltaStream, ProviderError> {
+    match model.provider {
+        ProviderKind::Demo => {
+            let steps = scripted::demo_script(request.last_user_text(), model.demo_pace);
+            Ok(scripted::play(steps).map(Ok).boxed())
+        }
+        ProviderKind::Wire(dialect) => {
+            providers::open(dialect, &model.upstream, request, max_bytes).await
         }
     }
 }

@@ -2,7 +2,8 @@
 //! network might, and running one dialect's stream end to end.
 #![allow(dead_code)] // each target uses only some helpers
 
-use pensive::server::normalizer::{Delta, Normalizer};
+use pensive::server::delta::Delta;
+use pensive::server::normalizer::Normalizer;
 use pensive::server::providers::wire::{Dialect, WireEvent};
 use pensive::server::sse::{Framer, Framing};
 use pensive::turn::contract::check_stream;

@@ -7,10 +7,9 @@
 
 use serde_json::{json, Value};
 
-use super::wire::{Decoder, Encoder, UpstreamRequest, WireEvent, WireFrame};
+use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
 use super::ProviderError;
-use crate::server::config::ModelConfig;
-use crate::server::normalizer::Delta;
+use crate::server::delta::Delta;
 use crate::turn::{ChatRequest, ErrorKind, Role, Usage};
 
 /// The API version Pensive speaks (sent as `anthropic-version`).
@@ -161,7 +160,7 @@ fn stream_error(error: &Value) -> ProviderError {
 }
 
 /// The request body: extended thinking on, system messages in `system`.
-pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
+pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let budget = model.thinking_budget.unwrap_or(DEFAULT_THINKING_BUDGET);
     let mut max_tokens = model.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     // The API rejects a budget that is not below max_tokens.
@@ -181,7 +180,7 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
         })
         .collect();
     let mut body = json!({
-        "model": model.upstream_model,
+        "model": model.name,
         "max_tokens": max_tokens,
         "stream": true,
         "thinking": {"type": "enabled", "budget_tokens": budget},
@@ -194,7 +193,7 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
 }
 
 /// The full upstream request.
-pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
+pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     let base = model.base_url.trim_end_matches('/');
     // The base URL is the host; tolerate one configured with the version path.
     let base = base.strip_suffix("/v1").unwrap_or(base);
@@ -389,7 +388,6 @@ impl Encoder for AnthropicEncoder {
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::server::scripted::Pace;
     use crate::turn::{ChatMessage, TurnEvent};
 
     fn decode_all(events: &[(&str, &str)]) -> Vec<Delta> {
@@ -610,11 +608,11 @@ mod tests {
 
     #[test]
     fn request_puts_system_on_top_and_keeps_the_budget_below_max_tokens() {
-        let model = ModelConfig {
+        let model = UpstreamModel {
             base_url: "https://api.anthropic.com/".into(),
             api_key: Some("sk-ant".into()),
-            upstream_model: "claude-sonnet-4-5".into(),
-            ..ModelConfig::demo(Pace::INSTANT)
+            name: "claude-sonnet-4-5".into(),
+            ..UpstreamModel::default()
         };
         let request = ChatRequest {
             messages: vec![
@@ -650,7 +648,7 @@ mod tests {
                 "system": "Be brief.\n\nUse SI units.",
             })
         );
-        let tight = ModelConfig {
+        let tight = UpstreamModel {
             api_key: None,
             max_output_tokens: Some(4000),
             thinking_budget: Some(4000),

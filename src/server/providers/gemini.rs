@@ -9,10 +9,9 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::wire::{Decoder, Encoder, UpstreamRequest, WireEvent, WireFrame};
+use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
 use super::ProviderError;
-use crate::server::config::ModelConfig;
-use crate::server::normalizer::Delta;
+use crate::server::delta::Delta;
 use crate::turn::{ChatRequest, ErrorKind, Role, Usage};
 
 /// One streamed chunk, only the fields we read.
@@ -185,7 +184,7 @@ impl Decoder for GeminiDecoder {
 }
 
 /// The request body: thoughts included, system messages as `systemInstruction`.
-pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
+pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     // Gemini rejects parts with empty text (an answer that was all thinking).
     let contents: Vec<Value> = request
         .dialogue()
@@ -214,7 +213,7 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
 }
 
 /// The full upstream request.
-pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
+pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     let mut headers = Vec::new();
     if let Some(key) = &model.api_key {
         headers.push(("x-goog-api-key".into(), key.expose().to_owned()));
@@ -223,7 +222,7 @@ pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequ
         url: format!(
             "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
             model.base_url.trim_end_matches('/'),
-            model.upstream_model
+            model.name
         ),
         headers,
         body: request_body(model, request),
@@ -326,7 +325,6 @@ impl Encoder for GeminiEncoder {
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::server::scripted::Pace;
     use crate::turn::{ChatMessage, TurnEvent};
 
     fn deltas(data: &str) -> Vec<Delta> {
@@ -503,13 +501,13 @@ mod tests {
 
     #[test]
     fn request_maps_roles_system_instruction_and_thinking_config() {
-        let model = ModelConfig {
+        let model = UpstreamModel {
             base_url: "https://generativelanguage.googleapis.com/".into(),
             api_key: Some("AIza-test".into()),
-            upstream_model: "gemini-2.5-pro".into(),
+            name: "gemini-2.5-pro".into(),
             max_output_tokens: Some(4096),
             thinking_budget: Some(1024),
-            ..ModelConfig::demo(Pace::INSTANT)
+            ..UpstreamModel::default()
         };
         let request = ChatRequest {
             messages: vec![
@@ -545,7 +543,7 @@ mod tests {
             })
         );
         let bare = build_request(
-            &ModelConfig {
+            &UpstreamModel {
                 api_key: None,
                 max_output_tokens: None,
                 thinking_budget: None,

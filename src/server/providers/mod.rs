@@ -13,13 +13,10 @@ mod test_support;
 pub mod wire;
 
 use futures::stream::BoxStream;
-use futures::StreamExt;
 
-use super::config::{ModelConfig, ProviderKind};
-use super::normalizer::Delta;
-use super::scripted;
+use super::delta::Delta;
 use crate::turn::{ChatRequest, ErrorKind};
-use wire::{Dialect, UpstreamRequest};
+use wire::{Dialect, UpstreamModel, UpstreamRequest};
 
 /// A provider's stream: each item is one upstream chunk's deltas, in order.
 pub type DeltaStream = BoxStream<'static, Result<Vec<Delta>, ProviderError>>;
@@ -154,7 +151,7 @@ fn capitalize(text: &str) -> String {
 /// The provider's real HTTP request for a turn, per dialect.
 pub fn build_request(
     dialect: Dialect,
-    model: &ModelConfig,
+    model: &UpstreamModel,
     request: &ChatRequest,
 ) -> UpstreamRequest {
     match dialect {
@@ -166,24 +163,19 @@ pub fn build_request(
     }
 }
 
-/// Opens the model's stream for a request. The stream ends with
+/// Opens the model's stream for a request in `dialect`. The stream ends with
 /// `ProviderError::TooLarge` once the provider has sent more than `max_bytes`
 /// (0: no limit) in this turn.
 pub async fn open(
-    model: &ModelConfig,
+    dialect: Dialect,
+    model: &UpstreamModel,
     request: &ChatRequest,
     max_bytes: u64,
 ) -> Result<DeltaStream, ProviderError> {
     let budget = ByteBudget::new(max_bytes);
-    match model.provider {
-        ProviderKind::Demo => {
-            let steps = scripted::demo_script(request.last_user_text(), model.demo_pace);
-            Ok(scripted::play(steps).map(Ok).boxed())
-        }
-        ProviderKind::Wire(Dialect::Chat) => openai_chat::open(model, request, budget).await,
-        ProviderKind::Wire(dialect) => {
-            http::open(dialect, build_request(dialect, model, request), budget).await
-        }
+    match dialect {
+        Dialect::Chat => openai_chat::open(model, request, budget).await,
+        dialect => http::open(dialect, build_request(dialect, model, request), budget).await,
     }
 }
 

@@ -6,10 +6,9 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::wire::{Decoder, Encoder, UpstreamRequest, WireEvent, WireFrame};
+use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
 use super::ProviderError;
-use crate::server::config::ModelConfig;
-use crate::server::normalizer::Delta;
+use crate::server::delta::Delta;
 use crate::turn::{ChatRequest, ErrorKind, Usage};
 
 /// One streamed line, only the fields we read.
@@ -113,7 +112,7 @@ impl Decoder for OllamaDecoder {
 
 /// The request body: streaming and thinking on (at the configured effort when
 /// it is one Ollama knows), output limit if set.
-pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
+pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     // Models like gpt-oss take a level; other values would be rejected.
     let think = match model
         .reasoning_effort
@@ -124,7 +123,7 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
         _ => json!(true),
     };
     let mut body = json!({
-        "model": model.upstream_model,
+        "model": model.name,
         "messages": request.messages,
         "stream": true,
         "think": think,
@@ -136,7 +135,7 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
 }
 
 /// The full upstream request.
-pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
+pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     UpstreamRequest::bearer(model, "/api/chat", request_body(model, request))
 }
 
@@ -223,7 +222,6 @@ impl Encoder for OllamaEncoder {
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::server::scripted::Pace;
     use crate::turn::ChatMessage;
 
     fn deltas(data: &str) -> Vec<Delta> {
@@ -317,11 +315,11 @@ mod tests {
 
     #[test]
     fn request_turns_thinking_on_at_the_configured_level() {
-        let model = ModelConfig {
+        let model = UpstreamModel {
             base_url: "http://localhost:11434/".into(),
-            upstream_model: "qwen3:8b".into(),
+            name: "qwen3:8b".into(),
             max_output_tokens: Some(1000),
-            ..ModelConfig::demo(Pace::INSTANT)
+            ..UpstreamModel::default()
         };
         let request = ChatRequest {
             messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Why?")],
@@ -340,7 +338,7 @@ mod tests {
                 "options": {"num_predict": 1000},
             })
         );
-        let leveled = ModelConfig {
+        let leveled = UpstreamModel {
             reasoning_effort: Some("High".into()),
             api_key: Some("k".into()),
             max_output_tokens: None,
@@ -353,7 +351,7 @@ mod tests {
             req.headers,
             vec![("authorization".to_owned(), "Bearer k".to_owned())]
         );
-        let unknown = ModelConfig {
+        let unknown = UpstreamModel {
             reasoning_effort: Some("extreme".into()),
             ..model
         };

@@ -12,10 +12,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::future::Future;
 
-use super::wire::{Decoder, Encoder, UpstreamRequest, WireEvent, WireFrame};
+use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
 use super::{ByteBudget, DeltaStream, ProviderError};
-use crate::server::config::ModelConfig;
-use crate::server::normalizer::Delta;
+use crate::server::delta::Delta;
 use crate::server::sse::{Framer, Framing};
 use crate::turn::{ChatRequest, Usage};
 
@@ -210,9 +209,9 @@ impl Decoder for ChatDecoder {
 }
 
 /// The request body: streaming on, usage requested, reasoning effort if set.
-pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
+pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let mut body = json!({
-        "model": model.upstream_model,
+        "model": model.name,
         "messages": request.messages,
         "stream": true,
         "stream_options": {"include_usage": true},
@@ -227,14 +226,14 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
 }
 
 /// The full upstream request (used by tests and the mock to check what is sent).
-pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
+pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     UpstreamRequest::bearer(model, "/chat/completions", request_body(model, request))
 }
 
 /// Opens a live stream through async-openai, the body's bytes counted
 /// against `budget`.
 pub async fn open(
-    model: &ModelConfig,
+    model: &UpstreamModel,
     request: &ChatRequest,
     budget: ByteBudget,
 ) -> Result<DeltaStream, ProviderError> {

@@ -11,10 +11,9 @@ use std::hash::{BuildHasher, RandomState};
 
 use serde_json::{json, Value};
 
-use super::wire::{Decoder, Encoder, UpstreamRequest, WireEvent, WireFrame};
+use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
 use super::ProviderError;
-use crate::server::config::ModelConfig;
-use crate::server::normalizer::Delta;
+use crate::server::delta::Delta;
 use crate::turn::{ChatRequest, ErrorKind, Usage};
 
 /// Which reasoning part a piece of reasoning text belongs to: a change of part
@@ -298,13 +297,13 @@ fn stream_error(error: &Value) -> ProviderError {
 
 /// The request body: streaming on, reasoning summaries requested, effort and
 /// output limit if set.
-pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
+pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let mut reasoning = json!({"summary": "auto"});
     if let Some(effort) = &model.reasoning_effort {
         reasoning["effort"] = json!(effort);
     }
     let mut body = json!({
-        "model": model.upstream_model,
+        "model": model.name,
         "input": request.messages,
         "stream": true,
         "reasoning": reasoning,
@@ -316,7 +315,7 @@ pub fn request_body(model: &ModelConfig, request: &ChatRequest) -> Value {
 }
 
 /// The full upstream request.
-pub fn build_request(model: &ModelConfig, request: &ChatRequest) -> UpstreamRequest {
+pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     UpstreamRequest::bearer(model, "/responses", request_body(model, request))
 }
 
@@ -680,7 +679,6 @@ impl Encoder for ResponsesEncoder {
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::server::scripted::Pace;
     use crate::turn::{ChatMessage, TurnEvent};
 
     fn decode_all(decoder: &mut ResponsesDecoder, events: &[&str]) -> Vec<Delta> {
@@ -949,13 +947,13 @@ mod tests {
 
     #[test]
     fn request_has_input_reasoning_summary_effort_limit_and_auth() {
-        let model = ModelConfig {
+        let model = UpstreamModel {
             base_url: "https://api.openai.com/v1/".into(),
             api_key: Some("sk-test".into()),
-            upstream_model: "o4-mini".into(),
+            name: "o4-mini".into(),
             max_output_tokens: Some(2000),
             reasoning_effort: Some("high".into()),
-            ..ModelConfig::demo(Pace::INSTANT)
+            ..UpstreamModel::default()
         };
         let request = ChatRequest {
             messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Why?")],
@@ -978,7 +976,7 @@ mod tests {
             })
         );
         let bare = build_request(
-            &ModelConfig {
+            &UpstreamModel {
                 api_key: None,
                 max_output_tokens: None,
                 reasoning_effort: None,

@@ -2,7 +2,8 @@
 //! splitting through the project's own framer, and what a delta list becomes.
 
 use super::wire::{Decoder, WireEvent};
-use crate::server::normalizer::{Delta, Normalizer};
+use crate::server::delta::Delta;
+use crate::server::normalizer::Normalizer;
 use crate::server::sse::{Framer, Framing};
 use crate::turn::TurnEvent;
 

@@ -3,7 +3,8 @@
 //! Framing (SSE or NDJSON) is done elsewhere; dialects see one event at a time.
 
 use super::ProviderError;
-use crate::server::normalizer::Delta;
+use crate::server::delta::Delta;
+use crate::server::secret::Secret;
 
 /// One framed upstream event: the SSE `event:` name (if any) and its `data:`
 /// payload, or one NDJSON line (no name).
@@ -131,6 +132,22 @@ impl Dialect {
     }
 }
 
+/// What a provider call needs to know about a model, as plain values: the
+/// configuration's `ModelConfig` holds one, and providers see nothing else of it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UpstreamModel {
+    /// The provider's base URL (the dialect adds its path).
+    pub base_url: String,
+    pub api_key: Option<Secret>,
+    /// The model name sent upstream.
+    pub name: String,
+    pub max_output_tokens: Option<u32>,
+    /// Reasoning effort for providers that take one (`low`, `medium`, `high`).
+    pub reasoning_effort: Option<String>,
+    /// Thinking token budget for providers that take one (Anthropic, Gemini).
+    pub thinking_budget: Option<u32>,
+}
+
 /// A provider's real HTTP request for one turn. `Debug` names the headers but
 /// never prints their values (they carry the API key).
 #[derive(Clone, PartialEq)]
@@ -156,11 +173,7 @@ impl std::fmt::Debug for UpstreamRequest {
 impl UpstreamRequest {
     /// `POST {base_url}{path}` with a bearer token when the model has a key
     /// (the OpenAI dialects and Ollama authenticate this way).
-    pub fn bearer(
-        model: &crate::server::config::ModelConfig,
-        path: &str,
-        body: serde_json::Value,
-    ) -> Self {
+    pub fn bearer(model: &UpstreamModel, path: &str, body: serde_json::Value) -> Self {
         let headers = model
             .api_key
             .iter()
