@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::turn::ErrorKind;
+use super::turn_error::TurnError;
 
 /// The limits, from the environment (see README).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,12 +105,9 @@ impl TurnLimiter {
     }
 
     /// Admits a turn for `client` now, or says why not (an error to stream).
-    pub fn admit(&self, client: &str, now: Instant) -> Result<TurnPermit, (ErrorKind, String)> {
+    pub fn admit(&self, client: &str, now: Instant) -> Result<TurnPermit, TurnError> {
         let Ok(mut clients) = self.clients.lock() else {
-            return Err((
-                ErrorKind::Internal,
-                "The server's turn counter failed.".into(),
-            ));
+            return Err(TurnError::CounterFailed);
         };
         let limits = &self.limits;
         let state = clients.entry(client.to_owned()).or_default();
@@ -122,25 +119,19 @@ impl TurnLimiter {
             state.recent.pop_front();
         }
         if limits.turns_per_client > 0 && state.active >= limits.turns_per_client {
-            return Err((
-                ErrorKind::RateLimit,
-                format!(
-                    "You already have {} answers streaming; the limit is {}. Wait for one to finish or stop one, then try again.",
-                    state.active, limits.turns_per_client
-                ),
-            ));
+            return Err(TurnError::TooManyStreaming {
+                active: state.active,
+                limit: limits.turns_per_client,
+            });
         }
         if limits.turns_per_minute > 0 && state.recent.len() >= limits.turns_per_minute {
             let oldest = state.recent.front().copied().unwrap_or(now);
             let wait = WINDOW.saturating_sub(now.duration_since(oldest)).as_secs() + 1;
-            return Err((
-                ErrorKind::RateLimit,
-                format!(
-                    "You started {} turns in the last minute; the limit is {}. Try again in {wait} s.",
-                    state.recent.len(),
-                    limits.turns_per_minute
-                ),
-            ));
+            return Err(TurnError::TooManyPerMinute {
+                started: state.recent.len(),
+                limit: limits.turns_per_minute,
+                retry_secs: wait,
+            });
         }
         state.active += 1;
         if limits.turns_per_minute > 0 {
@@ -161,6 +152,7 @@ impl TurnLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::turn::ErrorKind;
 
     fn limiter(turns_per_client: usize, turns_per_minute: usize) -> TurnLimiter {
         TurnLimiter::new(Limits {
@@ -176,8 +168,9 @@ mod tests {
         let now = Instant::now();
         let first = limiter.admit("a", now).expect("first");
         let _second = limiter.admit("a", now).expect("second");
-        let (kind, message) = limiter.admit("a", now).err().expect("third refused");
-        assert_eq!(kind, ErrorKind::RateLimit);
+        let refused = limiter.admit("a", now).err().expect("third refused");
+        assert_eq!(refused.kind(), ErrorKind::RateLimit);
+        let message = refused.user_message();
         assert!(message.contains("the limit is 2"), "{message}");
         assert!(
             limiter.admit("b", now).is_ok(),
@@ -200,10 +193,11 @@ mod tests {
                 .admit("a", start + Duration::from_secs(10))
                 .expect("2"),
         );
-        let (_, message) = limiter
+        let message = limiter
             .admit("a", start + Duration::from_secs(20))
             .err()
-            .expect("third in a minute refused");
+            .expect("third in a minute refused")
+            .user_message();
         assert!(message.contains("Try again in 41 s"), "{message}");
         assert!(limiter.admit("a", start + Duration::from_secs(61)).is_ok());
     }

@@ -22,6 +22,7 @@ pub mod serve;
 pub mod sse;
 pub mod static_files;
 pub mod tags;
+pub mod turn_error;
 pub mod turn_log;
 pub mod turns;
 pub mod write_stall;

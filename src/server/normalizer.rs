@@ -15,7 +15,8 @@
 
 use super::delta::Delta;
 use super::tags::{TagExtractor, TagPart, TagSet, TurnSoFar};
-use crate::turn::{ErrorKind, TurnEvent};
+use super::turn_error::TurnError;
+use crate::turn::TurnEvent;
 
 /// Most whitespace held for a text-opened block not yet announced; beyond it
 /// the block is announced (a model writing that much whitespace is reasoning
@@ -151,25 +152,16 @@ impl Normalizer {
         if self.saw_finish {
             self.finish(now_ms)
         } else {
-            self.fail(
-                ErrorKind::Interrupted,
-                "The provider's stream ended before the model finished (no end marker); what arrived is kept. Try again.",
-                now_ms,
-            )
+            self.fail(&TurnError::CutOff, now_ms)
         }
     }
 
     /// The turn failed: close what is open, then one `error`.
-    pub fn fail(
-        &mut self,
-        kind: ErrorKind,
-        message: impl Into<String>,
-        now_ms: u64,
-    ) -> Vec<TurnEvent> {
+    pub fn fail(&mut self, error: &TurnError, now_ms: u64) -> Vec<TurnEvent> {
         let mut out = self.settle(now_ms);
         if !self.ended {
             self.ended = true;
-            out.push(TurnEvent::error(kind, message));
+            out.push(TurnEvent::error(error.kind(), error.user_message()));
         }
         out
     }
@@ -327,7 +319,8 @@ fn announce_block(block: &mut OpenBlock, held: &mut String, out: &mut Vec<TurnEv
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::turn::Usage;
+    use crate::server::turn_error::NetworkFailure;
+    use crate::turn::{ErrorKind, Usage};
     use proptest::prelude::*;
 
     fn run(deltas: Vec<Delta>) -> Vec<TurnEvent> {
@@ -494,7 +487,8 @@ mod tests {
     fn failure_closes_the_open_block_and_ends_with_exactly_one_error() {
         let mut n = Normalizer::default();
         let mut events = n.push(r("half"), 0);
-        events.extend(n.fail(ErrorKind::Network, "lost", 50));
+        let lost = TurnError::Network(NetworkFailure::BrokeOff);
+        events.extend(n.fail(&lost, 50));
         events.extend(n.finish(60));
         events.extend(n.push(a("late"), 70));
         assert_eq!(
@@ -504,7 +498,7 @@ mod tests {
                     duration_ms: 50,
                     opaque: false
                 },
-                TurnEvent::error(ErrorKind::Network, "lost"),
+                TurnEvent::error(ErrorKind::Network, lost.user_message()),
             ]
         );
     }

@@ -8,7 +8,8 @@ use super::normalizer::Normalizer;
 use super::providers::wire::{Dialect, WireEvent};
 use super::sse::{sniff_framing, Framed, Framer};
 use super::tags::TagSet;
-use crate::turn::{ErrorKind, TurnEvent};
+use super::turn_error::TurnError;
+use crate::turn::TurnEvent;
 
 /// How to read a recording.
 #[derive(Debug, Clone, Default)]
@@ -54,8 +55,8 @@ pub fn parse_recording(
                 }),
             ),
             Err(e) => {
-                let message = e.to_string();
-                events.extend(normalizer.fail(ErrorKind::Upstream, message, 0));
+                // As over HTTP: the frame error names its line itself.
+                events.extend(normalizer.fail(&TurnError::Malformed(e.to_string()), 0));
                 return Ok(events);
             }
         };
@@ -66,7 +67,11 @@ pub fn parse_recording(
                 }
             }
             Err(err) => {
-                events.extend(normalizer.fail(err.kind(), format!("line {line}: {err}"), 0));
+                let at_line = TurnError::AtLine {
+                    line,
+                    error: Box::new(err),
+                };
+                events.extend(normalizer.fail(&at_line, 0));
                 return Ok(events);
             }
         }

@@ -80,8 +80,7 @@ pub fn fuzz_dialect(dialect: Dialect, input: &[u8]) {
             Ok(frame) => frame,
             Err(err) => {
                 events.extend(normalizer.fail(
-                    pensive::turn::ErrorKind::Upstream,
-                    err.to_string(),
+                    &pensive::server::turn_error::TurnError::Malformed(err.to_string()),
                     0,
                 ));
                 break;
@@ -115,7 +114,7 @@ pub fn fuzz_dialect(dialect: Dialect, input: &[u8]) {
                     message.len() <= MAX_ERROR_BYTES,
                     "error too long: {message}"
                 );
-                events.extend(normalizer.fail(err.kind(), message, 0));
+                events.extend(normalizer.fail(&err, 0));
                 break;
             }
         }

@@ -8,9 +8,9 @@
 use serde_json::{json, Value};
 
 use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
-use super::ProviderError;
 use crate::server::delta::Delta;
-use crate::turn::{ChatRequest, ErrorKind, Role, Usage};
+use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::{ChatRequest, Role, Usage};
 
 /// The API version Pensive speaks (sent as `anthropic-version`).
 pub const API_VERSION: &str = "2023-06-01";
@@ -32,13 +32,13 @@ pub struct AnthropicDecoder {
 }
 
 impl Decoder for AnthropicDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError> {
+    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() {
             return Ok(Vec::new());
         }
         let value: Value =
-            serde_json::from_str(data).map_err(|e| ProviderError::Malformed(e.to_string()))?;
+            serde_json::from_str(data).map_err(|e| TurnError::Malformed(e.to_string()))?;
         // `type` in the data repeats the SSE event name; either will do.
         let kind = str_at(&value, "type").or(event.event).unwrap_or("");
         let index = value.get("index").and_then(Value::as_u64);
@@ -140,23 +140,17 @@ fn finish_reason(reason: &str) -> String {
 }
 
 /// An in-stream `error` event, classified by `error.type`.
-fn stream_error(error: &Value) -> ProviderError {
-    let (kind, lead) = match str_at(error, "type").unwrap_or("") {
-        "overloaded_error" => (
-            ErrorKind::Upstream,
-            "The provider is overloaded; try again shortly",
-        ),
-        "rate_limit_error" => (
-            ErrorKind::RateLimit,
-            "The provider is rate limiting requests",
-        ),
-        "authentication_error" => (ErrorKind::Auth, "The provider rejected the API key"),
-        "permission_error" => (ErrorKind::Auth, "The provider refused access"),
-        "invalid_request_error" => (ErrorKind::BadRequest, "The provider rejected the request"),
-        "api_error" => (ErrorKind::Upstream, "The provider had an internal error"),
-        _ => (ErrorKind::Upstream, "The provider reported an error"),
+fn stream_error(error: &Value) -> TurnError {
+    let fault = match str_at(error, "type").unwrap_or("") {
+        "overloaded_error" => ProviderFault::Overloaded,
+        "rate_limit_error" => ProviderFault::RateLimited,
+        "authentication_error" => ProviderFault::KeyRejected,
+        "permission_error" => ProviderFault::AccessRefused,
+        "invalid_request_error" => ProviderFault::RequestRejected,
+        "api_error" => ProviderFault::Internal,
+        _ => ProviderFault::Other,
     };
-    ProviderError::stream(kind, lead, str_at(error, "message").unwrap_or(""))
+    TurnError::reported(fault, str_at(error, "message").unwrap_or(""))
 }
 
 /// The request body: extended thinking on, system messages in `system`.
@@ -388,7 +382,7 @@ impl Encoder for AnthropicEncoder {
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::turn::{ChatMessage, TurnEvent};
+    use crate::turn::{ChatMessage, ErrorKind, TurnEvent};
 
     fn decode_all(events: &[(&str, &str)]) -> Vec<Delta> {
         let mut decoder = AnthropicDecoder::default();
@@ -581,7 +575,7 @@ mod tests {
             event: Some("content_block_delta"),
             data: "{\"type\":",
         });
-        assert!(matches!(bad, Err(ProviderError::Malformed(_))));
+        assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let cases = [
             ("overloaded_error", ErrorKind::Upstream),
             ("rate_limit_error", ErrorKind::RateLimit),
@@ -600,7 +594,7 @@ mod tests {
                     data: &data,
                 })
                 .unwrap_err();
-            assert!(matches!(err, ProviderError::Stream { .. }));
+            assert!(matches!(err, TurnError::Reported { .. }));
             assert_eq!(err.kind(), expected, "{kind}");
             assert!(err.to_string().ends_with(": Overloaded"), "{err}");
         }

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
-use super::ProviderError;
 use crate::server::delta::Delta;
-use crate::turn::{ChatRequest, ErrorKind, Role, Usage};
+use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::{ChatRequest, Role, Usage};
 
 /// One streamed chunk, only the fields we read.
 #[derive(Debug, Deserialize)]
@@ -76,15 +76,12 @@ struct PromptFeedback {
 impl Chunk {
     /// The chunk's deltas: reasoning parts, answer parts, then (final chunk
     /// only) usage and finish. `latest_usage` carries the counts between chunks.
-    fn into_deltas(self, latest_usage: &mut Option<Usage>) -> Result<Vec<Delta>, ProviderError> {
+    fn into_deltas(self, latest_usage: &mut Option<Usage>) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {
             return Err(stream_error(&error));
         }
         if let Some(reason) = self.prompt_feedback.and_then(|f| f.block_reason) {
-            return Err(ProviderError::Stream {
-                kind: ErrorKind::BadRequest,
-                message: format!("The provider blocked the prompt (reason: {reason})."),
-            });
+            return Err(TurnError::Blocked { reason });
         }
         // Counts are cumulative in every chunk: keep the newest, report it once.
         if let Some(usage) = self.usage_metadata {
@@ -136,29 +133,22 @@ fn finish_reason(reason: &str) -> String {
 }
 
 /// A streamed `error` object (`code`, `message`, `status`), classified by status.
-fn stream_error(error: &Value) -> ProviderError {
+fn stream_error(error: &Value) -> TurnError {
     let status = error.get("status").and_then(Value::as_str).unwrap_or("");
     let code = error.get("code").and_then(Value::as_u64).unwrap_or(0);
-    let (kind, lead) = match (status, code) {
-        ("RESOURCE_EXHAUSTED", _) | (_, 429) => (
-            ErrorKind::RateLimit,
-            "The provider is rate limiting requests",
-        ),
-        ("UNAUTHENTICATED", _) | (_, 401) => (ErrorKind::Auth, "The provider rejected the API key"),
-        ("PERMISSION_DENIED", _) | (_, 403) => (ErrorKind::Auth, "The provider refused access"),
+    let fault = match (status, code) {
+        ("RESOURCE_EXHAUSTED", _) | (_, 429) => ProviderFault::RateLimited,
+        ("UNAUTHENTICATED", _) | (_, 401) => ProviderFault::KeyRejected,
+        ("PERMISSION_DENIED", _) | (_, 403) => ProviderFault::AccessRefused,
         ("INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "NOT_FOUND", _) | (_, 400 | 404) => {
-            (ErrorKind::BadRequest, "The provider rejected the request")
+            ProviderFault::RequestRejected
         }
-        ("DEADLINE_EXCEEDED", _) | (_, 504) => (ErrorKind::Timeout, "The provider timed out"),
-        ("UNAVAILABLE", _) | (_, 503) => (
-            ErrorKind::Upstream,
-            "The provider is overloaded; try again shortly",
-        ),
-        _ => (ErrorKind::Upstream, "The provider reported an error"),
+        ("DEADLINE_EXCEEDED", _) | (_, 504) => ProviderFault::TimedOut,
+        ("UNAVAILABLE", _) | (_, 503) => ProviderFault::Overloaded,
+        _ => ProviderFault::Other,
     };
-    ProviderError::stream(
-        kind,
-        lead,
+    TurnError::reported(
+        fault,
         error.get("message").and_then(Value::as_str).unwrap_or(""),
     )
 }
@@ -172,13 +162,13 @@ pub struct GeminiDecoder {
 }
 
 impl Decoder for GeminiDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError> {
+    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() || data == "[DONE]" {
             return Ok(Vec::new());
         }
         serde_json::from_str::<Chunk>(data)
-            .map_err(|e| ProviderError::Malformed(e.to_string()))?
+            .map_err(|e| TurnError::Malformed(e.to_string()))?
             .into_deltas(&mut self.latest_usage)
     }
 }
@@ -325,7 +315,7 @@ impl Encoder for GeminiEncoder {
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::turn::{ChatMessage, TurnEvent};
+    use crate::turn::{ChatMessage, ErrorKind, TurnEvent};
 
     fn deltas(data: &str) -> Vec<Delta> {
         GeminiDecoder::default()
@@ -456,7 +446,7 @@ mod tests {
             event: None,
             data: "{\"candidates\":[",
         });
-        assert!(matches!(bad, Err(ProviderError::Malformed(_))));
+        assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let cases = [
             (
                 r#"{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}"#,
@@ -487,7 +477,10 @@ mod tests {
             let err = GeminiDecoder::default()
                 .decode(WireEvent { event: None, data })
                 .unwrap_err();
-            assert!(matches!(err, ProviderError::Stream { .. }));
+            assert!(
+                matches!(err, TurnError::Reported { .. } | TurnError::Blocked { .. }),
+                "{err:?}"
+            );
             assert_eq!(err.kind(), kind, "{data}");
         }
         let err = GeminiDecoder::default()

@@ -7,9 +7,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
-use super::ProviderError;
 use crate::server::delta::Delta;
-use crate::turn::{ChatRequest, ErrorKind, Usage};
+use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::{ChatRequest, Usage};
 
 /// One streamed line, only the fields we read.
 #[derive(Debug, Deserialize)]
@@ -39,7 +39,7 @@ struct Message {
 
 impl Line {
     /// The line's deltas: thinking, content, then (last line) usage and finish.
-    fn into_deltas(self) -> Result<Vec<Delta>, ProviderError> {
+    fn into_deltas(self) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {
             let text = match &error {
                 Value::String(s) => s.clone(),
@@ -80,14 +80,14 @@ impl Line {
 
 /// Ollama reports every failure as `{"error": "..."}`; a missing model or one
 /// that cannot think is the request's fault, the rest the server's.
-fn stream_error(text: &str) -> ProviderError {
+fn stream_error(text: &str) -> TurnError {
     let lower = text.to_ascii_lowercase();
-    let kind = if lower.contains("not found") || lower.contains("does not support thinking") {
-        ErrorKind::BadRequest
+    let fault = if lower.contains("not found") || lower.contains("does not support thinking") {
+        ProviderFault::ModelUnsuitable
     } else {
-        ErrorKind::Upstream
+        ProviderFault::Other
     };
-    ProviderError::stream(kind, "The provider reported an error", text)
+    TurnError::reported(fault, text)
 }
 
 /// Decodes Ollama `/api/chat` NDJSON lines (blank lines are skipped).
@@ -99,13 +99,13 @@ pub struct OllamaDecoder {
 }
 
 impl Decoder for OllamaDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError> {
+    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() {
             return Ok(Vec::new());
         }
         serde_json::from_str::<Line>(data)
-            .map_err(|e| ProviderError::Malformed(e.to_string()))?
+            .map_err(|e| TurnError::Malformed(e.to_string()))?
             .into_deltas()
     }
 }
@@ -222,7 +222,7 @@ impl Encoder for OllamaEncoder {
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::turn::ChatMessage;
+    use crate::turn::{ChatMessage, ErrorKind};
 
     fn deltas(data: &str) -> Vec<Delta> {
         OllamaDecoder::default()
@@ -275,7 +275,7 @@ mod tests {
             event: None,
             data: r#"{"message":"#,
         });
-        assert!(matches!(bad, Err(ProviderError::Malformed(_))));
+        assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let cases = [
             (
                 r#"{"error":"model 'qwen9' not found"}"#,
@@ -298,7 +298,7 @@ mod tests {
             let err = OllamaDecoder::default()
                 .decode(WireEvent { event: None, data })
                 .unwrap_err();
-            assert!(matches!(err, ProviderError::Stream { .. }));
+            assert!(matches!(err, TurnError::Reported { .. }));
             assert_eq!(err.kind(), kind, "{data}");
         }
         let err = OllamaDecoder::default()

@@ -13,9 +13,10 @@ use serde_json::{json, Value};
 use std::future::Future;
 
 use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
-use super::{ByteBudget, DeltaStream, ProviderError};
+use super::{ByteBudget, DeltaStream};
 use crate::server::delta::Delta;
 use crate::server::sse::{Framer, Framing};
+use crate::server::turn_error::{NetworkFailure, ProviderFault, TurnError};
 use crate::turn::{ChatRequest, Usage};
 
 /// One streamed chunk, only the fields we read.
@@ -81,7 +82,7 @@ struct CompletionDetails {
 
 impl ChatChunk {
     /// The chunk's deltas: reasoning (from exactly one source) before answer text.
-    pub fn into_deltas(self) -> Result<Vec<Delta>, ProviderError> {
+    pub fn into_deltas(self) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {
             return Err(stream_error(&error));
         }
@@ -178,17 +179,14 @@ fn text_of(value: Option<&Value>) -> String {
     }
 }
 
-fn stream_error(error: &Value) -> ProviderError {
+fn stream_error(error: &Value) -> TurnError {
     let message = error
         .get("message")
         .and_then(Value::as_str)
         .unwrap_or("the provider reported an error");
     match error.get("code").and_then(Value::as_u64) {
-        Some(status) => ProviderError::from_status(status as u16, message),
-        None => ProviderError::Stream {
-            kind: crate::turn::ErrorKind::Upstream,
-            message: format!("The provider reported an error: {message}"),
-        },
+        Some(status) => TurnError::from_status(status as u16, message),
+        None => TurnError::reported(ProviderFault::Other, message),
     }
 }
 
@@ -197,13 +195,13 @@ fn stream_error(error: &Value) -> ProviderError {
 pub struct ChatDecoder;
 
 impl Decoder for ChatDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError> {
+    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() || data == "[DONE]" {
             return Ok(Vec::new());
         }
         serde_json::from_str::<ChatChunk>(data)
-            .map_err(|e| ProviderError::Malformed(e.to_string()))?
+            .map_err(|e| TurnError::Malformed(e.to_string()))?
             .into_deltas()
     }
 }
@@ -236,7 +234,7 @@ pub async fn open(
     model: &UpstreamModel,
     request: &ChatRequest,
     budget: ByteBudget,
-) -> Result<DeltaStream, ProviderError> {
+) -> Result<DeltaStream, TurnError> {
     let config = OpenAIConfig::new()
         .with_api_base(model.base_url.trim_end_matches('/'))
         .with_api_key(
@@ -294,7 +292,7 @@ impl Default for TransportNotes {
 #[derive(Default)]
 struct Notes {
     retry_after: Option<u64>,
-    refusal: Option<ProviderError>,
+    refusal: Option<TurnError>,
 }
 
 impl TransportNotes {
@@ -306,7 +304,7 @@ impl TransportNotes {
         self.with(|n| n.retry_after.take()).flatten()
     }
 
-    fn take_refusal(&self) -> Option<ProviderError> {
+    fn take_refusal(&self) -> Option<TurnError> {
         self.with(|n| n.refusal.take()).flatten()
     }
 }
@@ -394,7 +392,7 @@ fn guarded(
                 let event = match item {
                     Ok(event) => event,
                     Err(refusal) => {
-                        notes.with(|n| n.refusal = Some(ProviderError::Malformed(refusal.to_string())));
+                        notes.with(|n| n.refusal = Some(TurnError::Malformed(refusal.to_string())));
                         yield Err(std::io::Error::other("refused by the framer"));
                         return;
                     }
@@ -419,31 +417,29 @@ fn guarded(
     reqwest::Response::from(rebuilt)
 }
 
-fn map_error(err: OpenAIError) -> ProviderError {
+fn map_error(err: OpenAIError) -> TurnError {
     match err {
         // A body async-openai could not read as OpenAI's error shape arrives
         // whole as the message: take the provider's own words out of it.
-        OpenAIError::ApiError(api) => ProviderError::from_status(
+        OpenAIError::ApiError(api) => TurnError::from_status(
             api.status_code.as_u16(),
             &super::http::provider_message(&api.api_error.message),
         ),
         OpenAIError::Reqwest(e) => match e.status() {
-            Some(status) => ProviderError::from_status(status.as_u16(), ""),
-            None => ProviderError::from_reqwest(&e),
+            Some(status) => TurnError::from_status(status.as_u16(), ""),
+            None => TurnError::from_reqwest(&e),
         },
         OpenAIError::JSONDeserialize(e, content) => {
-            error_from_body(&content).unwrap_or_else(|| ProviderError::Malformed(e.to_string()))
+            error_from_body(&content).unwrap_or_else(|| TurnError::Malformed(e.to_string()))
         }
-        OpenAIError::StreamError(_) => ProviderError::Network(
-            "The connection to the model provider broke off mid-response".into(),
-        ),
-        other => ProviderError::Malformed(other.to_string()),
+        OpenAIError::StreamError(_) => TurnError::Network(NetworkFailure::BrokeOff),
+        other => TurnError::Malformed(other.to_string()),
     }
 }
 
 /// async-openai drops the HTTP status when an error body is not shaped exactly
 /// like OpenAI's (gateways send a numeric `code`): recover it from the body.
-fn error_from_body(content: &str) -> Option<ProviderError> {
+fn error_from_body(content: &str) -> Option<TurnError> {
     let value: Value = serde_json::from_str(content).ok()?;
     let error = value.get("error")?;
     let status = error
@@ -451,7 +447,7 @@ fn error_from_body(content: &str) -> Option<ProviderError> {
         .and_then(Value::as_u64)
         .filter(|c| (400..600).contains(c))?;
     let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    Some(ProviderError::from_status(status as u16, message))
+    Some(TurnError::from_status(status as u16, message))
 }
 
 /// Writes chat-completion chunks (mock upstream).
@@ -673,7 +669,7 @@ mod tests {
             event: None,
             data: "{not json",
         });
-        assert!(matches!(bad, Err(ProviderError::Malformed(_))));
+        assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let err = d.decode(WireEvent {
             event: None,
             data: r#"{"error":{"message":"overloaded","code":503}}"#,

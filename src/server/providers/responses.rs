@@ -12,9 +12,9 @@ use std::hash::{BuildHasher, RandomState};
 use serde_json::{json, Value};
 
 use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
-use super::ProviderError;
 use crate::server::delta::Delta;
-use crate::turn::{ChatRequest, ErrorKind, Usage};
+use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::{ChatRequest, Usage};
 
 /// Which reasoning part a piece of reasoning text belongs to: a change of part
 /// is a block boundary.
@@ -78,13 +78,13 @@ impl RecentItems {
 }
 
 impl Decoder for ResponsesDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError> {
+    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() || data == "[DONE]" {
             return Ok(Vec::new());
         }
         let value: Value =
-            serde_json::from_str(data).map_err(|e| ProviderError::Malformed(e.to_string()))?;
+            serde_json::from_str(data).map_err(|e| TurnError::Malformed(e.to_string()))?;
         // The SSE `event:` name repeats `type` when a server sends both.
         let kind = str_at(&value, "type").or(event.event).unwrap_or("");
         let mut out = Vec::new();
@@ -271,28 +271,22 @@ fn finish_reason(kind: &str, response: &Value) -> String {
 }
 
 /// An in-stream error, classified by its `code` (or `type`).
-fn stream_error(error: &Value) -> ProviderError {
+fn stream_error(error: &Value) -> TurnError {
     let code = str_at(error, "code")
         .or_else(|| str_at(error, "type"))
         .unwrap_or("")
         .to_ascii_lowercase();
-    let kind = if code.contains("rate_limit") || code.contains("quota") {
-        ErrorKind::RateLimit
+    let fault = if code.contains("rate_limit") || code.contains("quota") {
+        ProviderFault::RateLimited
     } else if code.contains("auth") || code.contains("api_key") || code.contains("permission") {
-        ErrorKind::Auth
+        ProviderFault::CredentialsRejected
     } else if code.contains("invalid") || code.contains("not_found") || code.contains("unsupported")
     {
-        ErrorKind::BadRequest
+        ProviderFault::RequestRejected
     } else {
-        ErrorKind::Upstream
+        ProviderFault::Other
     };
-    let lead = match kind {
-        ErrorKind::RateLimit => "The provider is rate limiting requests",
-        ErrorKind::Auth => "The provider rejected the credentials",
-        ErrorKind::BadRequest => "The provider rejected the request",
-        _ => "The provider reported an error",
-    };
-    ProviderError::stream(kind, lead, str_at(error, "message").unwrap_or(""))
+    TurnError::reported(fault, str_at(error, "message").unwrap_or(""))
 }
 
 /// The request body: streaming on, reasoning summaries requested, effort and
@@ -679,7 +673,7 @@ impl Encoder for ResponsesEncoder {
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::turn::{ChatMessage, TurnEvent};
+    use crate::turn::{ChatMessage, ErrorKind, TurnEvent};
 
     fn decode_all(decoder: &mut ResponsesDecoder, events: &[&str]) -> Vec<Delta> {
         events
@@ -914,7 +908,7 @@ mod tests {
             event: None,
             data: "{nope",
         });
-        assert!(matches!(bad, Err(ProviderError::Malformed(_))));
+        assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let failed = d
             .decode(WireEvent {
                 event: None,
@@ -941,7 +935,7 @@ mod tests {
         for (data, kind) in cases {
             let err = d.decode(WireEvent { event: None, data }).unwrap_err();
             assert_eq!(err.kind(), kind, "{data}");
-            assert!(matches!(err, ProviderError::Stream { .. }));
+            assert!(matches!(err, TurnError::Reported { .. }));
         }
     }
 

@@ -2,9 +2,9 @@
 //! `Delta`s out (`Decoder`), and the reverse for the mock upstream (`Encoder`).
 //! Framing (SSE or NDJSON) is done elsewhere; dialects see one event at a time.
 
-use super::ProviderError;
 use crate::server::delta::Delta;
 use crate::server::secret::Secret;
+use crate::server::turn_error::TurnError;
 
 /// One framed upstream event: the SSE `event:` name (if any) and its `data:`
 /// payload, or one NDJSON line (no name).
@@ -44,7 +44,7 @@ impl WireFrame {
 pub trait Decoder: Send {
     /// Decodes one event. `Err` for a malformed event or an in-stream provider
     /// error; the caller ends the turn with it.
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError>;
+    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError>;
 }
 
 /// Writes a script of deltas in a dialect's wire format (mock upstream).
