@@ -3,15 +3,16 @@
 //! and the path a live turn takes back: `Framer` → `Decoder` → `Normalizer`.
 
 use pensive::server::delta::Delta;
+use pensive::server::mock::encoders::{encoder, WireFrame};
 use pensive::server::normalizer::Normalizer;
-use pensive::server::providers::wire::{Dialect, WireEvent, WireFrame};
+use pensive::server::providers::wire::{Dialect, WireEvent};
 use pensive::server::sse::{FrameError, Framed, Framer, Framing};
 use pensive::server::tags::TagSet;
 use pensive::turn::TurnEvent;
 
 /// The SSE bytes of a response whose answer text arrives as `chunks`.
 pub fn encode_sse(dialect: Dialect, chunks: &[&str]) -> Vec<u8> {
-    let mut encoder = dialect.encoder("bench-model");
+    let mut encoder = encoder(dialect, "bench-model");
     let mut out = Vec::with_capacity(chunks.len() * 160);
     let mut write = |frames: Vec<WireFrame>| {
         for frame in frames {

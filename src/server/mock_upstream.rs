@@ -19,8 +19,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::delta::Delta;
-use super::providers::wire::Encoder;
-use super::providers::wire::{Dialect, WireFrame};
+use super::mock::encoders::{self, Encoder, WireFrame};
+use super::providers::wire::Dialect;
 use super::scenarios::{
     scenario_for, Endless, Fault, Scenario, ENDLESS_BYTES, TRICKLE_FOR, TRICKLE_PAUSE,
 };
@@ -258,7 +258,7 @@ fn scenario_body(
     model: &str,
     scenario: Scenario,
 ) -> impl futures::Stream<Item = Chunk> + Send {
-    let mut encoder = dialect.encoder(model);
+    let mut encoder = encoders::encoder(dialect, model);
     stream! {
         if let Fault::SlowFirst(wait) = scenario.fault {
             tokio::time::sleep(wait).await;

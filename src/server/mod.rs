@@ -9,6 +9,7 @@ pub mod csp;
 pub mod delta;
 pub mod hidden_thinking;
 pub mod limits;
+pub mod mock;
 pub mod mock_upstream;
 pub mod normalizer;
 pub mod parse;

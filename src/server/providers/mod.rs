@@ -1,15 +1,18 @@
 //! Model providers: each dialect turns a `ChatRequest` into the provider's real
-//! request and its real stream into `Delta`s. One file per wire dialect; the
-//! normalizer (not the dialects) enforces the event rules.
+//! request and its real stream into `Delta`s. One directory per wire dialect,
+//! request building and decoding apart; `decode_stream` is the one path from
+//! response bytes to deltas; the normalizer (not the dialects) enforces the
+//! event rules.
 
 pub mod anthropic;
+pub mod decode_stream;
 pub mod gemini;
 pub mod http;
 pub mod ollama;
 pub mod openai_chat;
 pub mod responses;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 pub mod wire;
 
 use futures::stream::BoxStream;

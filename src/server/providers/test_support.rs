@@ -75,7 +75,7 @@ pub fn decode_sse(decoder: &mut dyn Decoder, text: &str) -> Vec<Delta> {
 /// normalizer produced per step, so a dialect test can check that the block
 /// opens at the first sign and lasts the silence.
 pub fn hidden_reasoning_events(
-    encoder: &mut dyn super::wire::Encoder,
+    encoder: &mut dyn crate::server::mock::encoders::Encoder,
     decoder: &mut dyn Decoder,
 ) -> Vec<Vec<TurnEvent>> {
     let steps = [

@@ -1,18 +1,13 @@
-//! Gemini (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`,
-//! SSE of `GenerateContentResponse` chunks): parts with `thought: true` become
-//! reasoning, other text parts the answer; a thought part with only a
-//! `thoughtSignature` is hidden reasoning (opaque, its block open from that
-//! part until the answer starts); `usageMetadata` (cumulative in every chunk)
-//! is reported once, with the finish reason. Also writes the same chunks for
-//! the mock upstream.
+//! Decoding Gemini streams into `Delta`s, one framed event at a time
+//! (the mapping is described in the module above).
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
 use crate::server::delta::Delta;
+use crate::server::providers::wire::{Decoder, WireEvent};
 use crate::server::turn_error::{ProviderFault, TurnError};
-use crate::turn::{ChatRequest, Role, Usage};
+use crate::turn::Usage;
 
 /// One streamed chunk, only the fields we read.
 #[derive(Debug, Deserialize)]
@@ -173,149 +168,11 @@ impl Decoder for GeminiDecoder {
     }
 }
 
-/// The request body: thoughts included, system messages as `systemInstruction`.
-pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
-    // Gemini rejects parts with empty text (an answer that was all thinking).
-    let contents: Vec<Value> = request
-        .dialogue()
-        .map(|m| {
-            let role = if m.role == Role::Assistant {
-                "model"
-            } else {
-                "user"
-            };
-            json!({"role": role, "parts": [{"text": m.content}]})
-        })
-        .collect();
-    let mut thinking = json!({"includeThoughts": true});
-    if let Some(budget) = model.thinking_budget {
-        thinking["thinkingBudget"] = json!(budget);
-    }
-    let mut generation = json!({"thinkingConfig": thinking});
-    if let Some(max) = model.max_output_tokens {
-        generation["maxOutputTokens"] = json!(max);
-    }
-    let mut body = json!({"contents": contents, "generationConfig": generation});
-    if let Some(system) = request.system_prompt() {
-        body["systemInstruction"] = json!({"parts": [{"text": system}]});
-    }
-    body
-}
-
-/// The full upstream request.
-pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
-    let mut headers = Vec::new();
-    if let Some(key) = &model.api_key {
-        headers.push(("x-goog-api-key".into(), key.expose().to_owned()));
-    }
-    UpstreamRequest {
-        url: format!(
-            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
-            model.base_url.trim_end_matches('/'),
-            model.name
-        ),
-        headers,
-        body: request_body(model, request),
-    }
-}
-
-/// Writes Gemini chunks (mock upstream): one chunk per scripted step, usage and
-/// finish reason on a final chunk. Opaque reasoning is a thought part with only
-/// a signature; boundaries have no Gemini form and are dropped.
-pub struct GeminiEncoder {
-    model: String,
-    usage: Option<Usage>,
-    finish: Option<String>,
-}
-
-impl GeminiEncoder {
-    /// An encoder for one response of `model`.
-    pub fn new(model: &str) -> Self {
-        Self {
-            model: model.to_owned(),
-            usage: None,
-            finish: None,
-        }
-    }
-
-    fn chunk(
-        &self,
-        parts: Vec<Value>,
-        finish_reason: Option<&str>,
-        usage: Option<Value>,
-    ) -> WireFrame {
-        let mut candidate = json!({"content": {"parts": parts, "role": "model"}, "index": 0});
-        if let Some(reason) = finish_reason {
-            candidate["finishReason"] = json!(reason);
-        }
-        let mut chunk = json!({
-            "candidates": [candidate],
-            "modelVersion": self.model,
-            "responseId": "mockGeminiResponse01",
-        });
-        if let Some(usage) = usage {
-            chunk["usageMetadata"] = usage;
-        }
-        WireFrame::data(chunk.to_string())
-    }
-}
-
-impl Encoder for GeminiEncoder {
-    fn start(&mut self) -> Vec<WireFrame> {
-        Vec::new()
-    }
-
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
-        let mut parts = Vec::new();
-        for delta in deltas {
-            match delta {
-                Delta::Reasoning(text) if !text.is_empty() => {
-                    parts.push(json!({"text": text, "thought": true}));
-                }
-                Delta::Answer(text) if !text.is_empty() => parts.push(json!({"text": text})),
-                Delta::OpaqueReasoning => parts.push(
-                    json!({"thought": true, "thoughtSignature": "CiQBmockHiddenThoughtSignature=="}),
-                ),
-                // Both belong to the final chunk.
-                Delta::Usage(usage) => self.usage = Some(*usage),
-                Delta::Finish(reason) => self.finish = reason.clone(),
-                _ => {}
-            }
-        }
-        if parts.is_empty() {
-            return Vec::new();
-        }
-        vec![self.chunk(parts, None, None)]
-    }
-
-    fn finish(&mut self) -> Vec<WireFrame> {
-        let reason = match self.finish.as_deref() {
-            None | Some("stop") => "STOP".to_owned(),
-            Some("length") => "MAX_TOKENS".to_owned(),
-            Some(other) => other.to_ascii_uppercase(),
-        };
-        let usage = self.usage.map(|u| {
-            let total = u.input_tokens.unwrap_or(0)
-                + u.output_tokens.unwrap_or(0)
-                + u.reasoning_tokens.unwrap_or(0);
-            json!({
-                "promptTokenCount": u.input_tokens,
-                "candidatesTokenCount": u.output_tokens,
-                "thoughtsTokenCount": u.reasoning_tokens,
-                "totalTokenCount": total,
-            })
-        });
-        // The real final chunk carries an empty text part with the thought signature.
-        let last = json!({"text": "", "thoughtSignature": "CiQBmockThoughtSignature=="});
-        vec![self.chunk(vec![last], Some(&reason), usage)]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::turn::{ChatMessage, ErrorKind, TurnEvent};
+    use crate::turn::{ErrorKind, TurnEvent};
 
     fn deltas(data: &str) -> Vec<Delta> {
         GeminiDecoder::default()
@@ -359,15 +216,6 @@ mod tests {
                 TurnEvent::AnswerDelta { text: "3".into() }
             ]
         );
-    }
-
-    #[test]
-    fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
-        let steps = hidden_reasoning_events(
-            &mut GeminiEncoder::new("gemini-2.5-pro"),
-            &mut GeminiDecoder::default(),
-        );
-        assert_hidden_reasoning_timed_from_its_first_sign(&steps);
     }
 
     #[test]
@@ -493,109 +341,9 @@ mod tests {
     }
 
     #[test]
-    fn request_maps_roles_system_instruction_and_thinking_config() {
-        let model = UpstreamModel {
-            base_url: "https://generativelanguage.googleapis.com/".into(),
-            api_key: Some("AIza-test".into()),
-            name: "gemini-2.5-pro".into(),
-            max_output_tokens: Some(4096),
-            thinking_budget: Some(1024),
-            ..UpstreamModel::default()
-        };
-        let request = ChatRequest {
-            messages: vec![
-                ChatMessage::system("Be brief."),
-                ChatMessage::user("Hi"),
-                ChatMessage::assistant("Hello"),
-                ChatMessage::user("Why?"),
-            ],
-            model: None,
-        };
-        let req = build_request(&model, &request);
-        assert_eq!(
-            req.url,
-            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
-        );
-        assert_eq!(
-            req.headers,
-            vec![("x-goog-api-key".to_owned(), "AIza-test".to_owned())]
-        );
-        assert_eq!(
-            req.body,
-            json!({
-                "contents": [
-                    {"role": "user", "parts": [{"text": "Hi"}]},
-                    {"role": "model", "parts": [{"text": "Hello"}]},
-                    {"role": "user", "parts": [{"text": "Why?"}]},
-                ],
-                "systemInstruction": {"parts": [{"text": "Be brief."}]},
-                "generationConfig": {
-                    "thinkingConfig": {"includeThoughts": true, "thinkingBudget": 1024},
-                    "maxOutputTokens": 4096,
-                },
-            })
-        );
-        let bare = build_request(
-            &UpstreamModel {
-                api_key: None,
-                max_output_tokens: None,
-                thinking_budget: None,
-                ..model
-            },
-            &ChatRequest::default(),
-        );
-        assert!(bare.headers.is_empty());
-        assert_eq!(
-            bare.body,
-            json!({"contents": [], "generationConfig": {"thinkingConfig": {"includeThoughts": true}}})
-        );
-    }
-
-    #[test]
-    fn encoder_output_decodes_to_the_same_text_usage_and_finish() {
-        let usage = Usage {
-            input_tokens: Some(9),
-            output_tokens: Some(29),
-            reasoning_tokens: Some(256),
-        };
-        let script = vec![
-            r("**Counting**\n\n"),
-            r("s-t-r-a-w"),
-            Delta::ReasoningBoundary,
-            r("-b-e-r-r-y"),
-            Delta::OpaqueReasoning,
-            a("There are "),
-            a("3."),
-            Delta::Usage(usage),
-            Delta::Finish(Some("length".into())),
-        ];
-        let mut encoder = GeminiEncoder::new("gemini-2.5-pro");
-        let mut frames = encoder.start();
-        frames.extend(encoder.step(&script[..2]));
-        frames.extend(encoder.step(&script[2..6]));
-        frames.extend(encoder.step(&script[6..]));
-        frames.extend(encoder.finish());
-        assert!(frames.iter().all(|f| f.event.is_none()));
-        let decoded: Vec<Delta> = frames.iter().flat_map(|f| deltas(&f.data)).collect();
-        assert_eq!(
-            texts(&decoded),
-            (
-                "**Counting**\n\ns-t-r-a-w-b-e-r-r-y".to_owned(),
-                "There are 3.".to_owned()
-            )
-        );
-        // Gemini has no block boundaries: the reasoning is one block.
-        assert_eq!(blocks(&decoded), 1);
-        assert_eq!(
-            &decoded[decoded.len() - 2..],
-            &[Delta::Usage(usage), Delta::Finish(Some("length".into()))]
-        );
-    }
-
-    #[test]
     fn recorded_stream_fixture_decodes_to_the_exact_texts_and_usage() {
         let fixture =
-            include_str!("../../../tests/fixtures/gemini-3-pro-hidden-thoughts-signature.sse");
+            include_str!("../../../../tests/fixtures/gemini-3-pro-hidden-thoughts-signature.sse");
         let decoded = decode_sse(&mut GeminiDecoder::default(), fixture);
         // Expected texts come from concatenating the fixture's `parts[].text`
         // by `thought` (python3): this model hides its thoughts.

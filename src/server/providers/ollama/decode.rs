@@ -1,15 +1,13 @@
-//! Ollama native chat (`POST {base}/api/chat`, NDJSON: one JSON object a line):
-//! `message.thinking` becomes reasoning, `message.content` the answer, the
-//! `done` line usage and the finish reason. Also writes the same lines for the
-//! mock upstream.
+//! Decoding Ollama streams into `Delta`s, one framed event at a time
+//! (the mapping is described in the module above).
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
 use crate::server::delta::Delta;
+use crate::server::providers::wire::{Decoder, WireEvent};
 use crate::server::turn_error::{ProviderFault, TurnError};
-use crate::turn::{ChatRequest, Usage};
+use crate::turn::Usage;
 
 /// One streamed line, only the fields we read.
 #[derive(Debug, Deserialize)]
@@ -110,119 +108,11 @@ impl Decoder for OllamaDecoder {
     }
 }
 
-/// The request body: streaming and thinking on (at the configured effort when
-/// it is one Ollama knows), output limit if set.
-pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
-    // Models like gpt-oss take a level; other values would be rejected.
-    let think = match model
-        .reasoning_effort
-        .as_deref()
-        .map(str::to_ascii_lowercase)
-    {
-        Some(level) if matches!(level.as_str(), "low" | "medium" | "high") => json!(level),
-        _ => json!(true),
-    };
-    let mut body = json!({
-        "model": model.name,
-        "messages": request.messages,
-        "stream": true,
-        "think": think,
-    });
-    if let Some(max) = model.max_output_tokens {
-        body["options"] = json!({"num_predict": max});
-    }
-    body
-}
-
-/// The full upstream request.
-pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
-    UpstreamRequest::bearer(model, "/api/chat", request_body(model, request))
-}
-
-/// Writes Ollama NDJSON lines (mock upstream): one line per reasoning or answer
-/// delta, then the `done` line. Boundaries and opaque reasoning have no Ollama
-/// form and are dropped.
-pub struct OllamaEncoder {
-    model: String,
-    usage: Option<Usage>,
-    finish: Option<String>,
-}
-
-impl OllamaEncoder {
-    /// An encoder for one response of `model`.
-    pub fn new(model: &str) -> Self {
-        Self {
-            model: model.to_owned(),
-            usage: None,
-            finish: None,
-        }
-    }
-
-    fn line(&self, message: Value) -> WireFrame {
-        WireFrame::data(
-            json!({
-                "model": self.model,
-                "created_at": "2025-08-05T12:00:00.000000Z",
-                "message": message,
-                "done": false,
-            })
-            .to_string(),
-        )
-    }
-}
-
-impl Encoder for OllamaEncoder {
-    fn start(&mut self) -> Vec<WireFrame> {
-        Vec::new()
-    }
-
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
-        let mut frames = Vec::new();
-        for delta in deltas {
-            match delta {
-                Delta::Reasoning(text) if !text.is_empty() => frames
-                    .push(self.line(json!({"role": "assistant", "content": "", "thinking": text}))),
-                Delta::Answer(text) if !text.is_empty() => {
-                    frames.push(self.line(json!({"role": "assistant", "content": text})));
-                }
-                // Both belong to the `done` line.
-                Delta::Usage(usage) => self.usage = Some(*usage),
-                Delta::Finish(reason) => self.finish = reason.clone(),
-                _ => {}
-            }
-        }
-        frames
-    }
-
-    fn finish(&mut self) -> Vec<WireFrame> {
-        let mut done = json!({
-            "model": self.model,
-            "created_at": "2025-08-05T12:00:01.000000Z",
-            "message": {"role": "assistant", "content": ""},
-            "done": true,
-            "done_reason": self.finish.as_deref().unwrap_or("stop"),
-            "total_duration": 1_204_000_000u64,
-            "load_duration": 21_000_000u64,
-        });
-        if let Some(usage) = self.usage {
-            if let Some(input) = usage.input_tokens {
-                done["prompt_eval_count"] = json!(input);
-                done["prompt_eval_duration"] = json!(38_000_000u64);
-            }
-            if let Some(output) = usage.output_tokens {
-                done["eval_count"] = json!(output);
-                done["eval_duration"] = json!(1_140_000_000u64);
-            }
-        }
-        vec![WireFrame::data(done.to_string())]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::turn::{ChatMessage, ErrorKind};
+    use crate::turn::ErrorKind;
 
     fn deltas(data: &str) -> Vec<Delta> {
         OllamaDecoder::default()
@@ -310,93 +200,6 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "The provider reported an error: model 'qwen9' not found"
-        );
-    }
-
-    #[test]
-    fn request_turns_thinking_on_at_the_configured_level() {
-        let model = UpstreamModel {
-            base_url: "http://localhost:11434/".into(),
-            name: "qwen3:8b".into(),
-            max_output_tokens: Some(1000),
-            ..UpstreamModel::default()
-        };
-        let request = ChatRequest {
-            messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Why?")],
-            model: None,
-        };
-        let req = build_request(&model, &request);
-        assert_eq!(req.url, "http://localhost:11434/api/chat");
-        assert!(req.headers.is_empty());
-        assert_eq!(
-            req.body,
-            json!({
-                "model": "qwen3:8b",
-                "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}],
-                "stream": true,
-                "think": true,
-                "options": {"num_predict": 1000},
-            })
-        );
-        let leveled = UpstreamModel {
-            reasoning_effort: Some("High".into()),
-            api_key: Some("k".into()),
-            max_output_tokens: None,
-            ..model.clone()
-        };
-        let req = build_request(&leveled, &request);
-        assert_eq!(req.body["think"], json!("high"));
-        assert!(req.body.get("options").is_none());
-        assert_eq!(
-            req.headers,
-            vec![("authorization".to_owned(), "Bearer k".to_owned())]
-        );
-        let unknown = UpstreamModel {
-            reasoning_effort: Some("extreme".into()),
-            ..model
-        };
-        assert_eq!(build_request(&unknown, &request).body["think"], json!(true));
-    }
-
-    #[test]
-    fn encoder_output_decodes_to_the_same_text_usage_and_finish() {
-        let usage = Usage {
-            input_tokens: Some(26),
-            output_tokens: Some(290),
-            reasoning_tokens: None,
-        };
-        let script = vec![
-            r("Okay, the user asks "),
-            r("why."),
-            Delta::ReasoningBoundary,
-            r(" Then again."),
-            Delta::OpaqueReasoning,
-            a("Because "),
-            a("physics."),
-            Delta::Usage(usage),
-            Delta::Finish(Some("stop".into())),
-        ];
-        let mut encoder = OllamaEncoder::new("qwen3:8b");
-        let mut frames = encoder.start();
-        frames.extend(encoder.step(&script[..4]));
-        frames.extend(encoder.step(&script[4..]));
-        frames.extend(encoder.finish());
-        assert!(frames
-            .iter()
-            .all(|f| f.event.is_none() && !f.data.contains('\n')));
-        let decoded: Vec<Delta> = frames.iter().flat_map(|f| deltas(&f.data)).collect();
-        assert_eq!(
-            texts(&decoded),
-            (
-                "Okay, the user asks why. Then again.".to_owned(),
-                "Because physics.".to_owned()
-            )
-        );
-        // Ollama has no block boundaries: the reasoning is one block.
-        assert_eq!(blocks(&decoded), 1);
-        assert_eq!(
-            &decoded[decoded.len() - 2..],
-            &[Delta::Usage(usage), Delta::Finish(Some("stop".into()))]
         );
     }
 

@@ -1,25 +1,12 @@
-//! Anthropic Messages (`POST {base}/v1/messages`, SSE with `event:` names):
-//! `thinking` blocks become reasoning (each block its own), `redacted_thinking`
-//! opaque reasoning, `text` blocks the answer; signatures and tool use are
-//! ignored. A reasoning block opens at its `content_block_start` and closes at
-//! its `content_block_stop`, so hidden reasoning is timed from its first sign
-//! to its end. Also writes the same events for the mock upstream.
+//! Decoding Anthropic streams into `Delta`s, one framed event at a time
+//! (the mapping is described in the module above).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::wire::{Decoder, Encoder, UpstreamModel, UpstreamRequest, WireEvent, WireFrame};
 use crate::server::delta::Delta;
+use crate::server::providers::wire::{Decoder, WireEvent};
 use crate::server::turn_error::{ProviderFault, TurnError};
-use crate::turn::{ChatRequest, Role, Usage};
-
-/// The API version Pensive speaks (sent as `anthropic-version`).
-pub const API_VERSION: &str = "2023-06-01";
-/// `max_tokens` when the model config sets none (the API requires one).
-const DEFAULT_MAX_TOKENS: u32 = 16_000;
-/// Thinking budget when the model config sets none.
-const DEFAULT_THINKING_BUDGET: u32 = 8_000;
-/// Room left for the answer when the budget would not fit under `max_tokens`.
-const ANSWER_HEADROOM: u32 = 4_096;
+use crate::turn::Usage;
 
 /// Decodes a Messages event stream (several messages of a tool loop in a row
 /// are fine: each `message_start` resets the token count).
@@ -153,236 +140,11 @@ fn stream_error(error: &Value) -> TurnError {
     TurnError::reported(fault, str_at(error, "message").unwrap_or(""))
 }
 
-/// The request body: extended thinking on, system messages in `system`.
-pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
-    let budget = model.thinking_budget.unwrap_or(DEFAULT_THINKING_BUDGET);
-    let mut max_tokens = model.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-    // The API rejects a budget that is not below max_tokens.
-    if budget >= max_tokens {
-        max_tokens = budget.saturating_add(ANSWER_HEADROOM);
-    }
-    // The API rejects empty text content (an answer that was all thinking).
-    let messages: Vec<Value> = request
-        .dialogue()
-        .map(|m| {
-            let role = if m.role == Role::Assistant {
-                "assistant"
-            } else {
-                "user"
-            };
-            json!({"role": role, "content": m.content})
-        })
-        .collect();
-    let mut body = json!({
-        "model": model.name,
-        "max_tokens": max_tokens,
-        "stream": true,
-        "thinking": {"type": "enabled", "budget_tokens": budget},
-        "messages": messages,
-    });
-    if let Some(system) = request.system_prompt() {
-        body["system"] = json!(system);
-    }
-    body
-}
-
-/// The full upstream request.
-pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
-    let base = model.base_url.trim_end_matches('/');
-    // The base URL is the host; tolerate one configured with the version path.
-    let base = base.strip_suffix("/v1").unwrap_or(base);
-    let mut headers = Vec::new();
-    if let Some(key) = &model.api_key {
-        headers.push(("x-api-key".into(), key.expose().to_owned()));
-    }
-    headers.push(("anthropic-version".into(), API_VERSION.into()));
-    UpstreamRequest {
-        url: format!("{base}/v1/messages"),
-        headers,
-        body: request_body(model, request),
-    }
-}
-
-/// The kind of content block being written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Block {
-    Thinking,
-    /// `redacted_thinking`: started when the hidden reasoning starts, stopped
-    /// when it ends.
-    Redacted,
-    Text,
-}
-
-/// Writes Messages events (mock upstream): one message, blocks indexed in order.
-pub struct AnthropicEncoder {
-    model: String,
-    /// Index of the next content block.
-    next_index: u64,
-    open: Option<Block>,
-    usage: Option<Usage>,
-    finish: Option<String>,
-}
-
-impl AnthropicEncoder {
-    /// An encoder for one message of `model`.
-    pub fn new(model: &str) -> Self {
-        Self {
-            model: model.to_owned(),
-            next_index: 0,
-            open: None,
-            usage: None,
-            finish: None,
-        }
-    }
-
-    /// Opens a block of `kind` unless one is already open; closes another kind.
-    fn ensure_open(&mut self, kind: Block, frames: &mut Vec<WireFrame>) -> u64 {
-        if self.open == Some(kind) {
-            return self.next_index.saturating_sub(1);
-        }
-        self.close_block(frames);
-        let index = self.next_index;
-        self.next_index += 1;
-        self.open = Some(kind);
-        let block = match kind {
-            Block::Thinking => json!({"type": "thinking", "thinking": "", "signature": ""}),
-            Block::Redacted => {
-                json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3mockRedactedThinking=="})
-            }
-            Block::Text => json!({"type": "text", "text": ""}),
-        };
-        frames.push(block_start(index, block));
-        index
-    }
-
-    /// Ends the open block; a thinking block gets its signature first, as the API does.
-    fn close_block(&mut self, frames: &mut Vec<WireFrame>) {
-        let Some(kind) = self.open.take() else {
-            return;
-        };
-        let index = self.next_index.saturating_sub(1);
-        if kind == Block::Thinking {
-            frames.push(block_delta(
-                index,
-                json!({"type": "signature_delta", "signature": "EqQBCkYIBRgCKkBmockSignature=="}),
-            ));
-        }
-        frames.push(WireFrame::named(
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": index}).to_string(),
-        ));
-    }
-}
-
-fn block_start(index: u64, block: Value) -> WireFrame {
-    WireFrame::named(
-        "content_block_start",
-        json!({"type": "content_block_start", "index": index, "content_block": block}).to_string(),
-    )
-}
-
-fn block_delta(index: u64, delta: Value) -> WireFrame {
-    WireFrame::named(
-        "content_block_delta",
-        json!({"type": "content_block_delta", "index": index, "delta": delta}).to_string(),
-    )
-}
-
-impl Encoder for AnthropicEncoder {
-    fn start(&mut self) -> Vec<WireFrame> {
-        // The real input count is not known yet; `message_delta` repeats it.
-        let start = json!({
-            "type": "message_start",
-            "message": {
-                "id": "msg_01MockPensive0000000000",
-                "type": "message",
-                "role": "assistant",
-                "model": self.model,
-                "content": [],
-                "stop_reason": null,
-                "stop_sequence": null,
-                "usage": {"input_tokens": 0, "output_tokens": 1},
-            },
-        });
-        vec![
-            WireFrame::named("message_start", start.to_string()),
-            WireFrame::named("ping", json!({"type": "ping"}).to_string()),
-        ]
-    }
-
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
-        let mut frames = Vec::new();
-        for delta in deltas {
-            match delta {
-                Delta::Reasoning(text) if !text.is_empty() => {
-                    let index = self.ensure_open(Block::Thinking, &mut frames);
-                    frames.push(block_delta(
-                        index,
-                        json!({"type": "thinking_delta", "thinking": text}),
-                    ));
-                }
-                Delta::Answer(text) if !text.is_empty() => {
-                    let index = self.ensure_open(Block::Text, &mut frames);
-                    frames.push(block_delta(
-                        index,
-                        json!({"type": "text_delta", "text": text}),
-                    ));
-                }
-                Delta::Reasoning(_) | Delta::Answer(_) => {}
-                Delta::ReasoningBoundary => {
-                    if matches!(self.open, Some(Block::Thinking | Block::Redacted)) {
-                        self.close_block(&mut frames);
-                    }
-                }
-                // A new `redacted_thinking` block, open until what follows.
-                Delta::OpaqueReasoning => {
-                    self.close_block(&mut frames);
-                    self.ensure_open(Block::Redacted, &mut frames);
-                }
-                // Whether text follows is not known yet: the block starts with it.
-                Delta::ReasoningStarted => {}
-                // Both belong to the closing `message_delta`.
-                Delta::Usage(usage) => self.usage = Some(*usage),
-                Delta::Finish(reason) => self.finish = reason.clone(),
-            }
-        }
-        frames
-    }
-
-    fn finish(&mut self) -> Vec<WireFrame> {
-        let mut frames = Vec::new();
-        self.close_block(&mut frames);
-        let stop_reason = match self.finish.as_deref() {
-            None | Some("stop") => "end_turn",
-            Some("length") => "max_tokens",
-            Some(other) => other,
-        };
-        let mut usage = json!({"output_tokens": 0});
-        if let Some(counts) = self.usage {
-            if let Some(input) = counts.input_tokens {
-                usage["input_tokens"] = json!(input);
-            }
-            usage["output_tokens"] = json!(counts.output_tokens.unwrap_or(0));
-        }
-        let delta = json!({
-            "type": "message_delta",
-            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-            "usage": usage,
-        });
-        frames.push(WireFrame::named("message_delta", delta.to_string()));
-        frames.push(WireFrame::named(
-            "message_stop",
-            json!({"type": "message_stop"}).to_string(),
-        ));
-        frames
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::server::providers::test_support::*;
-    use crate::turn::{ChatMessage, ErrorKind, TurnEvent};
+    use crate::turn::{ErrorKind, TurnEvent};
 
     fn decode_all(events: &[(&str, &str)]) -> Vec<Delta> {
         let mut decoder = AnthropicDecoder::default();
@@ -512,15 +274,6 @@ mod tests {
     }
 
     #[test]
-    fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
-        let steps = hidden_reasoning_events(
-            &mut AnthropicEncoder::new("mock-claude"),
-            &mut AnthropicDecoder::default(),
-        );
-        assert_hidden_reasoning_timed_from_its_first_sign(&steps);
-    }
-
-    #[test]
     fn tool_use_ping_and_unknown_events_are_ignored() {
         assert!(decode_all(&[
             ("ping", r#"{"type":"ping"}"#),
@@ -601,133 +354,10 @@ mod tests {
     }
 
     #[test]
-    fn request_puts_system_on_top_and_keeps_the_budget_below_max_tokens() {
-        let model = UpstreamModel {
-            base_url: "https://api.anthropic.com/".into(),
-            api_key: Some("sk-ant".into()),
-            name: "claude-sonnet-4-5".into(),
-            ..UpstreamModel::default()
-        };
-        let request = ChatRequest {
-            messages: vec![
-                ChatMessage::system("Be brief."),
-                ChatMessage::user("Hi"),
-                ChatMessage::assistant("Hello"),
-                ChatMessage::system("Use SI units."),
-                ChatMessage::user("Why?"),
-            ],
-            model: None,
-        };
-        let req = build_request(&model, &request);
-        assert_eq!(req.url, "https://api.anthropic.com/v1/messages");
-        assert_eq!(
-            req.headers,
-            vec![
-                ("x-api-key".to_owned(), "sk-ant".to_owned()),
-                ("anthropic-version".to_owned(), "2023-06-01".to_owned())
-            ]
-        );
-        assert_eq!(
-            req.body,
-            json!({
-                "model": "claude-sonnet-4-5",
-                "max_tokens": 16000,
-                "stream": true,
-                "thinking": {"type": "enabled", "budget_tokens": 8000},
-                "messages": [
-                    {"role": "user", "content": "Hi"},
-                    {"role": "assistant", "content": "Hello"},
-                    {"role": "user", "content": "Why?"},
-                ],
-                "system": "Be brief.\n\nUse SI units.",
-            })
-        );
-        let tight = UpstreamModel {
-            api_key: None,
-            max_output_tokens: Some(4000),
-            thinking_budget: Some(4000),
-            base_url: "https://proxy.example/v1".into(),
-            ..model
-        };
-        let req = build_request(&tight, &ChatRequest::default());
-        assert_eq!(req.url, "https://proxy.example/v1/messages");
-        assert_eq!(req.headers.len(), 1);
-        assert_eq!(req.body["max_tokens"], json!(8096));
-        assert_eq!(req.body["thinking"]["budget_tokens"], json!(4000));
-        assert!(req.body.get("system").is_none());
-    }
-
-    #[test]
-    fn encoder_output_decodes_to_the_same_text_blocks_usage_and_finish() {
-        let script = vec![
-            r("Let me think. "),
-            r("Two plus two."),
-            Delta::ReasoningBoundary,
-            r("Check: 4."),
-            Delta::OpaqueReasoning,
-            a("It is "),
-            a("4."),
-            Delta::Usage(Usage {
-                input_tokens: Some(21),
-                output_tokens: Some(55),
-                reasoning_tokens: Some(40),
-            }),
-            Delta::Finish(Some("stop".into())),
-        ];
-        let mut encoder = AnthropicEncoder::new("claude-sonnet-4-5");
-        let mut frames = encoder.start();
-        frames.extend(encoder.step(&script[..3]));
-        frames.extend(encoder.step(&script[3..]));
-        frames.extend(encoder.finish());
-        // Every frame is named, and the name matches the data's `type`.
-        for frame in &frames {
-            let value: Value = serde_json::from_str(&frame.data).unwrap();
-            assert_eq!(frame.event.as_deref(), value["type"].as_str());
-        }
-        let starts: Vec<u64> = frames
-            .iter()
-            .filter(|f| f.event.as_deref() == Some("content_block_start"))
-            .map(|f| {
-                serde_json::from_str::<Value>(&f.data).unwrap()["index"]
-                    .as_u64()
-                    .unwrap()
-            })
-            .collect();
-        assert_eq!(starts, vec![0, 1, 2, 3]);
-        let mut decoder = AnthropicDecoder::default();
-        let decoded: Vec<Delta> = frames
-            .iter()
-            .flat_map(|f| {
-                decoder
-                    .decode(WireEvent {
-                        event: f.event.as_deref(),
-                        data: &f.data,
-                    })
-                    .unwrap()
-            })
-            .collect();
-        assert_eq!(
-            texts(&decoded),
-            (
-                "Let me think. Two plus two.Check: 4.".to_owned(),
-                "It is 4.".to_owned()
-            )
-        );
-        assert_eq!(blocks(&decoded), 3);
-        assert!(decoded.contains(&Delta::OpaqueReasoning));
-        // Anthropic does not report reasoning tokens separately.
-        assert!(decoded.contains(&Delta::Usage(Usage {
-            input_tokens: Some(21),
-            output_tokens: Some(55),
-            reasoning_tokens: None,
-        })));
-        assert_eq!(decoded.last(), Some(&Delta::Finish(Some("stop".into()))));
-    }
-
-    #[test]
     fn recorded_stream_fixture_decodes_to_the_exact_texts_and_usage() {
-        let fixture =
-            include_str!("../../../tests/fixtures/anthropic-extended-thinking-clear-thinking.sse");
+        let fixture = include_str!(
+            "../../../../tests/fixtures/anthropic-extended-thinking-clear-thinking.sse"
+        );
         let decoded = decode_sse(&mut AnthropicDecoder::default(), fixture);
         // Expected texts come from concatenating the fixture's `thinking_delta`
         // and `text_delta` fields (python3).
