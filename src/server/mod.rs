@@ -2,6 +2,7 @@
 //! scripted model and per-turn logging. Compiled only with the `ssr` feature.
 
 pub mod access;
+pub mod active_turns;
 pub mod body_limit;
 pub mod client;
 pub mod config;

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use async_stream::stream;
 use futures::{Stream, StreamExt};
 
+use super::active_turns::{ActiveTurn, ActiveTurns};
 use super::config::{AppConfig, ModelConfig, ProviderKind};
 use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
@@ -23,7 +24,7 @@ use crate::turn::{ChatRequest, Role, TurnEvent};
 pub struct TurnService {
     config: std::sync::Arc<AppConfig>,
     /// Turns whose stream is alive (returns to 0 when clients go away).
-    active: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    active: ActiveTurns,
     /// Per-client concurrency and rate limits.
     limiter: TurnLimiter,
     /// Flips to true when a shutdown's grace period is over: running turns end.
@@ -42,7 +43,7 @@ impl TurnService {
 
     /// How many turns are streaming right now.
     pub fn active_turns(&self) -> usize {
-        self.active.load(std::sync::atomic::Ordering::SeqCst)
+        self.active.count()
     }
 
     pub fn config(&self) -> &AppConfig {
@@ -72,7 +73,6 @@ impl TurnService {
             Ok((model.clone(), permit))
         });
         let log = TurnLog::new(
-            self.active.clone(),
             checked.as_ref().map(|(m, _)| m.id.as_str()).unwrap_or("?"),
             checked
                 .as_ref()
@@ -80,6 +80,7 @@ impl TurnService {
                 .unwrap_or("none"),
         );
         let mut outlet = Outlet {
+            _active: self.active.enter(),
             log,
             hidden: (!show_thinking).then(HiddenThinking::default),
         };
@@ -182,6 +183,8 @@ async fn open(
 /// Where a turn's events leave the server: each is counted in the turn's log
 /// line (reasoning included), then, with the kill switch on, filtered.
 struct Outlet {
+    /// Counts the turn in `active_turns` while its stream exists.
+    _active: ActiveTurn,
     log: TurnLog,
     hidden: Option<HiddenThinking>,
 }
