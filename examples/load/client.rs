@@ -6,9 +6,8 @@
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use pensive::server::delta::Delta;
+use pensive::server::framing::{Framer, Framing};
 use pensive::server::providers::build_request;
-use pensive::server::providers::wire::WireEvent;
-use pensive::server::sse::{Framer, Framing};
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::{ChatMessage, ChatRequest, TurnEvent};
 
@@ -202,10 +201,7 @@ pub async fn direct(
         for frame in frames {
             let frame = frame.map_err(|e| format!("bad frame: {e}"))?;
             let deltas = decoder
-                .decode(WireEvent {
-                    event: frame.event.as_deref(),
-                    data: &frame.data,
-                })
+                .decode(&frame)
                 .map_err(|e| format!("bad event: {e}"))?;
             for delta in deltas {
                 received.arrivals.push(at);

@@ -19,7 +19,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::delta::Delta;
-use super::mock::encoders::{self, Encoder, WireFrame};
+use super::framing::WireEvent;
+use super::mock::encoders::{self, Encoder};
 use super::providers::wire::Dialect;
 use super::scenarios::{
     scenario_for, Endless, Fault, Scenario, ENDLESS_BYTES, TRICKLE_FOR, TRICKLE_PAUSE,
@@ -242,7 +243,7 @@ fn status_response(code: u16, retry_after: Option<u64>) -> Response {
 
 type Chunk = Result<Bytes, std::io::Error>;
 
-fn frame_bytes(dialect: Dialect, frame: &WireFrame) -> String {
+fn frame_bytes(dialect: Dialect, frame: &WireEvent) -> String {
     if dialect.is_ndjson() {
         format!("{}\n", frame.data)
     } else {

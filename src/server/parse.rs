@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
+use super::framing::{sniff_framing, Framer, WireEvent};
 use super::normalizer::Normalizer;
 use super::providers::decode_stream::decode_stream;
 use super::providers::wire::Dialect;
-use super::sse::{sniff_framing, Framed, Framer};
 use super::tags::TagSet;
 use crate::turn::TurnEvent;
 
@@ -69,7 +69,7 @@ pub fn parse_recording(
 }
 
 /// Recognises a dialect from one event.
-pub fn detect_dialect(framed: &Framed) -> Option<Dialect> {
+pub fn detect_dialect(framed: &WireEvent) -> Option<Dialect> {
     if let Some(name) = framed.event.as_deref() {
         if name.starts_with("message_") || name.starts_with("content_block_") {
             return Some(Dialect::Anthropic);

@@ -4,8 +4,8 @@
 
 use pensive::server::delta::Delta;
 use pensive::server::normalizer::Normalizer;
-use pensive::server::providers::wire::{Dialect, WireEvent};
-use pensive::server::sse::{Framer, Framing};
+use pensive::server::providers::wire::Dialect;
+use pensive::server::framing::{Framer, Framing};
 use pensive::turn::contract::check_stream;
 use pensive::turn::TurnEvent;
 
@@ -86,10 +86,7 @@ pub fn fuzz_dialect(dialect: Dialect, input: &[u8]) {
                 break;
             }
         };
-        let result = decoder.decode(WireEvent {
-            event: frame.event.as_deref(),
-            data: &frame.data,
-        });
+        let result = decoder.decode(&frame);
         match result {
             Ok(deltas) => {
                 let size = frame.data.len();

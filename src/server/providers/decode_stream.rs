@@ -3,9 +3,9 @@
 //! the first failure. Live turns (`http::open`) feed it the body as it
 //! arrives; `pensive parse` feeds it a recording. Pure: no I/O.
 
-use super::wire::{Decoder, WireEvent};
+use super::wire::Decoder;
 use crate::server::delta::Delta;
-use crate::server::sse::{FrameError, Framed, Framer, Framing};
+use crate::server::framing::{Framer, Framing, FramingError, WireEvent};
 use crate::server::turn_error::TurnError;
 
 /// Frames and decodes one response body, bytes in, one result per event out.
@@ -57,7 +57,7 @@ impl DecodeStream {
 
     fn decode(
         &mut self,
-        framed: Vec<Result<Framed, FrameError>>,
+        framed: Vec<Result<WireEvent, FramingError>>,
     ) -> Vec<Result<Vec<Delta>, TurnError>> {
         let mut out = Vec::with_capacity(framed.len());
         for item in framed {
@@ -65,10 +65,7 @@ impl DecodeStream {
                 Err(refused) => Err(TurnError::Malformed(refused.to_string())),
                 Ok(event) => self
                     .decoder
-                    .decode(WireEvent {
-                        event: event.event.as_deref(),
-                        data: &event.data,
-                    })
+                    .decode(&event)
                     .map_err(|error| match self.name_lines {
                         true => TurnError::AtLine {
                             line: event.line,

@@ -5,24 +5,16 @@
 //! for the mock upstream, is `mock::encoders`.
 
 use crate::server::delta::Delta;
+use crate::server::framing::{Framing, WireEvent};
 use crate::server::secret::Secret;
-use crate::server::sse::Framing;
 use crate::server::turn_error::TurnError;
-
-/// One framed upstream event: the SSE `event:` name (if any) and its `data:`
-/// payload, or one NDJSON line (no name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WireEvent<'a> {
-    pub event: Option<&'a str>,
-    pub data: &'a str,
-}
 
 /// Turns a dialect's events into deltas. One decoder per upstream response
 /// stream (a recording of a tool loop holds several responses: keep going).
 pub trait Decoder: Send {
     /// Decodes one event. `Err` for a malformed event or an in-stream provider
     /// error; the caller ends the turn with it.
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError>;
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError>;
 }
 
 /// The wire dialects Pensive speaks.

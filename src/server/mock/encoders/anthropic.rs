@@ -4,8 +4,9 @@
 
 use serde_json::{json, Value};
 
-use super::{Encoder, WireFrame};
+use super::Encoder;
 use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
 use crate::turn::Usage;
 
 /// The kind of content block being written.
@@ -41,7 +42,7 @@ impl AnthropicEncoder {
     }
 
     /// Opens a block of `kind` unless one is already open; closes another kind.
-    fn ensure_open(&mut self, kind: Block, frames: &mut Vec<WireFrame>) -> u64 {
+    fn ensure_open(&mut self, kind: Block, frames: &mut Vec<WireEvent>) -> u64 {
         if self.open == Some(kind) {
             return self.next_index.saturating_sub(1);
         }
@@ -61,7 +62,7 @@ impl AnthropicEncoder {
     }
 
     /// Ends the open block; a thinking block gets its signature first, as the API does.
-    fn close_block(&mut self, frames: &mut Vec<WireFrame>) {
+    fn close_block(&mut self, frames: &mut Vec<WireEvent>) {
         let Some(kind) = self.open.take() else {
             return;
         };
@@ -72,29 +73,29 @@ impl AnthropicEncoder {
                 json!({"type": "signature_delta", "signature": "EqQBCkYIBRgCKkBmockSignature=="}),
             ));
         }
-        frames.push(WireFrame::named(
+        frames.push(WireEvent::named(
             "content_block_stop",
             json!({"type": "content_block_stop", "index": index}).to_string(),
         ));
     }
 }
 
-fn block_start(index: u64, block: Value) -> WireFrame {
-    WireFrame::named(
+fn block_start(index: u64, block: Value) -> WireEvent {
+    WireEvent::named(
         "content_block_start",
         json!({"type": "content_block_start", "index": index, "content_block": block}).to_string(),
     )
 }
 
-fn block_delta(index: u64, delta: Value) -> WireFrame {
-    WireFrame::named(
+fn block_delta(index: u64, delta: Value) -> WireEvent {
+    WireEvent::named(
         "content_block_delta",
         json!({"type": "content_block_delta", "index": index, "delta": delta}).to_string(),
     )
 }
 
 impl Encoder for AnthropicEncoder {
-    fn start(&mut self) -> Vec<WireFrame> {
+    fn start(&mut self) -> Vec<WireEvent> {
         // The real input count is not known yet; `message_delta` repeats it.
         let start = json!({
             "type": "message_start",
@@ -110,12 +111,12 @@ impl Encoder for AnthropicEncoder {
             },
         });
         vec![
-            WireFrame::named("message_start", start.to_string()),
-            WireFrame::named("ping", json!({"type": "ping"}).to_string()),
+            WireEvent::named("message_start", start.to_string()),
+            WireEvent::named("ping", json!({"type": "ping"}).to_string()),
         ]
     }
 
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireEvent> {
         let mut frames = Vec::new();
         for delta in deltas {
             match delta {
@@ -154,7 +155,7 @@ impl Encoder for AnthropicEncoder {
         frames
     }
 
-    fn finish(&mut self) -> Vec<WireFrame> {
+    fn finish(&mut self) -> Vec<WireEvent> {
         let mut frames = Vec::new();
         self.close_block(&mut frames);
         let stop_reason = match self.finish.as_deref() {
@@ -174,8 +175,8 @@ impl Encoder for AnthropicEncoder {
             "delta": {"stop_reason": stop_reason, "stop_sequence": null},
             "usage": usage,
         });
-        frames.push(WireFrame::named("message_delta", delta.to_string()));
-        frames.push(WireFrame::named(
+        frames.push(WireEvent::named("message_delta", delta.to_string()));
+        frames.push(WireEvent::named(
             "message_stop",
             json!({"type": "message_stop"}).to_string(),
         ));
@@ -188,7 +189,7 @@ mod tests {
     use super::*;
     use crate::server::providers::anthropic::AnthropicDecoder;
     use crate::server::providers::test_support::*;
-    use crate::server::providers::wire::{Decoder, WireEvent};
+    use crate::server::providers::wire::Decoder;
 
     #[test]
     fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
@@ -239,14 +240,7 @@ mod tests {
         let mut decoder = AnthropicDecoder::default();
         let decoded: Vec<Delta> = frames
             .iter()
-            .flat_map(|f| {
-                decoder
-                    .decode(WireEvent {
-                        event: f.event.as_deref(),
-                        data: &f.data,
-                    })
-                    .unwrap()
-            })
+            .flat_map(|f| decoder.decode(f).unwrap())
             .collect();
         assert_eq!(
             texts(&decoded),

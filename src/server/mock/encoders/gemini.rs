@@ -4,8 +4,9 @@
 
 use serde_json::{json, Value};
 
-use super::{Encoder, WireFrame};
+use super::Encoder;
 use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
 use crate::turn::Usage;
 
 /// Writes Gemini chunks (mock upstream): one chunk per scripted step, usage and
@@ -32,7 +33,7 @@ impl GeminiEncoder {
         parts: Vec<Value>,
         finish_reason: Option<&str>,
         usage: Option<Value>,
-    ) -> WireFrame {
+    ) -> WireEvent {
         let mut candidate = json!({"content": {"parts": parts, "role": "model"}, "index": 0});
         if let Some(reason) = finish_reason {
             candidate["finishReason"] = json!(reason);
@@ -45,16 +46,16 @@ impl GeminiEncoder {
         if let Some(usage) = usage {
             chunk["usageMetadata"] = usage;
         }
-        WireFrame::data(chunk.to_string())
+        WireEvent::data(chunk.to_string())
     }
 }
 
 impl Encoder for GeminiEncoder {
-    fn start(&mut self) -> Vec<WireFrame> {
+    fn start(&mut self) -> Vec<WireEvent> {
         Vec::new()
     }
 
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireEvent> {
         let mut parts = Vec::new();
         for delta in deltas {
             match delta {
@@ -77,7 +78,7 @@ impl Encoder for GeminiEncoder {
         vec![self.chunk(parts, None, None)]
     }
 
-    fn finish(&mut self) -> Vec<WireFrame> {
+    fn finish(&mut self) -> Vec<WireEvent> {
         let reason = match self.finish.as_deref() {
             None | Some("stop") => "STOP".to_owned(),
             Some("length") => "MAX_TOKENS".to_owned(),
@@ -103,13 +104,14 @@ impl Encoder for GeminiEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::framing::WireEvent;
     use crate::server::providers::gemini::GeminiDecoder;
     use crate::server::providers::test_support::*;
-    use crate::server::providers::wire::{Decoder, WireEvent};
+    use crate::server::providers::wire::Decoder;
 
     fn deltas(data: &str) -> Vec<Delta> {
         GeminiDecoder::default()
-            .decode(WireEvent { event: None, data })
+            .decode(&WireEvent::new(None, data))
             .unwrap()
     }
 

@@ -10,41 +10,17 @@ pub mod openai_chat;
 pub mod responses;
 
 use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
 use crate::server::providers::wire::Dialect;
-
-/// One event the mock upstream writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WireFrame {
-    pub event: Option<String>,
-    pub data: String,
-}
-
-impl WireFrame {
-    /// A frame with only a data payload.
-    pub fn data(data: impl Into<String>) -> Self {
-        Self {
-            event: None,
-            data: data.into(),
-        }
-    }
-
-    /// A frame with an SSE event name.
-    pub fn named(event: &str, data: impl Into<String>) -> Self {
-        Self {
-            event: Some(event.to_owned()),
-            data: data.into(),
-        }
-    }
-}
 
 /// Writes a script of deltas in a dialect's wire format (mock upstream).
 pub trait Encoder: Send {
     /// Frames sent before the first step (e.g. `message_start`).
-    fn start(&mut self) -> Vec<WireFrame>;
+    fn start(&mut self) -> Vec<WireEvent>;
     /// Frames for one scripted chunk, in order.
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame>;
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireEvent>;
     /// Frames that end the response (e.g. `[DONE]`, `message_stop`).
-    fn finish(&mut self) -> Vec<WireFrame>;
+    fn finish(&mut self) -> Vec<WireEvent>;
 }
 
 /// A fresh encoder writing one response of `dialect` for `model`.

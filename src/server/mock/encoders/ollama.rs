@@ -4,8 +4,9 @@
 
 use serde_json::{json, Value};
 
-use super::{Encoder, WireFrame};
+use super::Encoder;
 use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
 use crate::turn::Usage;
 
 /// Writes Ollama NDJSON lines (mock upstream): one line per reasoning or answer
@@ -27,8 +28,8 @@ impl OllamaEncoder {
         }
     }
 
-    fn line(&self, message: Value) -> WireFrame {
-        WireFrame::data(
+    fn line(&self, message: Value) -> WireEvent {
+        WireEvent::data(
             json!({
                 "model": self.model,
                 "created_at": "2025-08-05T12:00:00.000000Z",
@@ -41,11 +42,11 @@ impl OllamaEncoder {
 }
 
 impl Encoder for OllamaEncoder {
-    fn start(&mut self) -> Vec<WireFrame> {
+    fn start(&mut self) -> Vec<WireEvent> {
         Vec::new()
     }
 
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireEvent> {
         let mut frames = Vec::new();
         for delta in deltas {
             match delta {
@@ -63,7 +64,7 @@ impl Encoder for OllamaEncoder {
         frames
     }
 
-    fn finish(&mut self) -> Vec<WireFrame> {
+    fn finish(&mut self) -> Vec<WireEvent> {
         let mut done = json!({
             "model": self.model,
             "created_at": "2025-08-05T12:00:01.000000Z",
@@ -83,20 +84,21 @@ impl Encoder for OllamaEncoder {
                 done["eval_duration"] = json!(1_140_000_000u64);
             }
         }
-        vec![WireFrame::data(done.to_string())]
+        vec![WireEvent::data(done.to_string())]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::framing::WireEvent;
     use crate::server::providers::ollama::OllamaDecoder;
     use crate::server::providers::test_support::*;
-    use crate::server::providers::wire::{Decoder, WireEvent};
+    use crate::server::providers::wire::Decoder;
 
     fn deltas(data: &str) -> Vec<Delta> {
         OllamaDecoder::default()
-            .decode(WireEvent { event: None, data })
+            .decode(&WireEvent::new(None, data))
             .unwrap()
     }
 

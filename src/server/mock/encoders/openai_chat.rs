@@ -4,8 +4,9 @@
 
 use serde_json::{json, Value};
 
-use super::{Encoder, WireFrame};
+use super::Encoder;
 use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
 
 /// Writes chat-completion chunks (mock upstream).
 pub struct ChatEncoder {
@@ -19,8 +20,8 @@ impl ChatEncoder {
         }
     }
 
-    fn chunk(&self, delta: Value, finish_reason: Option<&str>) -> WireFrame {
-        WireFrame::data(
+    fn chunk(&self, delta: Value, finish_reason: Option<&str>) -> WireEvent {
+        WireEvent::data(
             json!({
                 "id": "chatcmpl-mock",
                 "object": "chat.completion.chunk",
@@ -33,11 +34,11 @@ impl ChatEncoder {
 }
 
 impl Encoder for ChatEncoder {
-    fn start(&mut self) -> Vec<WireFrame> {
+    fn start(&mut self) -> Vec<WireEvent> {
         vec![self.chunk(json!({"role": "assistant", "content": ""}), None)]
     }
 
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireEvent> {
         deltas
             .iter()
             .filter_map(|delta| match delta {
@@ -60,7 +61,7 @@ impl Encoder for ChatEncoder {
                 )),
                 Delta::Answer(text) => Some(self.chunk(json!({"content": text}), None)),
                 Delta::Finish(reason) => Some(self.chunk(json!({}), reason.as_deref().or(Some("stop")))),
-                Delta::Usage(usage) => Some(WireFrame::data(
+                Delta::Usage(usage) => Some(WireEvent::data(
                     json!({
                         "id": "chatcmpl-mock",
                         "object": "chat.completion.chunk",
@@ -80,16 +81,17 @@ impl Encoder for ChatEncoder {
             .collect()
     }
 
-    fn finish(&mut self) -> Vec<WireFrame> {
-        vec![WireFrame::data("[DONE]")]
+    fn finish(&mut self) -> Vec<WireEvent> {
+        vec![WireEvent::data("[DONE]")]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::framing::WireEvent;
     use crate::server::providers::openai_chat::ChatDecoder;
-    use crate::server::providers::wire::{Decoder, WireEvent};
+    use crate::server::providers::wire::Decoder;
     use crate::turn::Usage;
 
     #[test]
@@ -122,14 +124,7 @@ mod tests {
         let mut decoder = ChatDecoder;
         let decoded: Vec<Delta> = frames
             .iter()
-            .flat_map(|f| {
-                decoder
-                    .decode(WireEvent {
-                        event: None,
-                        data: &f.data,
-                    })
-                    .unwrap()
-            })
+            .flat_map(|f| decoder.decode(&WireEvent::new(None, &f.data)).unwrap())
             .collect();
         assert_eq!(decoded, script);
     }

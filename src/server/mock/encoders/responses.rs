@@ -4,8 +4,9 @@
 
 use serde_json::{json, Value};
 
-use super::{Encoder, WireFrame};
+use super::Encoder;
 use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
 use crate::turn::Usage;
 
 /// The mock's stand-in for a reasoning item's encrypted content.
@@ -54,10 +55,10 @@ impl ResponsesEncoder {
     }
 
     /// One event; the sequence number is stamped here so it always increases.
-    fn frame(&mut self, mut event: Value) -> WireFrame {
+    fn frame(&mut self, mut event: Value) -> WireEvent {
         event["sequence_number"] = json!(self.sequence);
         self.sequence += 1;
-        WireFrame::data(event.to_string())
+        WireEvent::data(event.to_string())
     }
 
     fn response(&self, status: &str) -> Value {
@@ -80,7 +81,7 @@ impl ResponsesEncoder {
     }
 
     /// Opens a new reasoning item (`output_item.added`), closing the open one.
-    fn open_reasoning_item(&mut self, encrypted: bool, frames: &mut Vec<WireFrame>) {
+    fn open_reasoning_item(&mut self, encrypted: bool, frames: &mut Vec<WireEvent>) {
         self.close_item(frames);
         let index = self.output_index();
         let id = format!("rs_mock{index:04}");
@@ -100,7 +101,7 @@ impl ResponsesEncoder {
         });
     }
 
-    fn reasoning(&mut self, text: &str, frames: &mut Vec<WireFrame>) {
+    fn reasoning(&mut self, text: &str, frames: &mut Vec<WireEvent>) {
         if !matches!(
             self.open,
             Some(OpenItem::Reasoning {
@@ -152,7 +153,7 @@ impl ResponsesEncoder {
 
     /// A boundary: ends the open summary part (the next text opens a new part
     /// of the same item), or, with no part open, the reasoning item itself.
-    fn boundary(&mut self, frames: &mut Vec<WireFrame>) {
+    fn boundary(&mut self, frames: &mut Vec<WireEvent>) {
         match &self.open {
             Some(OpenItem::Reasoning {
                 part_open: true, ..
@@ -163,7 +164,7 @@ impl ResponsesEncoder {
     }
 
     /// Ends the open summary part: the next text opens a new part.
-    fn close_part(&mut self, frames: &mut Vec<WireFrame>) {
+    fn close_part(&mut self, frames: &mut Vec<WireEvent>) {
         let index = self.output_index();
         let Some(OpenItem::Reasoning {
             id,
@@ -198,7 +199,7 @@ impl ResponsesEncoder {
         frames.push(self.frame(part_done));
     }
 
-    fn answer(&mut self, text: &str, frames: &mut Vec<WireFrame>) {
+    fn answer(&mut self, text: &str, frames: &mut Vec<WireEvent>) {
         if matches!(self.open, Some(OpenItem::Reasoning { .. })) {
             self.close_item(frames);
         }
@@ -242,7 +243,7 @@ impl ResponsesEncoder {
     /// A reasoning item with no summary, what a model reasoning privately
     /// sends: `added` now, `done` (without text) when the item ends. A just
     /// started item with no text yet becomes that item.
-    fn opaque(&mut self, frames: &mut Vec<WireFrame>) {
+    fn opaque(&mut self, frames: &mut Vec<WireEvent>) {
         if let Some(OpenItem::Reasoning {
             parts, encrypted, ..
         }) = &mut self.open
@@ -255,7 +256,7 @@ impl ResponsesEncoder {
         self.open_reasoning_item(true, frames);
     }
 
-    fn close_item(&mut self, frames: &mut Vec<WireFrame>) {
+    fn close_item(&mut self, frames: &mut Vec<WireEvent>) {
         self.close_part(frames);
         let index = self.output_index();
         let item = match self.open.take() {
@@ -307,14 +308,14 @@ impl ResponsesEncoder {
 }
 
 impl Encoder for ResponsesEncoder {
-    fn start(&mut self) -> Vec<WireFrame> {
+    fn start(&mut self) -> Vec<WireEvent> {
         let created = json!({"type": "response.created", "response": self.response("in_progress")});
         let progress =
             json!({"type": "response.in_progress", "response": self.response("in_progress")});
         vec![self.frame(created), self.frame(progress)]
     }
 
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame> {
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireEvent> {
         let mut frames = Vec::new();
         for delta in deltas {
             match delta {
@@ -332,7 +333,7 @@ impl Encoder for ResponsesEncoder {
         frames
     }
 
-    fn finish(&mut self) -> Vec<WireFrame> {
+    fn finish(&mut self) -> Vec<WireEvent> {
         let mut frames = Vec::new();
         self.close_item(&mut frames);
         // A token limit or a filter ends a response as `incomplete`, with its reason.
@@ -367,15 +368,16 @@ impl Encoder for ResponsesEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::framing::WireEvent;
     use crate::server::providers::responses::ResponsesDecoder;
     use crate::server::providers::test_support::*;
-    use crate::server::providers::wire::{Decoder, WireEvent};
+    use crate::server::providers::wire::Decoder;
 
     fn deltas(events: &[&str]) -> Vec<Delta> {
         let mut decoder = ResponsesDecoder::default();
         events
             .iter()
-            .flat_map(|data| decoder.decode(WireEvent { event: None, data }).unwrap())
+            .flat_map(|data| decoder.decode(&WireEvent::new(None, data)).unwrap())
             .collect()
     }
 

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use crate::server::delta::Delta;
-use crate::server::providers::wire::{Decoder, WireEvent};
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Decoder;
 use crate::server::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -19,7 +20,7 @@ pub struct AnthropicDecoder {
 }
 
 impl Decoder for AnthropicDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() {
             return Ok(Vec::new());
@@ -27,7 +28,9 @@ impl Decoder for AnthropicDecoder {
         let value: Value =
             serde_json::from_str(data).map_err(|e| TurnError::Malformed(e.to_string()))?;
         // `type` in the data repeats the SSE event name; either will do.
-        let kind = str_at(&value, "type").or(event.event).unwrap_or("");
+        let kind = str_at(&value, "type")
+            .or(event.event.as_deref())
+            .unwrap_or("");
         let index = value.get("index").and_then(Value::as_u64);
         let mut out = Vec::new();
         match kind {
@@ -150,14 +153,7 @@ mod tests {
         let mut decoder = AnthropicDecoder::default();
         events
             .iter()
-            .flat_map(|(name, data)| {
-                decoder
-                    .decode(WireEvent {
-                        event: Some(name),
-                        data,
-                    })
-                    .unwrap()
-            })
+            .flat_map(|(name, data)| decoder.decode(&WireEvent::new(Some(name), data)).unwrap())
             .collect()
     }
 
@@ -324,10 +320,7 @@ mod tests {
     #[test]
     fn malformed_json_and_error_events_are_errors_with_kinds() {
         let mut d = AnthropicDecoder::default();
-        let bad = d.decode(WireEvent {
-            event: Some("content_block_delta"),
-            data: "{\"type\":",
-        });
+        let bad = d.decode(&WireEvent::new(Some("content_block_delta"), "{\"type\":"));
         assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let cases = [
             ("overloaded_error", ErrorKind::Upstream),
@@ -341,12 +334,7 @@ mod tests {
         for (kind, expected) in cases {
             let data =
                 format!(r#"{{"type":"error","error":{{"type":"{kind}","message":"Overloaded"}}}}"#);
-            let err = d
-                .decode(WireEvent {
-                    event: Some("error"),
-                    data: &data,
-                })
-                .unwrap_err();
+            let err = d.decode(&WireEvent::new(Some("error"), &data)).unwrap_err();
             assert!(matches!(err, TurnError::Reported { .. }));
             assert_eq!(err.kind(), expected, "{kind}");
             assert!(err.to_string().ends_with(": Overloaded"), "{err}");

@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::server::delta::Delta;
-use crate::server::providers::wire::{Decoder, WireEvent};
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Decoder;
 use crate::server::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -157,7 +158,7 @@ pub struct GeminiDecoder {
 }
 
 impl Decoder for GeminiDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() || data == "[DONE]" {
             return Ok(Vec::new());
@@ -176,7 +177,7 @@ mod tests {
 
     fn deltas(data: &str) -> Vec<Delta> {
         GeminiDecoder::default()
-            .decode(WireEvent { event: None, data })
+            .decode(&WireEvent::new(None, data))
             .unwrap()
     }
 
@@ -265,7 +266,7 @@ mod tests {
     #[test]
     fn usage_from_an_earlier_chunk_is_reported_at_the_finish_once() {
         let mut decoder = GeminiDecoder::default();
-        let mut decode = |data: &str| decoder.decode(WireEvent { event: None, data }).unwrap();
+        let mut decode = |data: &str| decoder.decode(&WireEvent::new(None, data)).unwrap();
         assert_eq!(
             decode(
                 r#"{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1}}"#
@@ -290,10 +291,7 @@ mod tests {
 
     #[test]
     fn malformed_json_errors_and_blocked_prompts_are_errors() {
-        let bad = GeminiDecoder::default().decode(WireEvent {
-            event: None,
-            data: "{\"candidates\":[",
-        });
+        let bad = GeminiDecoder::default().decode(&WireEvent::new(None, "{\"candidates\":["));
         assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let cases = [
             (
@@ -323,7 +321,7 @@ mod tests {
         ];
         for (data, kind) in cases {
             let err = GeminiDecoder::default()
-                .decode(WireEvent { event: None, data })
+                .decode(&WireEvent::new(None, data))
                 .unwrap_err();
             assert!(
                 matches!(err, TurnError::Reported { .. } | TurnError::Blocked { .. }),
@@ -332,10 +330,7 @@ mod tests {
             assert_eq!(err.kind(), kind, "{data}");
         }
         let err = GeminiDecoder::default()
-            .decode(WireEvent {
-                event: None,
-                data: cases[0].0,
-            })
+            .decode(&WireEvent::new(None, cases[0].0))
             .unwrap_err();
         assert!(err.to_string().contains("The model is overloaded."));
     }

@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::server::delta::Delta;
-use crate::server::providers::wire::{Decoder, WireEvent};
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Decoder;
 use crate::server::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -97,7 +98,7 @@ pub struct OllamaDecoder {
 }
 
 impl Decoder for OllamaDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() {
             return Ok(Vec::new());
@@ -116,7 +117,7 @@ mod tests {
 
     fn deltas(data: &str) -> Vec<Delta> {
         OllamaDecoder::default()
-            .decode(WireEvent { event: None, data })
+            .decode(&WireEvent::new(None, data))
             .unwrap()
     }
 
@@ -161,10 +162,7 @@ mod tests {
 
     #[test]
     fn malformed_lines_and_error_lines_are_errors() {
-        let bad = OllamaDecoder::default().decode(WireEvent {
-            event: None,
-            data: r#"{"message":"#,
-        });
+        let bad = OllamaDecoder::default().decode(&WireEvent::new(None, r#"{"message":"#));
         assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let cases = [
             (
@@ -186,16 +184,16 @@ mod tests {
         ];
         for (data, kind) in cases {
             let err = OllamaDecoder::default()
-                .decode(WireEvent { event: None, data })
+                .decode(&WireEvent::new(None, data))
                 .unwrap_err();
             assert!(matches!(err, TurnError::Reported { .. }));
             assert_eq!(err.kind(), kind, "{data}");
         }
         let err = OllamaDecoder::default()
-            .decode(WireEvent {
-                event: None,
-                data: r#"{"error":"model 'qwen9' not found"}"#,
-            })
+            .decode(&WireEvent::new(
+                None,
+                r#"{"error":"model 'qwen9' not found"}"#,
+            ))
             .unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -218,14 +216,7 @@ mod tests {
         let mut decoder = OllamaDecoder::default();
         let decoded: Vec<Delta> = stream
             .lines()
-            .flat_map(|line| {
-                decoder
-                    .decode(WireEvent {
-                        event: None,
-                        data: line,
-                    })
-                    .unwrap()
-            })
+            .flat_map(|line| decoder.decode(&WireEvent::new(None, line)).unwrap())
             .collect();
         assert_eq!(
             texts(&decoded),

@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::server::delta::Delta;
-use crate::server::providers::wire::{Decoder, WireEvent};
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Decoder;
 use crate::server::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -185,7 +186,7 @@ fn stream_error(error: &Value) -> TurnError {
 pub struct ChatDecoder;
 
 impl Decoder for ChatDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() || data == "[DONE]" {
             return Ok(Vec::new());
@@ -201,12 +202,7 @@ mod tests {
     use super::*;
 
     fn deltas(json: &str) -> Vec<Delta> {
-        ChatDecoder
-            .decode(WireEvent {
-                event: None,
-                data: json,
-            })
-            .unwrap()
+        ChatDecoder.decode(&WireEvent::new(None, json)).unwrap()
     }
 
     #[test]
@@ -322,15 +318,12 @@ mod tests {
     #[test]
     fn malformed_json_and_in_stream_errors_are_errors() {
         let mut d = ChatDecoder;
-        let bad = d.decode(WireEvent {
-            event: None,
-            data: "{not json",
-        });
+        let bad = d.decode(&WireEvent::new(None, "{not json"));
         assert!(matches!(bad, Err(TurnError::Malformed(_))));
-        let err = d.decode(WireEvent {
-            event: None,
-            data: r#"{"error":{"message":"overloaded","code":503}}"#,
-        });
+        let err = d.decode(&WireEvent::new(
+            None,
+            r#"{"error":{"message":"overloaded","code":503}}"#,
+        ));
         assert_eq!(err.unwrap_err().kind(), crate::turn::ErrorKind::Upstream);
     }
 }

@@ -15,9 +15,9 @@ use serde_json::Value;
 
 use super::decode::ChatChunk;
 use super::request::request_body;
+use crate::server::framing::{Framer, Framing};
 use crate::server::providers::wire::UpstreamModel;
 use crate::server::providers::{ByteBudget, DeltaStream};
-use crate::server::sse::{Framer, Framing};
 use crate::server::turn_error::{NetworkFailure, TurnError};
 use crate::turn::ChatRequest;
 

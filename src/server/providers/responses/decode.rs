@@ -7,7 +7,8 @@ use std::hash::{BuildHasher, RandomState};
 use serde_json::Value;
 
 use crate::server::delta::Delta;
-use crate::server::providers::wire::{Decoder, WireEvent};
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Decoder;
 use crate::server::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -73,7 +74,7 @@ impl RecentItems {
 }
 
 impl Decoder for ResponsesDecoder {
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, TurnError> {
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
         let data = event.data.trim();
         if data.is_empty() || data == "[DONE]" {
             return Ok(Vec::new());
@@ -81,7 +82,9 @@ impl Decoder for ResponsesDecoder {
         let value: Value =
             serde_json::from_str(data).map_err(|e| TurnError::Malformed(e.to_string()))?;
         // The SSE `event:` name repeats `type` when a server sends both.
-        let kind = str_at(&value, "type").or(event.event).unwrap_or("");
+        let kind = str_at(&value, "type")
+            .or(event.event.as_deref())
+            .unwrap_or("");
         let mut out = Vec::new();
         match kind {
             "response.reasoning_summary_text.delta" => {
@@ -294,7 +297,7 @@ mod tests {
     fn decode_all(decoder: &mut ResponsesDecoder, events: &[&str]) -> Vec<Delta> {
         events
             .iter()
-            .flat_map(|data| decoder.decode(WireEvent { event: None, data }).unwrap())
+            .flat_map(|data| decoder.decode(&WireEvent::new(None, data)).unwrap())
             .collect()
     }
 
@@ -511,16 +514,10 @@ mod tests {
     #[test]
     fn malformed_json_failed_responses_and_error_events_are_errors() {
         let mut d = ResponsesDecoder::default();
-        let bad = d.decode(WireEvent {
-            event: None,
-            data: "{nope",
-        });
+        let bad = d.decode(&WireEvent::new(None, "{nope"));
         assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let failed = d
-            .decode(WireEvent {
-                event: None,
-                data: r#"{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The server had an error."}}}"#,
-            })
+            .decode(&WireEvent::new(None, r#"{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The server had an error."}}}"#))
             .unwrap_err();
         assert_eq!(failed.kind(), ErrorKind::Upstream);
         assert!(failed.to_string().contains("The server had an error."));
@@ -540,7 +537,7 @@ mod tests {
             (r#"{"type":"error","message":"?"}"#, ErrorKind::Upstream),
         ];
         for (data, kind) in cases {
-            let err = d.decode(WireEvent { event: None, data }).unwrap_err();
+            let err = d.decode(&WireEvent::new(None, data)).unwrap_err();
             assert_eq!(err.kind(), kind, "{data}");
             assert!(matches!(err, TurnError::Reported { .. }));
         }
@@ -555,10 +552,7 @@ mod tests {
         for (name, data) in sse_events(fixture) {
             decoded.extend(
                 decoder
-                    .decode(WireEvent {
-                        event: name.as_deref(),
-                        data: &data,
-                    })
+                    .decode(&WireEvent::new(name.as_deref(), &data))
                     .unwrap(),
             );
         }
