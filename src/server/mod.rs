@@ -1,5 +1,6 @@
-//! Server-only code: configuration, providers, the reasoning normalizer, the
-//! scripted model and per-turn logging. Compiled only with the `ssr` feature.
+//! Server-only code: configuration, the router, providers, the reasoning
+//! normalizer, the turn service, the mock upstream and the scripted model.
+//! Compiled only with the `ssr` feature.
 
 pub mod access;
 pub mod active_turns;
@@ -26,8 +27,8 @@ pub mod static_files;
 pub mod tags;
 pub mod turn_error;
 pub mod turn_log;
-pub mod turns;
+pub mod turn_service;
 pub mod write_stall;
 
 pub use config::AppConfig;
-pub use turns::TurnService;
+pub use turn_service::TurnService;

@@ -1,7 +1,7 @@
-//! Runs one turn: picks the model, opens its stream, feeds the normalizer and
-//! yields `TurnEvent`s. The stream is built directly on the upstream stream (no
-//! detached task), so dropping it — client gone, Stop pressed — drops the
-//! upstream request too.
+//! The turn service (`TurnService`): runs one turn — picks the model, opens
+//! its stream, feeds the normalizer and yields `TurnEvent`s. The stream is
+//! built directly on the upstream stream (no detached task), so dropping it —
+//! client gone, Stop pressed — drops the upstream request too.
 
 use std::time::{Duration, Instant};
 
