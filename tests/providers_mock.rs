@@ -14,11 +14,11 @@ use futures::StreamExt;
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
 use pensive::server::config::{ModelConfig, ProviderKind};
-use pensive::server::mock_upstream::MockState;
+use pensive::server::mock::scenarios::{ANSWER, KEYWORDS, REASONING};
+use pensive::server::mock::scripted::Pace;
+use pensive::server::mock::upstream::MockState;
 use pensive::server::providers::wire::{Dialect, UpstreamModel};
 use pensive::server::router::build_router;
-use pensive::server::scenarios::{ANSWER, KEYWORDS, REASONING};
-use pensive::server::scripted::Pace;
 use pensive::server::tags::TagSet;
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::contract::{answer_text, check_stream, thinking_text};
@@ -768,7 +768,7 @@ async fn hidden_reasoning_opens_at_its_first_sign_and_lasts_the_silence() {
         );
         assert_eq!(
             answer_text(&events),
-            pensive::server::scenarios::HIDDEN_ANSWER,
+            pensive::server::mock::scenarios::HIDDEN_ANSWER,
             "{dialect:?}"
         );
     }

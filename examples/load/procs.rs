@@ -7,8 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pensive::server::config::{ModelConfig, ProviderKind};
+use pensive::server::mock::scripted::Pace;
 use pensive::server::providers::wire::{Dialect, UpstreamModel};
-use pensive::server::scripted::Pace;
 
 /// A child process killed (and reaped) when dropped, even on an early return.
 pub struct Proc {

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use super::limits::Limits;
+use super::mock::scripted::Pace;
 use super::providers::wire::{Dialect, UpstreamModel};
-use super::scripted::Pace;
 use super::secret::Secret;
 use super::tags::TagSet;
 use crate::turn::PublicModel;

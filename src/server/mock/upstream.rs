@@ -18,13 +18,13 @@ use axum::{Json, Router};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::delta::Delta;
-use super::framing::WireEvent;
-use super::mock::encoders::{self, Encoder};
-use super::providers::wire::Dialect;
+use super::encoders::{self, Encoder};
 use super::scenarios::{
     scenario_for, Endless, Fault, Scenario, ENDLESS_BYTES, TRICKLE_FOR, TRICKLE_PAUSE,
 };
+use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Dialect;
 
 /// One request the mock received.
 #[derive(Debug, Clone, Serialize)]
