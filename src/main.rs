@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use leptos::config::get_configuration;
-use pensive::server::mock_upstream::{replay_events, serve_on, MockConfig, MockState};
+use pensive::server::mock::upstream::{replay_events, serve_on, MockConfig, MockState};
 use pensive::server::parse::{parse_recording, ParseOptions};
 use pensive::server::providers::wire::Dialect;
 use pensive::server::router::build_router;

@@ -15,10 +15,10 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
 use pensive::server::config::{ModelConfig, ProviderKind, SiteAccess};
-use pensive::server::mock_upstream::MockState;
-use pensive::server::providers::wire::Dialect;
+use pensive::server::mock::scripted::Pace;
+use pensive::server::mock::upstream::MockState;
+use pensive::server::providers::wire::{Dialect, UpstreamModel};
 use pensive::server::router::build_router;
-use pensive::server::scripted::Pace;
 use pensive::server::tags::TagSet;
 use pensive::server::{AppConfig, TurnService};
 use tower::ServiceExt;
@@ -38,12 +38,12 @@ fn app(mock: &str, site_access: SiteAccess, token: Option<&str>) -> axum::Router
         id: "mock".into(),
         label: "mock".into(),
         provider: ProviderKind::Wire(Dialect::Responses),
-        base_url: format!("{mock}/v1"),
-        api_key: Some("sk-cross-site-test".into()),
-        upstream_model: "mock-model".into(),
-        max_output_tokens: None,
-        reasoning_effort: None,
-        thinking_budget: None,
+        upstream: UpstreamModel {
+            base_url: format!("{mock}/v1"),
+            api_key: Some("sk-cross-site-test".into()),
+            name: "mock-model".into(),
+            ..UpstreamModel::default()
+        },
         demo_pace: Pace::INSTANT,
         tags: TagSet::default(),
         start_in_thinking: false,

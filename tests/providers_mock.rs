@@ -14,11 +14,11 @@ use futures::StreamExt;
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
 use pensive::server::config::{ModelConfig, ProviderKind};
-use pensive::server::mock_upstream::MockState;
-use pensive::server::providers::wire::Dialect;
+use pensive::server::mock::scenarios::{ANSWER, KEYWORDS, REASONING};
+use pensive::server::mock::scripted::Pace;
+use pensive::server::mock::upstream::MockState;
+use pensive::server::providers::wire::{Dialect, UpstreamModel};
 use pensive::server::router::build_router;
-use pensive::server::scenarios::{ANSWER, KEYWORDS, REASONING};
-use pensive::server::scripted::Pace;
 use pensive::server::tags::TagSet;
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::contract::{answer_text, check_stream, thinking_text};
@@ -43,12 +43,12 @@ fn model(dialect: Dialect, base: &str) -> ModelConfig {
         id: dialect.name().into(),
         label: dialect.name().into(),
         provider: ProviderKind::Wire(dialect),
-        base_url,
-        api_key: Some(KEY.into()),
-        upstream_model: "mock-model".into(),
-        max_output_tokens: None,
-        reasoning_effort: None,
-        thinking_budget: None,
+        upstream: UpstreamModel {
+            base_url,
+            api_key: Some(KEY.into()),
+            name: "mock-model".into(),
+            ..UpstreamModel::default()
+        },
         demo_pace: Pace::INSTANT,
         tags: TagSet::default(),
         start_in_thinking: false,
@@ -768,7 +768,7 @@ async fn hidden_reasoning_opens_at_its_first_sign_and_lasts_the_silence() {
         );
         assert_eq!(
             answer_text(&events),
-            pensive::server::scenarios::HIDDEN_ANSWER,
+            pensive::server::mock::scenarios::HIDDEN_ANSWER,
             "{dialect:?}"
         );
     }

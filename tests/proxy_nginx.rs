@@ -18,7 +18,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use cluster::{http_get, Cluster, Options, POLL_INTERVAL};
-use pensive::server::scenarios::{ANSWER, REASONING};
+use pensive::server::mock::scenarios::{ANSWER, REASONING};
 use pensive::turn::contract::{answer_text, check_stream, thinking_text};
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::TurnEvent;

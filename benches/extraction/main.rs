@@ -20,9 +20,10 @@ use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput};
-use pensive::server::normalizer::{Delta, Normalizer};
+use pensive::server::delta::Delta;
+use pensive::server::normalizer::Normalizer;
 use pensive::server::providers::wire::Dialect;
-use pensive::server::tags::{TagExtractor, TagPart, TagSet};
+use pensive::server::tags::{TagExtractor, TagPart, TagSet, TurnSoFar};
 use serde_json::json;
 
 use corpus::{INPUT_BYTES, MAX_CHUNK, SEED};
@@ -63,10 +64,10 @@ fn extract(chunks: &[&str]) -> Totals {
         }
     };
     for chunk in chunks {
-        extractor.push_into(chunk, &mut parts);
+        extractor.push_into(chunk, TurnSoFar::default(), &mut parts);
         count(&mut parts);
     }
-    parts.extend(extractor.finish());
+    parts.extend(extractor.finish(TurnSoFar::default()));
     count(&mut parts);
     totals
 }

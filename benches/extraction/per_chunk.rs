@@ -6,7 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use pensive::server::normalizer::{Delta, Normalizer};
+use pensive::server::delta::Delta;
+use pensive::server::normalizer::Normalizer;
 use pensive::turn::framer::{ndjson_line, NdjsonFramer};
 use pensive::turn::reducer::Turn;
 use pensive::turn::TurnEvent;

@@ -2,17 +2,19 @@
 //! chunk, written by the project's own dialect encoders (the mock upstream's),
 //! and the path a live turn takes back: `Framer` → `Decoder` → `Normalizer`.
 
-use pensive::server::normalizer::{Delta, Normalizer};
-use pensive::server::providers::wire::{Dialect, WireEvent, WireFrame};
-use pensive::server::sse::{FrameError, Framed, Framer, Framing};
+use pensive::server::delta::Delta;
+use pensive::server::framing::{Framer, Framing, FramingError, WireEvent};
+use pensive::server::mock::encoders::encoder;
+use pensive::server::normalizer::Normalizer;
+use pensive::server::providers::wire::Dialect;
 use pensive::server::tags::TagSet;
 use pensive::turn::TurnEvent;
 
 /// The SSE bytes of a response whose answer text arrives as `chunks`.
 pub fn encode_sse(dialect: Dialect, chunks: &[&str]) -> Vec<u8> {
-    let mut encoder = dialect.encoder("bench-model");
+    let mut encoder = encoder(dialect, "bench-model");
     let mut out = Vec::with_capacity(chunks.len() * 160);
-    let mut write = |frames: Vec<WireFrame>| {
+    let mut write = |frames: Vec<WireEvent>| {
         for frame in frames {
             if let Some(name) = &frame.event {
                 out.extend_from_slice(b"event: ");
@@ -63,15 +65,11 @@ pub fn decode(dialect: Dialect, reads: &[&[u8]]) -> Decoded {
     let mut decoder = dialect.decoder();
     let mut normalizer = Normalizer::new(TagSet::default(), false);
     let mut seen = Decoded::default();
-    let mut feed = |framed: Vec<Result<Framed, FrameError>>, seen: &mut Decoded| {
+    let mut feed = |framed: Vec<Result<WireEvent, FramingError>>, seen: &mut Decoded| {
         for item in framed {
-            let framed = item.expect("the benchmark stream frames cleanly");
-            let event = WireEvent {
-                event: framed.event.as_deref(),
-                data: &framed.data,
-            };
+            let event = item.expect("the benchmark stream frames cleanly");
             let deltas = decoder
-                .decode(event)
+                .decode(&event)
                 .expect("the benchmark stream decodes cleanly");
             for delta in deltas {
                 seen.count(normalizer.push(delta, 0));

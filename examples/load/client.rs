@@ -5,10 +5,9 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use pensive::server::normalizer::Delta;
+use pensive::server::delta::Delta;
+use pensive::server::framing::{Framer, Framing};
 use pensive::server::providers::build_request;
-use pensive::server::providers::wire::WireEvent;
-use pensive::server::sse::{Framer, Framing};
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::{ChatMessage, ChatRequest, TurnEvent};
 
@@ -168,7 +167,7 @@ pub async fn direct(
         messages: vec![ChatMessage::user(prompt)],
         model: None,
     };
-    let upstream = build_request(dialect, &model, &request);
+    let upstream = build_request(dialect, &model.upstream, &request);
     let mut builder = client.post(&upstream.url).json(&upstream.body);
     for (name, value) in &upstream.headers {
         builder = builder.header(name, value);
@@ -202,10 +201,7 @@ pub async fn direct(
         for frame in frames {
             let frame = frame.map_err(|e| format!("bad frame: {e}"))?;
             let deltas = decoder
-                .decode(WireEvent {
-                    event: frame.event.as_deref(),
-                    data: &frame.data,
-                })
+                .decode(&frame)
                 .map_err(|e| format!("bad event: {e}"))?;
             for delta in deltas {
                 received.arrivals.push(at);

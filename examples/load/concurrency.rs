@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pensive::server::scenarios::scenario_for;
+use pensive::server::mock::scenarios::scenario_for;
 
 use crate::client::{self, http_client, Received};
 use crate::procs::{cpu_seconds, memory_kib, run_queue_wait_seconds, settle, Servers};

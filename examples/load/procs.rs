@@ -7,8 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pensive::server::config::{ModelConfig, ProviderKind};
-use pensive::server::providers::wire::Dialect;
-use pensive::server::scripted::Pace;
+use pensive::server::mock::scripted::Pace;
+use pensive::server::providers::wire::{Dialect, UpstreamModel};
 
 /// A child process killed (and reaped) when dropped, even on an early return.
 pub struct Proc {
@@ -82,9 +82,12 @@ pub fn mock_model(dialect: Dialect, upstream: &str) -> ModelConfig {
         id: "mock-model".into(),
         label: "mock-model".into(),
         provider: ProviderKind::Wire(dialect),
-        base_url,
-        api_key: Some("load-test-key".into()),
-        upstream_model: "mock-model".into(),
+        upstream: UpstreamModel {
+            base_url,
+            api_key: Some("load-test-key".into()),
+            name: "mock-model".into(),
+            ..UpstreamModel::default()
+        },
         ..ModelConfig::demo(Pace::INSTANT)
     }
 }
@@ -128,8 +131,8 @@ pub async fn start(mode: &str, port: u16, dialect: Dialect) -> Result<Servers, S
             .env("LEPTOS_SITE_ROOT", site_root())
             .env("LEPTOS_OUTPUT_NAME", "pensive")
             .env("PENSIVE_PROVIDER", dialect.name())
-            .env("PENSIVE_BASE_URL", &model.base_url)
-            .env("PENSIVE_MODEL", &model.upstream_model)
+            .env("PENSIVE_BASE_URL", &model.upstream.base_url)
+            .env("PENSIVE_MODEL", &model.upstream.name)
             .env("PENSIVE_API_KEY", "load-test-key")
             // Every load turn comes from 127.0.0.1: no per-client turn limit.
             .env("PENSIVE_MAX_TURNS_PER_CLIENT", "0")

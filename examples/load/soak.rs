@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pensive::server::scenarios::scenario_for;
+use pensive::server::mock::scenarios::scenario_for;
 
 use crate::client::{self, http_client};
 use crate::procs::{memory_kib, mock_stats, open_fds, settle, Servers};

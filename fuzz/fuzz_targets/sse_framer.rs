@@ -1,4 +1,4 @@
-//! Fuzzes the upstream framer (`server::sse::Framer`, SSE and NDJSON framing).
+//! Fuzzes the upstream framer (`server::framing::Framer`, SSE and NDJSON framing).
 //! Input: a split seed byte, a line-limit byte, then the stream. Asserts: no
 //! panic; nothing held between pushes grows past the line limit; no event
 //! carries more data than the limit; splitting the bytes anywhere gives the
@@ -8,9 +8,9 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use pensive::server::sse::{FrameError, Framed, Framer, Framing};
+use pensive::server::framing::{Framer, Framing, FramingError, WireEvent};
 
-fn frame(framing: Framing, limit: usize, chunks: &[&[u8]]) -> Vec<Result<Framed, FrameError>> {
+fn frame(framing: Framing, limit: usize, chunks: &[&[u8]]) -> Vec<Result<WireEvent, FramingError>> {
     let mut framer = Framer::with_line_limit(framing, limit);
     let mut out = Vec::new();
     for chunk in chunks {
@@ -41,9 +41,9 @@ fuzz_target!(|data: &[u8]| {
                     framed.line
                 }
                 Err(
-                    FrameError::InvalidUtf8 { line }
-                    | FrameError::TooLong { line, .. }
-                    | FrameError::EventTooLong { line, .. },
+                    FramingError::InvalidUtf8 { line }
+                    | FramingError::TooLong { line, .. }
+                    | FramingError::EventTooLong { line, .. },
                 ) => *line,
             };
             assert!((1..=lines).contains(&line), "line {line} of {lines}");

@@ -4,15 +4,15 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pensive::server::tags::{TagExtractor, TagPart, TagSet};
+use pensive::server::tags::{TagExtractor, TagPart, TagSet, TurnSoFar};
 
 fn run(chunks: &[&str], start_in_thinking: bool) -> Vec<TagPart> {
     let mut x = TagExtractor::new(TagSet::default(), start_in_thinking);
     let mut parts = Vec::new();
     for chunk in chunks {
-        parts.extend(x.push(chunk));
+        parts.extend(x.push(chunk, TurnSoFar::default()));
     }
-    parts.extend(x.finish());
+    parts.extend(x.finish(TurnSoFar::default()));
     // Merge adjacent text of the same kind: chunking may split text runs.
     let mut merged: Vec<TagPart> = Vec::new();
     for part in parts {

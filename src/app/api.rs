@@ -1,19 +1,11 @@
 //! Server function declarations. Thin: take the context, call `crate::server`.
 
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 use server_fn::codec::{ByteStream, Json, Streaming};
 
 use crate::turn::ChatRequest;
-
-/// What the browser may know about a configured model (no URL, no key).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PublicModel {
-    pub id: String,
-    pub label: String,
-    /// The built-in scripted demo model (labelled as such in the UI).
-    pub demo: bool,
-}
+/// The model list's wire type lives in `turn`, shared with the server.
+pub use crate::turn::PublicModel;
 
 /// `POST /api/chat`: streams the turn as NDJSON `TurnEvent` lines.
 #[server(input = Json, output = Streaming, endpoint = "chat")]
@@ -32,22 +24,17 @@ pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
             axum::http::HeaderValue::from_static("no-store"),
         );
     }
-    let client = match use_context::<axum::http::request::Parts>() {
-        Some(parts) => crate::server::limits::client_key(
-            &turns.config().limits,
-            &parts.headers,
-            parts
-                .extensions
-                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|info| info.0),
-        ),
-        None => "unknown".to_owned(),
-    };
+    // The router's middleware named the client (`server::client`).
+    let client = use_context::<axum::http::request::Parts>()
+        .map(|parts| crate::server::client::ClientKey::of(&parts.extensions));
     // Events already waiting (a burst from the provider, or a backlog under
     // load) go out as one body chunk: one write instead of one per event. No
     // event waits for company: `ready_chunks` takes only what is ready now.
     let lines = turns
-        .start(request, &client)
+        .start(
+            request,
+            client.as_ref().map_or("unknown", |client| client.as_str()),
+        )
         .ready_chunks(64)
         .map(|events| {
             Ok::<_, ServerFnError>(

@@ -36,10 +36,9 @@ use leptos_router::path;
 
 use chat_page::ChatPage;
 
-/// The HTML document around the app (server side).
+/// The HTML document around the app (server side; the router mounts it and
+/// sets the page's security policy).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
-    #[cfg(feature = "ssr")]
-    crate::server::csp::apply_page_policy();
     view! {
         <!DOCTYPE html>
         <html lang="en">

@@ -14,13 +14,14 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::{ConnectInfo, FromRequest, Request, State};
+use axum::extract::{FromRequest, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Form;
 
-use super::limits::{from_the_right, Limits};
+use super::client::{from_the_right, ClientKey};
+use super::limits::Limits;
 use super::secret::Secret;
 
 /// The cookie's name over plain HTTP.
@@ -40,7 +41,7 @@ pub struct Access {
     token: Arc<Secret>,
     /// The cookie value a signed-in browser holds (hex HMAC of the token).
     cookie: Arc<Secret>,
-    /// How a client is told apart (its address, or a trusted proxy's header).
+    /// Whether a trusted proxy is in front (its `X-Forwarded-Proto` is believed).
     limits: Arc<Limits>,
     attempts: Arc<Mutex<HashMap<String, (u32, Instant)>>>,
 }
@@ -191,18 +192,11 @@ pub struct SignIn {
 /// `POST /sign-in`: sets the cookie when the token is right.
 pub async fn sign_in(State(access): State<Access>, request: Request) -> Response {
     let https = is_https(&access.limits, request.headers());
-    let client = super::limits::client_key(
-        &access.limits,
-        request.headers(),
-        request
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0),
-    );
+    let client = ClientKey::of(request.extensions());
     let Ok(Form(form)) = Form::<SignIn>::from_request(request, &()).await else {
         return page_response(StatusCode::BAD_REQUEST, Some("Enter the access token."));
     };
-    if !access.allow_attempt(&client) {
+    if !access.allow_attempt(client.as_str()) {
         return page_response(
             StatusCode::TOO_MANY_REQUESTS,
             Some("Too many attempts. Wait a minute and try again."),

@@ -31,8 +31,8 @@ pub fn page_policy(nonce: &str) -> String {
 /// The one Trusted Types policy a page may create (`app::trusted_html`).
 pub const TRUSTED_TYPES_POLICY: &str = crate::app::trusted_html::POLICY_NAME;
 
-/// Called while a page renders: sets the page's policy with this request's
-/// nonce. Without a nonce (never, with leptos_axum) the router's strict
+/// Called while a page renders (the router's page shell): sets the page's
+/// policy with this request's nonce. Without a nonce (never, with leptos_axum) the router's strict
 /// non-page policy stays, which blocks scripts: failing closed.
 pub fn apply_page_policy() {
     let nonce = leptos::nonce::use_nonce();

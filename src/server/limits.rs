@@ -1,19 +1,13 @@
 //! Per-client limits on turns: how many may stream at once, and (optionally)
 //! how many may start per minute. A refusal is an ordinary in-band `error`
-//! event, so the browser shows it like any other turn error.
-//!
-//! The client is its address, or the header a trusted reverse proxy sets
-//! (`PENSIVE_CLIENT_IP_HEADER`), since behind a proxy every connection comes
-//! from the proxy. A list header (`X-Forwarded-For`) is read from the right:
-//! each proxy appends the address it saw, so only the last
-//! `PENSIVE_TRUSTED_PROXY_HOPS` entries were written by proxies we trust;
-//! everything to their left is whatever the client sent.
+//! event, so the browser shows it like any other turn error. Who the client
+//! is, the `client` module works out.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::turn::ErrorKind;
+use super::turn_error::TurnError;
 
 /// The limits, from the environment (see README).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,12 +105,9 @@ impl TurnLimiter {
     }
 
     /// Admits a turn for `client` now, or says why not (an error to stream).
-    pub fn admit(&self, client: &str, now: Instant) -> Result<TurnPermit, (ErrorKind, String)> {
+    pub fn admit(&self, client: &str, now: Instant) -> Result<TurnPermit, TurnError> {
         let Ok(mut clients) = self.clients.lock() else {
-            return Err((
-                ErrorKind::Internal,
-                "The server's turn counter failed.".into(),
-            ));
+            return Err(TurnError::CounterFailed);
         };
         let limits = &self.limits;
         let state = clients.entry(client.to_owned()).or_default();
@@ -128,25 +119,19 @@ impl TurnLimiter {
             state.recent.pop_front();
         }
         if limits.turns_per_client > 0 && state.active >= limits.turns_per_client {
-            return Err((
-                ErrorKind::RateLimit,
-                format!(
-                    "You already have {} answers streaming; the limit is {}. Wait for one to finish or stop one, then try again.",
-                    state.active, limits.turns_per_client
-                ),
-            ));
+            return Err(TurnError::TooManyStreaming {
+                active: state.active,
+                limit: limits.turns_per_client,
+            });
         }
         if limits.turns_per_minute > 0 && state.recent.len() >= limits.turns_per_minute {
             let oldest = state.recent.front().copied().unwrap_or(now);
             let wait = WINDOW.saturating_sub(now.duration_since(oldest)).as_secs() + 1;
-            return Err((
-                ErrorKind::RateLimit,
-                format!(
-                    "You started {} turns in the last minute; the limit is {}. Try again in {wait} s.",
-                    state.recent.len(),
-                    limits.turns_per_minute
-                ),
-            ));
+            return Err(TurnError::TooManyPerMinute {
+                started: state.recent.len(),
+                limit: limits.turns_per_minute,
+                retry_secs: wait,
+            });
         }
         state.active += 1;
         if limits.turns_per_minute > 0 {
@@ -164,43 +149,10 @@ impl TurnLimiter {
     }
 }
 
-/// Who is asking: the trusted proxy header when configured, else the peer address.
-pub fn client_key(
-    limits: &Limits,
-    headers: &axum::http::HeaderMap,
-    peer: Option<std::net::SocketAddr>,
-) -> String {
-    limits
-        .client_ip_header
-        .as_deref()
-        .and_then(|name| from_the_right(headers, name, limits.trusted_proxy_hops))
-        .or_else(|| peer.map(|addr| addr.ip().to_string()))
-        .unwrap_or_else(|| "unknown".to_owned())
-}
-
-/// The entry `hops` from the right of a comma-separated header (all its lines
-/// joined, as HTTP defines repeated headers). With fewer entries than `hops`
-/// the left-most is taken: then every entry was written by a trusted proxy
-/// (the request skipped an outer one). `None` when the header is absent,
-/// unreadable or empty.
-pub fn from_the_right(headers: &axum::http::HeaderMap, name: &str, hops: usize) -> Option<String> {
-    let mut entries = Vec::new();
-    for value in headers.get_all(name) {
-        entries.extend(value.to_str().ok()?.split(',').map(str::trim));
-    }
-    if entries.iter().all(|entry| entry.is_empty()) {
-        return None;
-    }
-    let index = entries.len().saturating_sub(hops.max(1));
-    entries
-        .get(index)
-        .filter(|entry| !entry.is_empty())
-        .map(|entry| (*entry).to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::turn::ErrorKind;
 
     fn limiter(turns_per_client: usize, turns_per_minute: usize) -> TurnLimiter {
         TurnLimiter::new(Limits {
@@ -216,8 +168,9 @@ mod tests {
         let now = Instant::now();
         let first = limiter.admit("a", now).expect("first");
         let _second = limiter.admit("a", now).expect("second");
-        let (kind, message) = limiter.admit("a", now).err().expect("third refused");
-        assert_eq!(kind, ErrorKind::RateLimit);
+        let refused = limiter.admit("a", now).err().expect("third refused");
+        assert_eq!(refused.kind(), ErrorKind::RateLimit);
+        let message = refused.user_message();
         assert!(message.contains("the limit is 2"), "{message}");
         assert!(
             limiter.admit("b", now).is_ok(),
@@ -240,10 +193,11 @@ mod tests {
                 .admit("a", start + Duration::from_secs(10))
                 .expect("2"),
         );
-        let (_, message) = limiter
+        let message = limiter
             .admit("a", start + Duration::from_secs(20))
             .err()
-            .expect("third in a minute refused");
+            .expect("third in a minute refused")
+            .user_message();
         assert!(message.contains("Try again in 41 s"), "{message}");
         assert!(limiter.admit("a", start + Duration::from_secs(61)).is_ok());
     }
@@ -253,63 +207,5 @@ mod tests {
         let limiter = limiter(3, 0);
         drop(limiter.admit("a", Instant::now()).expect("admitted"));
         assert_eq!(limiter.tracked_clients(), 0);
-    }
-
-    #[test]
-    fn the_client_is_the_proxy_header_only_when_configured() {
-        let mut headers = axum::http::HeaderMap::new();
-        headers.insert("x-real-ip", "203.0.113.7, 10.0.0.1".parse().unwrap());
-        let peer = Some("127.0.0.1:9999".parse().unwrap());
-        assert_eq!(client_key(&Limits::default(), &headers, peer), "127.0.0.1");
-        let behind_proxy = Limits {
-            client_ip_header: Some("x-real-ip".into()),
-            ..Limits::default()
-        };
-        assert_eq!(client_key(&behind_proxy, &headers, peer), "10.0.0.1");
-        assert_eq!(client_key(&Limits::default(), &headers, None), "unknown");
-    }
-
-    fn forwarded(lines: &[&str]) -> axum::http::HeaderMap {
-        let mut headers = axum::http::HeaderMap::new();
-        for line in lines {
-            headers.append("x-forwarded-for", line.parse().unwrap());
-        }
-        headers
-    }
-
-    fn behind(hops: usize) -> Limits {
-        Limits {
-            client_ip_header: Some("x-forwarded-for".into()),
-            trusted_proxy_hops: hops,
-            ..Limits::default()
-        }
-    }
-
-    #[test]
-    fn x_forwarded_for_takes_the_entry_the_trusted_proxy_added_never_the_clients() {
-        let peer = Some("127.0.0.1:9999".parse().unwrap());
-        // The client wrote "6.6.6.6, 7.7.7.7"; nginx appended what it saw.
-        let spoofed = forwarded(&["6.6.6.6, 7.7.7.7, 198.51.100.4"]);
-        assert_eq!(client_key(&behind(1), &spoofed, peer), "198.51.100.4");
-        // The same with the client's entries on a header line of their own.
-        let split = forwarded(&["6.6.6.6", "7.7.7.7, 198.51.100.4"]);
-        assert_eq!(client_key(&behind(1), &split, peer), "198.51.100.4");
-        // Two trusted proxies (CDN, then nginx): the CDN's entry is second from the right.
-        let two = forwarded(&["6.6.6.6, 198.51.100.4, 203.0.113.50"]);
-        assert_eq!(client_key(&behind(2), &two, peer), "198.51.100.4");
-        // A request that skipped the outer proxy: what the inner one saw.
-        let direct = forwarded(&["198.51.100.9"]);
-        assert_eq!(client_key(&behind(2), &direct, peer), "198.51.100.9");
-        // Changing the spoofed part never changes who the client is.
-        for spoof in ["1.1.1.1", "1.1.1.1, 2.2.2.2", "", "unknown, ,"] {
-            let headers = forwarded(&[&format!("{spoof}, 198.51.100.4")]);
-            assert_eq!(client_key(&behind(1), &headers, peer), "198.51.100.4");
-        }
-        // No header, or an empty one: the connection's address.
-        assert_eq!(client_key(&behind(1), &forwarded(&[]), peer), "127.0.0.1");
-        assert_eq!(
-            client_key(&behind(1), &forwarded(&[" "]), peer),
-            "127.0.0.1"
-        );
     }
 }

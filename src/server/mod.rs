@@ -1,28 +1,31 @@
-//! Server-only code: configuration, providers, the reasoning normalizer, the
-//! scripted model and per-turn logging. Compiled only with the `ssr` feature.
+//! Server-only code: configuration, the router, providers, the reasoning
+//! normalizer, the turn service, the mock upstream and the scripted model.
+//! Compiled only with the `ssr` feature.
 
 pub mod access;
+pub mod active_turns;
 pub mod body_limit;
+pub mod client;
 pub mod config;
 pub mod csp;
+pub mod delta;
+pub mod framing;
 pub mod hidden_thinking;
 pub mod limits;
-pub mod mock_upstream;
+pub mod mock;
 pub mod normalizer;
 pub mod parse;
 pub mod providers;
 pub mod router;
 pub mod same_origin;
-pub mod scenarios;
-pub mod scripted;
 pub mod secret;
 pub mod serve;
-pub mod sse;
 pub mod static_files;
 pub mod tags;
+pub mod turn_error;
 pub mod turn_log;
-pub mod turns;
+pub mod turn_service;
 pub mod write_stall;
 
 pub use config::AppConfig;
-pub use turns::TurnService;
+pub use turn_service::TurnService;

@@ -13,28 +13,10 @@
 //! `MAX_HELD_THINKING`) and sent with the announcement, byte for byte, and its
 //! duration still counts from when it really opened.
 
-use super::tags::{TagExtractor, TagPart, TagSet};
-use crate::turn::{ErrorKind, TurnEvent, Usage};
-
-/// What a dialect decoder extracted from one provider chunk, in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Delta {
-    /// Readable reasoning text.
-    Reasoning(String),
-    /// The provider signalled that a reasoning part started (e.g. a Responses
-    /// reasoning item was added); its text, if it has any, follows. Opens a
-    /// new block at once, so its duration counts from this sign.
-    ReasoningStarted,
-    /// The provider reasoned without readable text (redacted / encrypted).
-    OpaqueReasoning,
-    /// The provider started a new reasoning part: close the open block, if any.
-    ReasoningBoundary,
-    /// Answer text (inline tags are not yet extracted here).
-    Answer(String),
-    Usage(Usage),
-    /// The provider said why it stopped.
-    Finish(Option<String>),
-}
+use super::delta::Delta;
+use super::tags::{TagExtractor, TagPart, TagSet, TurnSoFar};
+use super::turn_error::TurnError;
+use crate::turn::TurnEvent;
 
 /// Most whitespace held for a text-opened block not yet announced; beyond it
 /// the block is announced (a model writing that much whitespace is reasoning
@@ -61,6 +43,9 @@ struct OpenBlock {
 #[derive(Debug, Clone)]
 pub struct Normalizer {
     tags: TagExtractor,
+    /// The provider has sent reasoning (a field or a signal); passed to the
+    /// tag extractor with every call.
+    had_reasoning: bool,
     /// Scratch list of tag parts, reused so a chunk costs no allocation for it.
     parts: Vec<TagPart>,
     open: Option<OpenBlock>,
@@ -91,6 +76,7 @@ impl Normalizer {
     pub fn new(tags: TagSet, start_in_thinking: bool) -> Self {
         Self {
             tags: TagExtractor::new(tags, start_in_thinking),
+            had_reasoning: false,
             parts: Vec::new(),
             open: None,
             first_answer_ms: None,
@@ -111,11 +97,11 @@ impl Normalizer {
         }
         match delta {
             Delta::Reasoning(text) => {
-                self.tags.note_thinking_block();
+                self.had_reasoning = true;
                 self.reasoning(text, now_ms, &mut out);
             }
             Delta::ReasoningStarted => {
-                self.tags.note_thinking_block();
+                self.had_reasoning = true;
                 self.close_block(now_ms, &mut out);
                 self.ensure_open(now_ms, true, &mut out);
             }
@@ -124,13 +110,13 @@ impl Normalizer {
                 if self.open.is_none() && self.answer_started {
                     return out;
                 }
-                self.tags.note_thinking_block();
+                self.had_reasoning = true;
                 self.ensure_open(now_ms, true, &mut out).opaque = true;
             }
             Delta::ReasoningBoundary => self.close_block(now_ms, &mut out),
             Delta::Answer(text) => {
                 let mut parts = std::mem::take(&mut self.parts);
-                self.tags.push_into(&text, &mut parts);
+                self.tags.push_into(&text, self.so_far(), &mut parts);
                 for part in parts.drain(..) {
                     self.tag_part(part, now_ms, &mut out);
                 }
@@ -166,25 +152,16 @@ impl Normalizer {
         if self.saw_finish {
             self.finish(now_ms)
         } else {
-            self.fail(
-                ErrorKind::Interrupted,
-                "The provider's stream ended before the model finished (no end marker); what arrived is kept. Try again.",
-                now_ms,
-            )
+            self.fail(&TurnError::CutOff, now_ms)
         }
     }
 
     /// The turn failed: close what is open, then one `error`.
-    pub fn fail(
-        &mut self,
-        kind: ErrorKind,
-        message: impl Into<String>,
-        now_ms: u64,
-    ) -> Vec<TurnEvent> {
+    pub fn fail(&mut self, error: &TurnError, now_ms: u64) -> Vec<TurnEvent> {
         let mut out = self.settle(now_ms);
         if !self.ended {
             self.ended = true;
-            out.push(TurnEvent::error(kind, message));
+            out.push(TurnEvent::error(error.kind(), error.user_message()));
         }
         out
     }
@@ -197,7 +174,14 @@ impl Normalizer {
     /// True while a lone closing tag could still turn the answer text so far
     /// into reasoning (`answer_was_thinking`); see `TagExtractor`.
     pub fn lone_close_possible(&self) -> bool {
-        self.tags.lone_close_possible()
+        self.tags.lone_close_possible(self.so_far())
+    }
+
+    /// What the tag extractor cannot see in the answer text.
+    fn so_far(&self) -> TurnSoFar {
+        TurnSoFar {
+            had_reasoning: self.had_reasoning,
+        }
     }
 
     fn settle(&mut self, now_ms: u64) -> Vec<TurnEvent> {
@@ -205,7 +189,7 @@ impl Normalizer {
         if self.ended {
             return out;
         }
-        for part in self.tags.finish() {
+        for part in self.tags.finish(self.so_far()) {
             self.tag_part(part, now_ms, &mut out);
         }
         self.close_block(now_ms, &mut out);
@@ -335,6 +319,8 @@ fn announce_block(block: &mut OpenBlock, held: &mut String, out: &mut Vec<TurnEv
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::turn_error::NetworkFailure;
+    use crate::turn::{ErrorKind, Usage};
     use proptest::prelude::*;
 
     fn run(deltas: Vec<Delta>) -> Vec<TurnEvent> {
@@ -501,7 +487,8 @@ mod tests {
     fn failure_closes_the_open_block_and_ends_with_exactly_one_error() {
         let mut n = Normalizer::default();
         let mut events = n.push(r("half"), 0);
-        events.extend(n.fail(ErrorKind::Network, "lost", 50));
+        let lost = TurnError::Network(NetworkFailure::BrokeOff);
+        events.extend(n.fail(&lost, 50));
         events.extend(n.finish(60));
         events.extend(n.push(a("late"), 70));
         assert_eq!(
@@ -511,7 +498,7 @@ mod tests {
                     duration_ms: 50,
                     opaque: false
                 },
-                TurnEvent::error(ErrorKind::Network, "lost"),
+                TurnEvent::error(ErrorKind::Network, lost.user_message()),
             ]
         );
     }
@@ -827,8 +814,8 @@ mod tests {
             // itself, see `tags`) is carried, in order.
             let input: String = chunks.iter().map(|c| c.concat()).collect();
             let mut extractor = TagExtractor::new(TagSet::default(), false);
-            let mut parts = extractor.push(&input);
-            parts.extend(extractor.finish());
+            let mut parts = extractor.push(&input, TurnSoFar::default());
+            parts.extend(extractor.finish(TurnSoFar::default()));
             let text: String = parts
                 .iter()
                 .filter(|p| matches!(p, TagPart::Answer(_) | TagPart::Reasoning(_)))

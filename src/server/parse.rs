@@ -4,11 +4,12 @@
 
 use serde_json::Value;
 
+use super::framing::{sniff_framing, Framer, WireEvent};
 use super::normalizer::Normalizer;
-use super::providers::wire::{Dialect, WireEvent};
-use super::sse::{sniff_framing, Framed, Framer};
+use super::providers::decode_stream::decode_stream;
+use super::providers::wire::Dialect;
 use super::tags::TagSet;
-use crate::turn::{ErrorKind, TurnEvent};
+use crate::turn::TurnEvent;
 
 /// How to read a recording.
 #[derive(Debug, Clone, Default)]
@@ -29,44 +30,36 @@ pub fn parse_recording(
     input: &[u8],
     options: &ParseOptions,
 ) -> Result<Vec<TurnEvent>, UnknownDialect> {
-    let mut framer = Framer::new(sniff_framing(input));
-    let mut framed = framer.push(input);
-    framed.extend(framer.finish());
+    let framing = sniff_framing(input);
     let dialect = match options.dialect {
         Some(d) => d,
-        None => framed
-            .iter()
-            .filter_map(|f| f.as_ref().ok())
-            .take(20)
-            .find_map(detect_dialect)
-            .ok_or(UnknownDialect)?,
+        None => {
+            let mut framer = Framer::new(framing);
+            let mut framed = framer.push(input);
+            framed.extend(framer.finish());
+            framed
+                .iter()
+                .filter_map(|f| f.as_ref().ok())
+                .take(20)
+                .find_map(detect_dialect)
+                .ok_or(UnknownDialect)?
+        }
     };
-    let mut decoder = dialect.decoder();
+    // The live path's framing and decoding, its errors naming the line.
+    let mut decoding = decode_stream(framing, dialect.decoder()).naming_lines();
+    let mut decoded = decoding.push(input);
+    decoded.extend(decoding.finish());
     let mut normalizer = Normalizer::new(options.tags.clone(), options.start_in_thinking);
     let mut events = Vec::new();
-    for item in framed {
-        let (line, result) = match item {
-            Ok(f) => (
-                f.line,
-                decoder.decode(WireEvent {
-                    event: f.event.as_deref(),
-                    data: &f.data,
-                }),
-            ),
-            Err(e) => {
-                let message = e.to_string();
-                events.extend(normalizer.fail(ErrorKind::Upstream, message, 0));
-                return Ok(events);
-            }
-        };
+    for result in decoded {
         match result {
             Ok(deltas) => {
                 for delta in deltas {
                     events.extend(normalizer.push(delta, 0));
                 }
             }
-            Err(err) => {
-                events.extend(normalizer.fail(err.kind(), format!("line {line}: {err}"), 0));
+            Err(error) => {
+                events.extend(normalizer.fail(&error, 0));
                 return Ok(events);
             }
         }
@@ -76,7 +69,7 @@ pub fn parse_recording(
 }
 
 /// Recognises a dialect from one event.
-pub fn detect_dialect(framed: &Framed) -> Option<Dialect> {
+pub fn detect_dialect(framed: &WireEvent) -> Option<Dialect> {
     if let Some(name) = framed.event.as_deref() {
         if name.starts_with("message_") || name.starts_with("content_block_") {
             return Some(Dialect::Anthropic);

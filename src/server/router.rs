@@ -4,7 +4,7 @@
 use axum::http::{header, HeaderValue};
 use axum::Router;
 use leptos::config::LeptosOptions;
-use leptos::prelude::provide_context;
+use leptos::prelude::{provide_context, IntoView};
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -19,7 +19,7 @@ fn security_headers(router: Router) -> Router {
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::REFERRER_POLICY, "no-referrer"),
         (header::X_FRAME_OPTIONS, "DENY"),
-        // Pages replace this with their nonce policy (`csp::apply_page_policy`).
+        // Pages replace this with their nonce policy (`page_shell`).
         (header::CONTENT_SECURITY_POLICY, super::csp::NON_PAGE_POLICY),
     ];
     headers.into_iter().fold(router, |router, (name, value)| {
@@ -28,6 +28,14 @@ fn security_headers(router: Router) -> Router {
             HeaderValue::from_static(value),
         ))
     })
+}
+
+/// The page document: the app's shell, with this response's nonce policy set
+/// while it renders (leptos_axum makes the nonce per request, in the render's
+/// context; the hydration script carries it).
+fn page_shell(options: LeptosOptions) -> impl IntoView {
+    super::csp::apply_page_policy();
+    shell(options)
 }
 
 /// Builds the whole app. No compression layer: it would buffer streamed turns.
@@ -39,6 +47,7 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     let allowed_hosts =
         super::same_origin::AllowedHosts::new(options.site_addr, &site_access.allowed_hosts);
     let limits = turns.config().limits.clone();
+    let client_limits = std::sync::Arc::new(limits.clone());
     let max_body = limits.max_body_bytes;
     let context = move || provide_context(turns.clone());
     // Pages name the hashed files only if the site holds them (static_files.rs).
@@ -57,11 +66,11 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
             )
             .leptos_routes_with_context(&options, routes, context.clone(), {
                 let options = options.clone();
-                move || shell(options.clone())
+                move || page_shell(options.clone())
             })
             .nest_service(assets.mount(), assets.clone().router())
             .fallback(leptos_axum::file_and_error_handler_with_context(
-                context, shell,
+                context, page_shell,
             ))
             .with_state(options);
     let router = router.layer(axum::middleware::from_fn_with_state(
@@ -75,6 +84,11 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
         }
         None => router,
     };
+    // Outside the access check, so sign-in attempts are counted per client too.
+    let router = router.layer(axum::middleware::from_fn_with_state(
+        client_limits,
+        super::client::identify_client,
+    ));
     // Outermost but for the headers: other sites' requests stop here.
     let router = router.layer(axum::middleware::from_fn_with_state(
         allowed_hosts,

@@ -2,8 +2,6 @@
 //! reasoning text. The line is written when the turn's stream is dropped, so a
 //! client that disconnects is logged too (outcome `cancelled`).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 use crate::turn::TurnEvent;
@@ -11,8 +9,6 @@ use crate::turn::TurnEvent;
 /// Counters of one turn, fed every event the normalizer produced.
 #[derive(Debug)]
 pub struct TurnLog {
-    /// The server's count of live turns: +1 while this turn's stream exists.
-    active: Arc<AtomicUsize>,
     model: String,
     provider: &'static str,
     started: Instant,
@@ -25,10 +21,8 @@ pub struct TurnLog {
 }
 
 impl TurnLog {
-    pub fn new(active: Arc<AtomicUsize>, model: &str, provider: &'static str) -> Self {
-        active.fetch_add(1, Ordering::SeqCst);
+    pub fn new(model: &str, provider: &'static str) -> Self {
         Self {
-            active,
             model: model.to_owned(),
             provider,
             started: Instant::now(),
@@ -69,7 +63,6 @@ impl TurnLog {
 
 impl Drop for TurnLog {
     fn drop(&mut self) {
-        self.active.fetch_sub(1, Ordering::SeqCst);
         tracing::info!(
             model = %self.model,
             provider = self.provider,

@@ -1,5 +1,6 @@
 //! The pure core shared by server and browser: the wire contract (`TurnEvent`),
-//! the request type, the NDJSON framer, the turn reducer and the persisted model.
+//! the request and model-list types, the NDJSON framer, the turn reducer and
+//! the persisted model.
 //! No I/O and no Leptos here: everything is tested natively.
 
 pub mod contract;
@@ -9,8 +10,10 @@ pub mod export;
 pub mod framer;
 pub mod headline;
 pub mod message;
+pub mod public_model;
 pub mod reducer;
 pub mod request;
 
 pub use event::{ErrorKind, TurnEvent, Usage};
+pub use public_model::PublicModel;
 pub use request::{ChatMessage, ChatRequest, Role};

@@ -243,8 +243,8 @@ pub fn peak_rss(pid: u32) -> u64 {
 
 /// The mock upstream in this test's own runtime, on a free loopback port:
 /// its port and its state (request record, stream counters).
-pub async fn start_mock_in_process() -> (u16, pensive::server::mock_upstream::MockState) {
-    use pensive::server::mock_upstream::{serve_on, MockConfig, MockState};
+pub async fn start_mock_in_process() -> (u16, pensive::server::mock::upstream::MockState) {
+    use pensive::server::mock::upstream::{serve_on, MockConfig, MockState};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind a loopback port for the mock");

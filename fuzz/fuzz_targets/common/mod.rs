@@ -2,9 +2,10 @@
 //! network might, and running one dialect's stream end to end.
 #![allow(dead_code)] // each target uses only some helpers
 
-use pensive::server::normalizer::{Delta, Normalizer};
-use pensive::server::providers::wire::{Dialect, WireEvent};
-use pensive::server::sse::{Framer, Framing};
+use pensive::server::delta::Delta;
+use pensive::server::normalizer::Normalizer;
+use pensive::server::providers::wire::Dialect;
+use pensive::server::framing::{Framer, Framing};
 use pensive::turn::contract::check_stream;
 use pensive::turn::TurnEvent;
 
@@ -79,17 +80,13 @@ pub fn fuzz_dialect(dialect: Dialect, input: &[u8]) {
             Ok(frame) => frame,
             Err(err) => {
                 events.extend(normalizer.fail(
-                    pensive::turn::ErrorKind::Upstream,
-                    err.to_string(),
+                    &pensive::server::turn_error::TurnError::Malformed(err.to_string()),
                     0,
                 ));
                 break;
             }
         };
-        let result = decoder.decode(WireEvent {
-            event: frame.event.as_deref(),
-            data: &frame.data,
-        });
+        let result = decoder.decode(&frame);
         match result {
             Ok(deltas) => {
                 let size = frame.data.len();
@@ -114,7 +111,7 @@ pub fn fuzz_dialect(dialect: Dialect, input: &[u8]) {
                     message.len() <= MAX_ERROR_BYTES,
                     "error too long: {message}"
                 );
-                events.extend(normalizer.fail(err.kind(), message, 0));
+                events.extend(normalizer.fail(&err, 0));
                 break;
             }
         }

@@ -1,14 +1,15 @@
 //! The HTTP leg of the non-async-openai dialects: POST the dialect's request,
-//! map HTTP failures to `ProviderError`, then frame and decode the body as it
-//! arrives. Built as a plain stream over the response (no spawned task), so
+//! map HTTP failures to `TurnError`, then frame and decode the body as it
+//! arrives (`decode_stream`). Built as a plain stream over the response (no spawned task), so
 //! dropping it closes the upstream connection.
 
 use async_stream::stream;
 use futures::StreamExt;
 
-use super::wire::{Dialect, UpstreamRequest, WireEvent};
-use super::{ByteBudget, DeltaStream, ProviderError, ERROR_BODY_LIMIT};
-use crate::server::sse::{Framer, Framing};
+use super::decode_stream::decode_stream;
+use super::wire::{Dialect, UpstreamRequest};
+use super::{ByteBudget, DeltaStream, ERROR_BODY_LIMIT};
+use crate::server::turn_error::TurnError;
 
 /// Shared client: connection pooling across turns, and the TLS root store is
 /// loaded once (building a client parses every root certificate, which costs
@@ -25,7 +26,7 @@ pub async fn open(
     dialect: Dialect,
     request: UpstreamRequest,
     mut budget: ByteBudget,
-) -> Result<DeltaStream, ProviderError> {
+) -> Result<DeltaStream, TurnError> {
     let mut builder = client().post(&request.url).json(&request.body);
     for (name, value) in &request.headers {
         builder = builder.header(name, value);
@@ -33,42 +34,33 @@ pub async fn open(
     let response = builder
         .send()
         .await
-        .map_err(|e| ProviderError::from_reqwest(&e))?;
+        .map_err(|e| TurnError::from_reqwest(&e))?;
     let status = response.status();
     if !status.is_success() {
         let retry_after = super::retry_after(response.headers());
         let body = error_body(response).await;
-        let error = ProviderError::from_status(status.as_u16(), &provider_message(&body));
+        let error = TurnError::from_status(status.as_u16(), &provider_message(&body));
         return Err(error.with_retry_after(retry_after));
     }
-    let framing = if dialect.is_ndjson() {
-        Framing::Ndjson
-    } else {
-        Framing::Sse
-    };
     let mut body = response.bytes_stream();
-    let mut framer = Framer::new(framing);
-    let mut decoder = dialect.decoder();
+    let mut decoding = decode_stream(dialect.framing(), dialect.decoder());
     let deltas = stream! {
         loop {
-            let (framed, last) = match body.next().await {
+            let (decoded, last) = match body.next().await {
                 Some(Ok(bytes)) => {
                     if let Err(over) = budget.spend(bytes.len()) {
                         yield Err(over);
                         return;
                     }
-                    (framer.push(&bytes), false)
+                    (decoding.push(&bytes), false)
                 }
                 Some(Err(e)) => {
-                    yield Err(ProviderError::from_reqwest(&e));
+                    yield Err(TurnError::from_reqwest(&e));
                     return;
                 }
-                None => (framer.finish(), true),
+                None => (decoding.finish(), true),
             };
-            for item in framed {
-                let result = item
-                    .map_err(|e| ProviderError::Malformed(e.to_string()))
-                    .and_then(|f| decoder.decode(WireEvent { event: f.event.as_deref(), data: &f.data }));
+            for result in decoded {
                 let failed = result.is_err();
                 yield result;
                 if failed {

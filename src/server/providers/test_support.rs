@@ -1,9 +1,11 @@
 //! Helpers shared by the dialect tests: short delta constructors, SSE
 //! splitting through the project's own framer, and what a delta list becomes.
 
-use super::wire::{Decoder, WireEvent};
-use crate::server::normalizer::{Delta, Normalizer};
-use crate::server::sse::{Framer, Framing};
+use super::wire::Decoder;
+use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
+use crate::server::framing::{Framer, Framing};
+use crate::server::normalizer::Normalizer;
 use crate::turn::TurnEvent;
 
 pub fn r(text: &str) -> Delta {
@@ -59,10 +61,7 @@ pub fn decode_sse(decoder: &mut dyn Decoder, text: &str) -> Vec<Delta> {
         .iter()
         .flat_map(|(name, data)| {
             decoder
-                .decode(WireEvent {
-                    event: name.as_deref(),
-                    data,
-                })
+                .decode(&WireEvent::new(name.as_deref(), data))
                 .expect("fixture decodes")
         })
         .collect()
@@ -74,7 +73,7 @@ pub fn decode_sse(decoder: &mut dyn Decoder, text: &str) -> Vec<Delta> {
 /// normalizer produced per step, so a dialect test can check that the block
 /// opens at the first sign and lasts the silence.
 pub fn hidden_reasoning_events(
-    encoder: &mut dyn super::wire::Encoder,
+    encoder: &mut dyn crate::server::mock::encoders::Encoder,
     decoder: &mut dyn Decoder,
 ) -> Vec<Vec<TurnEvent>> {
     let steps = [
@@ -93,12 +92,7 @@ pub fn hidden_reasoning_events(
         };
         let mut events = Vec::new();
         for frame in frames {
-            let decoded = decoder
-                .decode(WireEvent {
-                    event: frame.event.as_deref(),
-                    data: &frame.data,
-                })
-                .expect("the mock's frames decode");
+            let decoded = decoder.decode(&frame).expect("the mock's frames decode");
             for delta in decoded {
                 events.extend(normalizer.push(delta, at));
             }
@@ -149,7 +143,7 @@ impl<D: Decoder> Timed<D> {
     pub fn at(&mut self, ms: u64, event: Option<&str>, data: &str) -> Vec<TurnEvent> {
         let deltas = self
             .decoder
-            .decode(WireEvent { event, data })
+            .decode(&WireEvent::new(event, data))
             .expect("the test's wire event decodes");
         deltas
             .into_iter()

@@ -1,59 +1,20 @@
 //! The seam every wire dialect plugs into: framed upstream events in, neutral
-//! `Delta`s out (`Decoder`), and the reverse for the mock upstream (`Encoder`).
-//! Framing (SSE or NDJSON) is done elsewhere; dialects see one event at a time.
+//! `Delta`s out (`Decoder`); the dialects by name; and what a provider request
+//! is made of (`UpstreamModel` in, `UpstreamRequest` out). Framing (SSE or
+//! NDJSON) is done elsewhere; dialects see one event at a time. The reverse,
+//! for the mock upstream, is `mock::encoders`.
 
-use super::ProviderError;
-use crate::server::normalizer::Delta;
-
-/// One framed upstream event: the SSE `event:` name (if any) and its `data:`
-/// payload, or one NDJSON line (no name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WireEvent<'a> {
-    pub event: Option<&'a str>,
-    pub data: &'a str,
-}
-
-/// One event the mock upstream writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WireFrame {
-    pub event: Option<String>,
-    pub data: String,
-}
-
-impl WireFrame {
-    /// A frame with only a data payload.
-    pub fn data(data: impl Into<String>) -> Self {
-        Self {
-            event: None,
-            data: data.into(),
-        }
-    }
-
-    /// A frame with an SSE event name.
-    pub fn named(event: &str, data: impl Into<String>) -> Self {
-        Self {
-            event: Some(event.to_owned()),
-            data: data.into(),
-        }
-    }
-}
+use crate::server::delta::Delta;
+use crate::server::framing::{Framing, WireEvent};
+use crate::server::secret::Secret;
+use crate::server::turn_error::TurnError;
 
 /// Turns a dialect's events into deltas. One decoder per upstream response
 /// stream (a recording of a tool loop holds several responses: keep going).
 pub trait Decoder: Send {
     /// Decodes one event. `Err` for a malformed event or an in-stream provider
     /// error; the caller ends the turn with it.
-    fn decode(&mut self, event: WireEvent<'_>) -> Result<Vec<Delta>, ProviderError>;
-}
-
-/// Writes a script of deltas in a dialect's wire format (mock upstream).
-pub trait Encoder: Send {
-    /// Frames sent before the first step (e.g. `message_start`).
-    fn start(&mut self) -> Vec<WireFrame>;
-    /// Frames for one scripted chunk, in order.
-    fn step(&mut self, deltas: &[Delta]) -> Vec<WireFrame>;
-    /// Frames that end the response (e.g. `[DONE]`, `message_stop`).
-    fn finish(&mut self) -> Vec<WireFrame>;
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError>;
 }
 
 /// The wire dialects Pensive speaks.
@@ -108,6 +69,15 @@ impl Dialect {
         self == Dialect::Ollama
     }
 
+    /// How the dialect's stream is framed.
+    pub fn framing(self) -> Framing {
+        if self.is_ndjson() {
+            Framing::Ndjson
+        } else {
+            Framing::Sse
+        }
+    }
+
     /// A fresh decoder for one stream.
     pub fn decoder(self) -> Box<dyn Decoder> {
         match self {
@@ -118,17 +88,22 @@ impl Dialect {
             Dialect::Ollama => Box::new(super::ollama::OllamaDecoder::default()),
         }
     }
+}
 
-    /// A fresh encoder writing one response for `model`.
-    pub fn encoder(self, model: &str) -> Box<dyn Encoder> {
-        match self {
-            Dialect::Chat => Box::new(super::openai_chat::ChatEncoder::new(model)),
-            Dialect::Responses => Box::new(super::responses::ResponsesEncoder::new(model)),
-            Dialect::Anthropic => Box::new(super::anthropic::AnthropicEncoder::new(model)),
-            Dialect::Gemini => Box::new(super::gemini::GeminiEncoder::new(model)),
-            Dialect::Ollama => Box::new(super::ollama::OllamaEncoder::new(model)),
-        }
-    }
+/// What a provider call needs to know about a model, as plain values: the
+/// configuration's `ModelConfig` holds one, and providers see nothing else of it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UpstreamModel {
+    /// The provider's base URL (the dialect adds its path).
+    pub base_url: String,
+    pub api_key: Option<Secret>,
+    /// The model name sent upstream.
+    pub name: String,
+    pub max_output_tokens: Option<u32>,
+    /// Reasoning effort for providers that take one (`low`, `medium`, `high`).
+    pub reasoning_effort: Option<String>,
+    /// Thinking token budget for providers that take one (Anthropic, Gemini).
+    pub thinking_budget: Option<u32>,
 }
 
 /// A provider's real HTTP request for one turn. `Debug` names the headers but
@@ -156,11 +131,7 @@ impl std::fmt::Debug for UpstreamRequest {
 impl UpstreamRequest {
     /// `POST {base_url}{path}` with a bearer token when the model has a key
     /// (the OpenAI dialects and Ollama authenticate this way).
-    pub fn bearer(
-        model: &crate::server::config::ModelConfig,
-        path: &str,
-        body: serde_json::Value,
-    ) -> Self {
+    pub fn bearer(model: &UpstreamModel, path: &str, body: serde_json::Value) -> Self {
         let headers = model
             .api_key
             .iter()

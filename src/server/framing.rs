@@ -1,16 +1,48 @@
 //! Framing of upstream streams: SSE (`event:` / `data:` lines, comments, blank
-//! line ends an event) or NDJSON (one event per line). Bytes may be split
-//! anywhere, even inside a UTF-8 character; each byte is scanned once. Pure.
+//! line ends an event) or NDJSON (one event per line), and `WireEvent`, the
+//! one type for an event of such a stream. Bytes may be split anywhere, even
+//! inside a UTF-8 character; each byte is scanned once. Pure.
 
-/// One framed event with the line number of its last `data` line (1-based).
+/// One event of an upstream stream: the SSE `event:` name (if any) and its
+/// `data` payload, or one NDJSON line (no name). The framer reads them,
+/// dialect decoders take them, the mock's encoders write them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Framed {
+pub struct WireEvent {
     pub event: Option<String>,
     pub data: String,
+    /// The line of its last `data` line (1-based) when the framer read it;
+    /// 0 for an event written rather than read.
     pub line: usize,
 }
 
-impl Framed {
+impl WireEvent {
+    /// An event with a name (or none) and data, not read from a stream.
+    pub fn new(event: Option<&str>, data: &str) -> Self {
+        Self {
+            event: event.map(str::to_owned),
+            data: data.to_owned(),
+            line: 0,
+        }
+    }
+
+    /// An event with only a data payload.
+    pub fn data(data: impl Into<String>) -> Self {
+        Self {
+            event: None,
+            data: data.into(),
+            line: 0,
+        }
+    }
+
+    /// An event with an SSE event name.
+    pub fn named(event: &str, data: impl Into<String>) -> Self {
+        Self {
+            event: Some(event.to_owned()),
+            data: data.into(),
+            line: 0,
+        }
+    }
+
     /// The event written again as SSE for another parser: its data as `data`
     /// lines, then the blank line that ends it. The name is left out. Reading
     /// it back gives the same data, whatever spaces or line breaks it holds.
@@ -28,7 +60,7 @@ impl Framed {
 
 /// A line that could not be framed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FrameError {
+pub enum FramingError {
     #[error("line {line}: not valid UTF-8")]
     InvalidUtf8 { line: usize },
     #[error("line {line}: longer than {limit} bytes")]
@@ -89,7 +121,7 @@ impl Framer {
     }
 
     /// Feeds bytes; returns the events (and errors) they complete.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<Result<Framed, FrameError>> {
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<Result<WireEvent, FramingError>> {
         let mut out = Vec::new();
         let mut rest = bytes;
         while let Some(pos) = rest.iter().position(|&b| b == b'\n') {
@@ -110,7 +142,7 @@ impl Framer {
     }
 
     /// End of input: a last line without newline and a pending event are emitted.
-    pub fn finish(&mut self) -> Vec<Result<Framed, FrameError>> {
+    pub fn finish(&mut self) -> Vec<Result<WireEvent, FramingError>> {
         let mut out = Vec::new();
         if !self.line.is_empty() || self.skipping {
             self.end_line(&mut out);
@@ -119,14 +151,14 @@ impl Framer {
         out
     }
 
-    fn append(&mut self, bytes: &[u8], out: &mut Vec<Result<Framed, FrameError>>) {
+    fn append(&mut self, bytes: &[u8], out: &mut Vec<Result<WireEvent, FramingError>>) {
         if self.skipping {
             return;
         }
         if self.line.len() + bytes.len() > self.max_line {
             self.skipping = true;
             self.line.clear();
-            out.push(Err(FrameError::TooLong {
+            out.push(Err(FramingError::TooLong {
                 line: self.line_no + 1,
                 limit: self.max_line,
             }));
@@ -135,7 +167,7 @@ impl Framer {
         self.line.extend_from_slice(bytes);
     }
 
-    fn end_line(&mut self, out: &mut Vec<Result<Framed, FrameError>>) {
+    fn end_line(&mut self, out: &mut Vec<Result<WireEvent, FramingError>>) {
         self.line_no += 1;
         if std::mem::take(&mut self.skipping) {
             return;
@@ -143,13 +175,13 @@ impl Framer {
         let raw = std::mem::take(&mut self.line);
         let raw = raw.strip_suffix(b"\r").unwrap_or(&raw);
         let Ok(text) = std::str::from_utf8(raw) else {
-            out.push(Err(FrameError::InvalidUtf8 { line: self.line_no }));
+            out.push(Err(FramingError::InvalidUtf8 { line: self.line_no }));
             return;
         };
         match self.framing {
             Framing::Ndjson => {
                 if !text.trim().is_empty() {
-                    out.push(Ok(Framed {
+                    out.push(Ok(WireEvent {
                         event: None,
                         data: text.to_owned(),
                         line: self.line_no,
@@ -160,7 +192,7 @@ impl Framer {
         }
     }
 
-    fn sse_line(&mut self, text: &str, out: &mut Vec<Result<Framed, FrameError>>) {
+    fn sse_line(&mut self, text: &str, out: &mut Vec<Result<WireEvent, FramingError>>) {
         if text.is_empty() {
             self.skipping_event = false;
             self.dispatch(out);
@@ -185,7 +217,7 @@ impl Framer {
                     self.skipping_event = true;
                     self.event = None;
                     self.data = None;
-                    out.push(Err(FrameError::EventTooLong {
+                    out.push(Err(FramingError::EventTooLong {
                         line: self.line_no,
                         limit: self.max_line,
                     }));
@@ -204,10 +236,10 @@ impl Framer {
         }
     }
 
-    fn dispatch(&mut self, out: &mut Vec<Result<Framed, FrameError>>) {
+    fn dispatch(&mut self, out: &mut Vec<Result<WireEvent, FramingError>>) {
         let event = self.event.take();
         if let Some(data) = self.data.take() {
-            out.push(Ok(Framed {
+            out.push(Ok(WireEvent {
                 event,
                 data,
                 line: self.data_line,
@@ -239,7 +271,7 @@ mod tests {
         framing: Framing,
         input: &[u8],
         cuts: &[usize],
-    ) -> Vec<Result<Framed, FrameError>> {
+    ) -> Vec<Result<WireEvent, FramingError>> {
         let mut f = Framer::new(framing);
         let mut out = Vec::new();
         let mut last = 0;
@@ -257,7 +289,7 @@ mod tests {
     #[test]
     fn sse_events_names_comments_and_multiline_data() {
         let out = frame_all(Framing::Sse, SSE.as_bytes(), &[]);
-        let events: Vec<Framed> = out.into_iter().map(Result::unwrap).collect();
+        let events: Vec<WireEvent> = out.into_iter().map(Result::unwrap).collect();
         assert_eq!(events.len(), 3);
         assert_eq!(events[0].event.as_deref(), Some("message_start"));
         assert_eq!(events[0].data, "{\"a\":\"é😀\"}");
@@ -285,7 +317,7 @@ mod tests {
     #[test]
     fn invalid_utf8_and_oversized_lines_are_errors_and_framing_continues() {
         let out = frame_all(Framing::Ndjson, b"\xff\xfe\n{\"ok\":1}\n", &[]);
-        assert_eq!(out[0], Err(FrameError::InvalidUtf8 { line: 1 }));
+        assert_eq!(out[0], Err(FramingError::InvalidUtf8 { line: 1 }));
         assert_eq!(out[1].as_ref().unwrap().data, "{\"ok\":1}");
         let mut f = Framer::new(Framing::Ndjson);
         let big = vec![b'x'; MAX_LINE_BYTES / 4];
@@ -309,7 +341,10 @@ mod tests {
         assert!(f.longest_buffer() <= 10);
         out.extend(f.push(b"\ndata: next\n\n"));
         out.extend(f.finish());
-        assert_eq!(out[0], Err(FrameError::EventTooLong { line: 4, limit: 10 }));
+        assert_eq!(
+            out[0],
+            Err(FramingError::EventTooLong { line: 4, limit: 10 })
+        );
         assert_eq!(
             out.len(),
             2,
@@ -326,10 +361,9 @@ mod tests {
     #[test]
     fn an_event_written_again_reads_back_the_same() {
         for data in ["{\"a\":1}", "", " lead", "two\nlines", "\n", "a\n\n b "] {
-            let event = Framed {
-                event: Some("ignored".into()),
-                data: data.into(),
+            let event = WireEvent {
                 line: 1,
+                ..WireEvent::named("ignored", data)
             };
             let again = frame_all(Framing::Sse, event.to_sse_data().as_bytes(), &[]);
             assert_eq!(again.len(), 1, "{data:?}: {again:?}");

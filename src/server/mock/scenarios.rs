@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use super::normalizer::Delta;
 use super::scripted::{chunk_text, Step};
+use crate::server::delta::Delta;
 use crate::turn::Usage;
 
 /// Something the mock does besides streaming the steps.

@@ -1,15 +1,18 @@
-//! Server configuration from the environment (DESIGN §6). Secrets (API key,
-//! upstream URL) stay in here and in the providers: nothing public is derived
-//! from them except through `PublicModel`.
+//! Server configuration from the environment (DESIGN §6); the TOML file of
+//! several models is read in `file`. Secrets (API key, upstream URL) stay in
+//! here and in the providers: nothing public is derived from them except
+//! through `PublicModel`.
+
+mod file;
 
 use std::time::Duration;
 
 use super::limits::Limits;
-use super::providers::wire::Dialect;
-use super::scripted::Pace;
+use super::mock::scripted::Pace;
+use super::providers::wire::{Dialect, UpstreamModel};
 use super::secret::Secret;
 use super::tags::TagSet;
-use crate::app::api::PublicModel;
+use crate::turn::PublicModel;
 
 /// Where a model's turns come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,15 +49,8 @@ pub struct ModelConfig {
     /// What the UI shows.
     pub label: String,
     pub provider: ProviderKind,
-    pub base_url: String,
-    pub api_key: Option<Secret>,
-    /// The model name sent upstream.
-    pub upstream_model: String,
-    pub max_output_tokens: Option<u32>,
-    /// Reasoning effort for providers that take one (`low`, `medium`, `high`).
-    pub reasoning_effort: Option<String>,
-    /// Thinking token budget for providers that take one (Anthropic, Gemini).
-    pub thinking_budget: Option<u32>,
+    /// What the provider is told: URL, key, model name and limits.
+    pub upstream: UpstreamModel,
     /// Pace of the demo model's script.
     pub demo_pace: Pace,
     /// Inline reasoning tags extracted from answer text.
@@ -70,12 +66,10 @@ impl ModelConfig {
             id: "demo".into(),
             label: "Demo model (scripted)".into(),
             provider: ProviderKind::Demo,
-            base_url: String::new(),
-            api_key: None,
-            upstream_model: "demo".into(),
-            max_output_tokens: None,
-            reasoning_effort: None,
-            thinking_budget: None,
+            upstream: UpstreamModel {
+                name: "demo".into(),
+                ..UpstreamModel::default()
+            },
             demo_pace: pace,
             tags: TagSet::default(),
             start_in_thinking: false,
@@ -170,43 +164,6 @@ impl AppConfig {
         }
     }
 
-    /// Reads a TOML file of several models (see README); `get` resolves
-    /// `api_key_env` and the environment overrides.
-    pub fn from_toml(
-        text: &str,
-        get: impl Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let file: FileConfig = toml::from_str(text).map_err(|e| ConfigError::File {
-            path: String::new(),
-            why: toml_error_without_values(text, &e),
-        })?;
-        let mut base = Self::from_lookup(|name| match name {
-            // The file describes the models; the environment only the server.
-            "PENSIVE_PROVIDER" | "PENSIVE_BASE_URL" | "OPENAI_BASE_URL" | "PENSIVE_MODEL" => None,
-            other => get(other),
-        })?;
-        if get("PENSIVE_FIRST_TOKEN_TIMEOUT_SECS").is_none() {
-            if let Some(secs) = file.first_token_timeout_secs {
-                base.first_token_timeout = Duration::from_secs_f64(secs.max(0.0));
-            }
-        }
-        if get("PENSIVE_SHOW_THINKING").is_none() {
-            if let Some(show) = file.show_thinking {
-                base.show_thinking = show;
-            }
-        }
-        if file.models.is_empty() {
-            return Ok(base);
-        }
-        let demo_pace = base.models[0].demo_pace;
-        base.models = file
-            .models
-            .into_iter()
-            .map(|m| m.into_model(demo_pace, &get))
-            .collect::<Result<_, _>>()?;
-        Ok(base)
-    }
-
     /// Reads settings through `get` (the environment, or a map in tests).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let pace = match get("PENSIVE_DEMO_PACE") {
@@ -248,14 +205,16 @@ impl AppConfig {
                     id: upstream_model.clone(),
                     label: upstream_model.clone(),
                     provider,
-                    base_url,
-                    api_key,
-                    upstream_model,
-                    max_output_tokens,
-                    reasoning_effort: get("PENSIVE_REASONING_EFFORT"),
-                    thinking_budget: get("PENSIVE_THINKING_BUDGET")
-                        .map(|v| parse_number(&v, "PENSIVE_THINKING_BUDGET").map(|n| n as u32))
-                        .transpose()?,
+                    upstream: UpstreamModel {
+                        base_url,
+                        api_key,
+                        name: upstream_model,
+                        max_output_tokens,
+                        reasoning_effort: get("PENSIVE_REASONING_EFFORT"),
+                        thinking_budget: get("PENSIVE_THINKING_BUDGET")
+                            .map(|v| parse_number(&v, "PENSIVE_THINKING_BUDGET").map(|n| n as u32))
+                            .transpose()?,
+                    },
                     demo_pace: pace,
                     tags,
                     start_in_thinking,
@@ -412,113 +371,6 @@ fn site_access_from(get: &impl Fn(&str) -> Option<String>) -> Result<SiteAccess,
     })
 }
 
-/// A TOML error as "line L, column C: message", without the source excerpt
-/// toml prints by default: that excerpt is the offending line, which may be
-/// `api_kye = "sk-…"`, and would carry the key into logs. Quoted values in the
-/// message itself (serde's "invalid type: string \"…\"") are elided too.
-fn toml_error_without_values(text: &str, error: &toml::de::Error) -> String {
-    let mut message = String::new();
-    let mut quoted = false;
-    for c in error.message().trim().chars() {
-        if c == '"' {
-            if !quoted {
-                message.push_str("\"…\"");
-            }
-            quoted = !quoted;
-        } else if !quoted {
-            message.push(c);
-        }
-    }
-    match error.span() {
-        Some(span) => {
-            let before = text.get(..span.start).unwrap_or(text);
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            format!("line {line}, column {column}: {message}")
-        }
-        None => message,
-    }
-}
-
-/// The TOML configuration file.
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileConfig {
-    first_token_timeout_secs: Option<f64>,
-    show_thinking: Option<bool>,
-    #[serde(default)]
-    models: Vec<FileModel>,
-}
-
-/// One `[[models]]` entry.
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileModel {
-    id: Option<String>,
-    label: Option<String>,
-    provider: String,
-    base_url: Option<String>,
-    api_key: Option<String>,
-    /// Name of the environment variable holding the key (keeps it out of the file).
-    api_key_env: Option<String>,
-    model: Option<String>,
-    max_output_tokens: Option<u32>,
-    reasoning_effort: Option<String>,
-    thinking_budget: Option<u32>,
-    tags: Option<Vec<String>>,
-    #[serde(default)]
-    start_in_thinking: bool,
-}
-
-impl FileModel {
-    fn into_model(
-        self,
-        demo_pace: Pace,
-        get: &impl Fn(&str) -> Option<String>,
-    ) -> Result<ModelConfig, ConfigError> {
-        let provider = ProviderKind::from_name(&self.provider).ok_or(ConfigError::Invalid {
-            name: "provider",
-            value: self.provider.clone(),
-            why: "expected demo, openai, responses, anthropic, gemini or ollama",
-        })?;
-        if provider == ProviderKind::Demo {
-            let mut demo = ModelConfig::demo(demo_pace);
-            if let Some(id) = self.id {
-                demo.id = id;
-            }
-            if let Some(label) = self.label {
-                demo.label = label;
-            }
-            return Ok(demo);
-        }
-        let (Some(base_url), Some(upstream_model)) = (self.base_url, self.model) else {
-            return Err(ConfigError::Incomplete(self.provider));
-        };
-        let id = self.id.unwrap_or_else(|| upstream_model.clone());
-        let tags = match self.tags {
-            Some(list) => TagSet::parse(list.iter().map(String::as_str))?,
-            None => TagSet::default(),
-        };
-        Ok(ModelConfig {
-            label: self.label.unwrap_or_else(|| id.clone()),
-            id,
-            provider,
-            base_url,
-            api_key: self
-                .api_key
-                .or_else(|| self.api_key_env.and_then(|name| get(&name)))
-                .map(Secret::from),
-            upstream_model,
-            max_output_tokens: self.max_output_tokens,
-            reasoning_effort: self.reasoning_effort,
-            thinking_budget: self.thinking_budget,
-            demo_pace,
-            tags,
-            start_in_thinking: self.start_in_thinking,
-        })
-    }
-}
-
 fn is_truthy(value: Option<&str>) -> bool {
     matches!(value, Some("1") | Some("true") | Some("yes") | Some("on"))
 }
@@ -584,8 +436,11 @@ mod tests {
         .unwrap();
         let m = &c.models[0];
         assert_eq!(m.provider, ProviderKind::Wire(Dialect::Chat));
-        assert_eq!(m.base_url, "http://127.0.0.1:9/v1");
-        assert_eq!(m.api_key.as_ref().map(Secret::expose), Some("sk-test"));
+        assert_eq!(m.upstream.base_url, "http://127.0.0.1:9/v1");
+        assert_eq!(
+            m.upstream.api_key.as_ref().map(Secret::expose),
+            Some("sk-test")
+        );
         assert_eq!(c.model(Some("deepseek-reasoner")), Some(m));
         assert_eq!(c.model(Some("other")), None);
     }
@@ -598,7 +453,7 @@ mod tests {
             ("PENSIVE_MODEL", "m"),
         ])
         .unwrap();
-        assert_eq!(c.models[0].base_url, "http://a/v1");
+        assert_eq!(c.models[0].upstream.base_url, "http://a/v1");
     }
 
     #[test]
@@ -636,12 +491,12 @@ mod tests {
         assert_eq!(c.models[0].id, "r1");
         assert_eq!(c.models[0].label, "DeepSeek R1");
         assert_eq!(
-            c.models[0].api_key.as_ref().map(Secret::expose),
+            c.models[0].upstream.api_key.as_ref().map(Secret::expose),
             Some("sk-ds")
         );
         assert_eq!(c.models[1].provider, ProviderKind::Wire(Dialect::Anthropic));
         assert_eq!(c.models[1].id, "claude-sonnet-4-5");
-        assert_eq!(c.models[1].thinking_budget, Some(4000));
+        assert_eq!(c.models[1].upstream.thinking_budget, Some(4000));
         assert_eq!(c.models[2].provider, ProviderKind::Demo);
         assert_eq!(c.first_token_timeout, Duration::from_secs(30));
         assert_eq!(c.model(None).map(|m| m.id.as_str()), Some("r1"));

@@ -18,12 +18,13 @@ use axum::{Json, Router};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::normalizer::Delta;
-use super::providers::wire::Encoder;
-use super::providers::wire::{Dialect, WireFrame};
+use super::encoders::{self, Encoder};
 use super::scenarios::{
     scenario_for, Endless, Fault, Scenario, ENDLESS_BYTES, TRICKLE_FOR, TRICKLE_PAUSE,
 };
+use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Dialect;
 
 /// One request the mock received.
 #[derive(Debug, Clone, Serialize)]
@@ -242,7 +243,7 @@ fn status_response(code: u16, retry_after: Option<u64>) -> Response {
 
 type Chunk = Result<Bytes, std::io::Error>;
 
-fn frame_bytes(dialect: Dialect, frame: &WireFrame) -> String {
+fn frame_bytes(dialect: Dialect, frame: &WireEvent) -> String {
     if dialect.is_ndjson() {
         format!("{}\n", frame.data)
     } else {
@@ -258,7 +259,7 @@ fn scenario_body(
     model: &str,
     scenario: Scenario,
 ) -> impl futures::Stream<Item = Chunk> + Send {
-    let mut encoder = dialect.encoder(model);
+    let mut encoder = encoders::encoder(dialect, model);
     stream! {
         if let Fault::SlowFirst(wait) = scenario.fault {
             tokio::time::sleep(wait).await;

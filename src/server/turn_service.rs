@@ -1,27 +1,30 @@
-//! Runs one turn: picks the model, opens its stream, feeds the normalizer and
-//! yields `TurnEvent`s. The stream is built directly on the upstream stream (no
-//! detached task), so dropping it — client gone, Stop pressed — drops the
-//! upstream request too.
+//! The turn service (`TurnService`): runs one turn — picks the model, opens
+//! its stream, feeds the normalizer and yields `TurnEvent`s. The stream is
+//! built directly on the upstream stream (no detached task), so dropping it —
+//! client gone, Stop pressed — drops the upstream request too.
 
 use std::time::{Duration, Instant};
 
 use async_stream::stream;
 use futures::{Stream, StreamExt};
 
-use super::config::{AppConfig, ModelConfig};
+use super::active_turns::{ActiveTurn, ActiveTurns};
+use super::config::{AppConfig, ModelConfig, ProviderKind};
 use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
+use super::mock::scripted;
 use super::normalizer::Normalizer;
-use super::providers;
+use super::providers::{self, DeltaStream};
+use super::turn_error::TurnError;
 use super::turn_log::TurnLog;
-use crate::turn::{ChatRequest, ErrorKind, Role, TurnEvent};
+use crate::turn::{ChatRequest, Role, TurnEvent};
 
 /// Shared by every request (put in the Leptos context).
 #[derive(Debug, Clone)]
 pub struct TurnService {
     config: std::sync::Arc<AppConfig>,
     /// Turns whose stream is alive (returns to 0 when clients go away).
-    active: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    active: ActiveTurns,
     /// Per-client concurrency and rate limits.
     limiter: TurnLimiter,
     /// Flips to true when a shutdown's grace period is over: running turns end.
@@ -40,7 +43,7 @@ impl TurnService {
 
     /// How many turns are streaming right now.
     pub fn active_turns(&self) -> usize {
-        self.active.load(std::sync::atomic::Ordering::SeqCst)
+        self.active.count()
     }
 
     pub fn config(&self) -> &AppConfig {
@@ -53,7 +56,7 @@ impl TurnService {
         self.ending.send_replace(true);
     }
 
-    /// The event stream of one turn for `client` (see `limits::client_key`).
+    /// The event stream of one turn for `client` (see `client::ClientKey`).
     /// Never fails: problems, refusals included, are `error` events.
     pub fn start(
         &self,
@@ -70,7 +73,6 @@ impl TurnService {
             Ok((model.clone(), permit))
         });
         let log = TurnLog::new(
-            self.active.clone(),
             checked.as_ref().map(|(m, _)| m.id.as_str()).unwrap_or("?"),
             checked
                 .as_ref()
@@ -78,6 +80,7 @@ impl TurnService {
                 .unwrap_or("none"),
         );
         let mut outlet = Outlet {
+            _active: self.active.enter(),
             log,
             hidden: (!show_thinking).then(HiddenThinking::default),
         };
@@ -86,9 +89,9 @@ impl TurnService {
             let elapsed = move || started.elapsed().as_millis() as u64;
             let (model, _permit) = match checked {
                 Ok(admitted) => admitted,
-                Err((kind, message)) => {
+                Err(refused) => {
                     let mut normalizer = Normalizer::default();
-                    let events = normalizer.fail(kind, message, elapsed());
+                    let events = normalizer.fail(&refused, elapsed());
                     for event in outlet.pass(events, &normalizer) { yield event; }
                     return;
                 }
@@ -99,23 +102,23 @@ impl TurnService {
             let turn_deadline = (!limits.max_turn_duration.is_zero())
                 .then(|| tokio::time::Instant::now() + limits.max_turn_duration);
             let opened = tokio::select! {
-                opened = tokio::time::timeout_at(deadline, providers::open(&model, &request, limits.max_turn_bytes)) => opened,
+                opened = tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes)) => opened,
                 cut = cut_short(&mut ending, turn_deadline) => {
-                    let (kind, message) = cut.error(limits.max_turn_duration);
-                    let events = normalizer.fail(kind, message, elapsed());
+                    let events = normalizer.fail(&cut.error(limits.max_turn_duration), elapsed());
                     for event in outlet.pass(events, &normalizer) { yield event; }
                     return;
                 }
             };
+            let first_token_timeout = TurnError::FirstTokenTimeout { limit: config.first_token_timeout };
             let mut upstream = match opened {
                 Ok(Ok(upstream)) => upstream,
                 Ok(Err(err)) => {
-                    let events = normalizer.fail(err.kind(), err.to_string(), elapsed());
+                    let events = normalizer.fail(&err, elapsed());
                     for event in outlet.pass(events, &normalizer) { yield event; }
                     return;
                 }
                 Err(_) => {
-                    let events = normalizer.fail(ErrorKind::Timeout, first_token_message(config.first_token_timeout), elapsed());
+                    let events = normalizer.fail(&first_token_timeout, elapsed());
                     for event in outlet.pass(events, &normalizer) { yield event; }
                     return;
                 }
@@ -130,17 +133,16 @@ impl TurnService {
                 let next = tokio::select! {
                     next = tokio::time::timeout_at(waited, upstream.next()) => next,
                     cut = cut_short(&mut ending, turn_deadline) => {
-                        let (kind, message) = cut.error(limits.max_turn_duration);
-                        let events = normalizer.fail(kind, message, elapsed());
+                        let events = normalizer.fail(&cut.error(limits.max_turn_duration), elapsed());
                         for event in outlet.pass(events, &normalizer) { yield event; }
                         return;
                     }
                 };
                 let events = match next {
-                    Err(_) if received_any => normalizer.fail(ErrorKind::Timeout, idle_message(config.idle_timeout), elapsed()),
-                    Err(_) => normalizer.fail(ErrorKind::Timeout, first_token_message(config.first_token_timeout), elapsed()),
+                    Err(_) if received_any => normalizer.fail(&TurnError::IdleTimeout { limit: config.idle_timeout }, elapsed()),
+                    Err(_) => normalizer.fail(&first_token_timeout, elapsed()),
                     Ok(None) => normalizer.end_of_stream(elapsed()),
-                    Ok(Some(Err(err))) => normalizer.fail(err.kind(), err.to_string(), elapsed()),
+                    Ok(Some(Err(err))) => normalizer.fail(&err, elapsed()),
                     Ok(Some(Ok(deltas))) => {
                         // Any delta is a sign of life, even one that yields
                         // no event yet (a `<think>` not yet announced).
@@ -160,9 +162,29 @@ impl TurnService {
     }
 }
 
+/// Opens the model's stream: the scripted demo, or its provider (see
+/// `providers::open` for `max_bytes`).
+async fn open(
+    model: &ModelConfig,
+    request: &ChatRequest,
+    max_bytes: u64,
+) -> Result<DeltaStream, TurnError> {
+    match model.provider {
+        ProviderKind::Demo => {
+            let steps = scripted::demo_script(request.last_user_text(), model.demo_pace);
+            Ok(scripted::play(steps).map(Ok).boxed())
+        }
+        ProviderKind::Wire(dialect) => {
+            providers::open(dialect, &model.upstream, request, max_bytes).await
+        }
+    }
+}
+
 /// Where a turn's events leave the server: each is counted in the turn's log
 /// line (reasoning included), then, with the kill switch on, filtered.
 struct Outlet {
+    /// Counts the turn in `active_turns` while its stream exists.
+    _active: ActiveTurn,
     log: TurnLog,
     hidden: Option<HiddenThinking>,
 }
@@ -208,10 +230,12 @@ enum Cut {
 
 impl Cut {
     /// The error the turn ends with.
-    fn error(self, max_duration: Duration) -> (ErrorKind, String) {
+    fn error(self, max_duration: Duration) -> TurnError {
         match self {
-            Cut::Shutdown => (ErrorKind::Interrupted, SHUTDOWN_MESSAGE.to_owned()),
-            Cut::OverTime => (ErrorKind::Timeout, over_time_message(max_duration)),
+            Cut::Shutdown => TurnError::Shutdown,
+            Cut::OverTime => TurnError::OverTime {
+                limit: max_duration,
+            },
         }
     }
 }
@@ -234,10 +258,6 @@ async fn cut_short(
     }
 }
 
-/// What a turn ended by a server shutdown says.
-const SHUTDOWN_MESSAGE: &str =
-    "The server is restarting, so this turn was ended; what arrived is kept. Try again in a moment.";
-
 /// Most messages a request may carry.
 pub const MAX_MESSAGES: usize = 500;
 /// Most characters in one message.
@@ -247,75 +267,31 @@ pub const MAX_MESSAGE_CHARS: usize = 200_000;
 fn validate<'c>(
     config: &'c AppConfig,
     request: &ChatRequest,
-) -> Result<&'c ModelConfig, (ErrorKind, String)> {
-    let model = config.model(request.model.as_deref()).ok_or_else(|| {
-        (
-            ErrorKind::BadRequest,
-            format!(
-                "Unknown model {:?}.",
-                request.model.as_deref().unwrap_or_default()
-            ),
-        )
-    })?;
+) -> Result<&'c ModelConfig, TurnError> {
+    let model = config
+        .model(request.model.as_deref())
+        .ok_or_else(|| TurnError::UnknownModel(request.model.clone().unwrap_or_default()))?;
     if request.messages.len() > MAX_MESSAGES {
-        return Err((
-            ErrorKind::BadRequest,
-            format!(
-                "This conversation has {} messages; the limit is {MAX_MESSAGES}. Start a new conversation.",
-                request.messages.len()
-            ),
-        ));
+        return Err(TurnError::TooManyMessages {
+            count: request.messages.len(),
+            limit: MAX_MESSAGES,
+        });
     }
     if let Some(long) = request
         .messages
         .iter()
         .find(|m| m.content.chars().count() > MAX_MESSAGE_CHARS)
     {
-        return Err((
-            ErrorKind::BadRequest,
-            format!(
-                "A message is {} characters long; the limit is {MAX_MESSAGE_CHARS}.",
-                long.content.chars().count()
-            ),
-        ));
+        return Err(TurnError::MessageTooLong {
+            chars: long.content.chars().count(),
+            limit: MAX_MESSAGE_CHARS,
+        });
     }
     match request.messages.last() {
-        None => Err((ErrorKind::BadRequest, "The request has no messages.".into())),
-        Some(last) if last.role != Role::User || last.content.trim().is_empty() => Err((
-            ErrorKind::BadRequest,
-            "The last message must be a non-empty user message.".into(),
-        )),
+        None => Err(TurnError::NoMessages),
+        Some(last) if last.role != Role::User || last.content.trim().is_empty() => {
+            Err(TurnError::LastMessageNotFromUser)
+        }
         Some(_) => Ok(model),
     }
-}
-
-fn idle_message(limit: Duration) -> String {
-    format!(
-        "The model stopped sending for {} seconds, so the turn was ended; what arrived is kept. Raise PENSIVE_IDLE_TIMEOUT_SECS if your model pauses longer.",
-        limit.as_secs()
-    )
-}
-
-fn over_time_message(limit: Duration) -> String {
-    let secs = limit.as_secs_f64();
-    let (count, unit) = if secs >= 60.0 && secs % 60.0 == 0.0 {
-        (secs / 60.0, "minute")
-    } else {
-        (secs, "second")
-    };
-    let span = if count == 1.0 {
-        format!("1 {unit}")
-    } else {
-        format!("{count} {unit}s")
-    };
-    format!(
-        "This turn ran for {span}, this server's limit for one turn (PENSIVE_MAX_TURN_SECS), so it was ended; what arrived is kept."
-    )
-}
-
-fn first_token_message(limit: Duration) -> String {
-    format!(
-        "The model sent nothing for {} seconds, so the turn was ended. Try again, or raise PENSIVE_FIRST_TOKEN_TIMEOUT_SECS.",
-        limit.as_secs()
-    )
 }

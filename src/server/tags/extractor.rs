@@ -1,99 +1,16 @@
-//! Inline reasoning tags in answer text (`<think>…</think>` and friends), per
-//! DESIGN §3. A streaming state machine: text is passed through byte for byte,
+//! The streaming tag extractor (DESIGN §3): splits answer text into answer,
+//! reasoning and the tags between them. Text is passed through byte for byte,
 //! a possible tag split across chunks is held back until decided (never shown
 //! half), and per-chunk work is proportional to the chunk plus the held-back
 //! tail (bounded by the longest tag), never to the text before it.
 //!
-//! Pure: no I/O, no clock. The normalizer turns the parts into `TurnEvent`s.
+//! Pure: no I/O, no clock. The normalizer turns the parts into `TurnEvent`s
+//! and tells the extractor, with every call, what it knows that the answer
+//! text does not show (`TurnSoFar`).
 
-/// The default tag list: bare names and the literal opening tokens of the
-/// special pairs.
-pub const DEFAULT_TAGS: &[&str] = &[
-    "think",
-    "thinking",
-    "thought",
-    "reasoning",
-    "reason",
-    "<|begin_of_thought|>",
-    "\u{25c1}think\u{25b7}",
-];
-
-/// Longest attribute text accepted inside an opening tag (bounds the hold-back).
-const MAX_ATTRIBUTES: usize = 256;
-
-/// How a pair is written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Pair {
-    /// `<name attr…>` … `</name >`, name case-insensitive (ASCII lowercase here).
-    Named(String),
-    /// Literal tokens, matched exactly.
-    Literal { open: String, close: String },
-}
-
-/// The tag pairs a model uses.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TagSet {
-    pairs: Vec<Pair>,
-}
-
-impl Default for TagSet {
-    fn default() -> Self {
-        Self::parse(DEFAULT_TAGS.iter().copied()).unwrap_or(TagSet { pairs: Vec::new() })
-    }
-}
-
-/// A tag list entry that is neither a name nor a known special token.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tag {0:?}: use a bare name (think) or the opening token of a special pair (<|begin_of_thought|>, \u{25c1}think\u{25b7})")]
-pub struct TagError(pub String);
-
-impl TagSet {
-    /// Builds a set from bare names (`think`) or special opening tokens.
-    pub fn parse<'a>(entries: impl IntoIterator<Item = &'a str>) -> Result<Self, TagError> {
-        let mut pairs = Vec::new();
-        for entry in entries {
-            let entry = entry.trim();
-            if entry.is_empty() {
-                continue;
-            }
-            let pair = match entry {
-                "<|begin_of_thought|>" => Pair::Literal {
-                    open: entry.into(),
-                    close: "<|end_of_thought|>".into(),
-                },
-                "\u{25c1}think\u{25b7}" => Pair::Literal {
-                    open: entry.into(),
-                    close: "\u{25c1}/think\u{25b7}".into(),
-                },
-                name if name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':') =>
-                {
-                    Pair::Named(name.to_ascii_lowercase())
-                }
-                other => return Err(TagError(other.into())),
-            };
-            if !pairs.contains(&pair) {
-                pairs.push(pair);
-            }
-        }
-        Ok(Self { pairs })
-    }
-
-    /// Parses a comma-separated list (`--tags think,thought`).
-    pub fn parse_list(list: &str) -> Result<Self, TagError> {
-        Self::parse(list.split(','))
-    }
-
-    /// No tags: extraction off.
-    pub fn none() -> Self {
-        Self { pairs: Vec::new() }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
-    }
-}
+use super::context::{byte_set, run_length, AnswerContext};
+use super::matcher::{find, Found, Side};
+use super::sets::TagSet;
 
 /// What the extractor found, in order. Tag parts carry their literal text, so
 /// concatenating every part's text gives the input back exactly.
@@ -125,36 +42,20 @@ impl TagPart {
     }
 }
 
+/// What the caller knows about the turn that the answer text does not show.
+/// Passed with every call, so the extractor never has to be kept in step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnSoFar {
+    /// The provider sent reasoning (a field or a signal): the turn has had a
+    /// thinking block, so a lone closing tag is literal text.
+    pub had_reasoning: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Answer,
     /// Inside a block opened by pair `Some(i)`, or by `start_in_thinking` (any close).
     Thinking(Option<usize>),
-}
-
-/// Progress of the current answer line's fence check (CommonMark fences).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FenceProbe {
-    /// Leading spaces so far.
-    Indent(usize),
-    /// A run of the fence character.
-    Run(char, usize),
-    /// After a run of 3+: is the rest whitespace only, does it hold a backtick?
-    Rest {
-        ch: char,
-        len: usize,
-        blank: bool,
-        backtick: bool,
-    },
-    /// This line is no fence line.
-    No,
-}
-
-/// Result of matching a token at a position.
-enum Found {
-    Full { pair: usize, len: usize },
-    Partial,
-    None,
 }
 
 /// The streaming extractor.
@@ -164,18 +65,13 @@ pub struct TagExtractor {
     mode: Mode,
     /// Undecided tail (starts with a possible tag).
     pending: String,
-    /// Only spaces/tabs since the start of the output or of the line.
-    at_line_start: bool,
+    /// Line, fence and code-span state of the answer text.
+    context: AnswerContext,
     /// Immediately after a recognised tag.
     after_tag: bool,
-    probe: FenceProbe,
-    fence: Option<(char, usize)>,
-    /// Open inline code span (its backtick run length).
-    code_span: Option<usize>,
-    /// Backticks counted but not yet closed by another character.
-    backtick_run: usize,
-    /// The turn has had a thinking block (from tags or from a reasoning field).
-    had_block: bool,
+    /// The text itself has opened a block (a tag, a lone closing tag, or
+    /// `start_in_thinking`).
+    had_tag_block: bool,
     /// Per pair: an opening tag that did not count appeared in the answer.
     uncounted_open: Vec<bool>,
     /// `start_in_thinking`: the block's text so far is whitespace only.
@@ -186,18 +82,14 @@ pub struct TagExtractor {
 
 impl TagExtractor {
     pub fn new(tags: TagSet, start_in_thinking: bool) -> Self {
-        let count = tags.pairs.len();
+        let count = tags.len();
         Self {
             tags,
             mode: Mode::Answer,
             pending: String::new(),
-            at_line_start: true,
+            context: AnswerContext::default(),
             after_tag: false,
-            probe: FenceProbe::Indent(0),
-            fence: None,
-            code_span: None,
-            backtick_run: 0,
-            had_block: false,
+            had_tag_block: false,
             uncounted_open: vec![false; count],
             absorbing: false,
             start_in_thinking,
@@ -205,18 +97,13 @@ impl TagExtractor {
         }
     }
 
-    /// A reasoning field opened a block: later lone closing tags are literal.
-    pub fn note_thinking_block(&mut self) {
-        self.had_block = true;
-    }
-
     /// True while a lone closing tag could still come (`LoneClose`): tags are
     /// on, the output does not start inside a block (`start_in_thinking` opens
     /// one at the first text), and the turn has had no thinking block, no
     /// recognised opening tag and no lone closing tag yet. Once false it stays
     /// false for the rest of the turn.
-    pub fn lone_close_possible(&self) -> bool {
-        !self.tags.is_empty() && !self.start_in_thinking && !self.had_block
+    pub fn lone_close_possible(&self, so_far: TurnSoFar) -> bool {
+        !self.tags.is_empty() && !self.start_in_thinking && !self.had_block(so_far)
     }
 
     /// True while inside a tag-opened block.
@@ -225,15 +112,15 @@ impl TagExtractor {
     }
 
     /// Feeds answer text; returns the decided parts.
-    pub fn push(&mut self, text: &str) -> Vec<TagPart> {
+    pub fn push(&mut self, text: &str, so_far: TurnSoFar) -> Vec<TagPart> {
         let mut out = Vec::new();
-        self.push_into(text, &mut out);
+        self.push_into(text, so_far, &mut out);
         out
     }
 
     /// Feeds answer text; appends the decided parts to `out`. A caller that
     /// reuses `out` saves an allocation per chunk.
-    pub fn push_into(&mut self, text: &str, out: &mut Vec<TagPart>) {
+    pub fn push_into(&mut self, text: &str, so_far: TurnSoFar, out: &mut Vec<TagPart>) {
         if text.is_empty() {
             return;
         }
@@ -241,7 +128,7 @@ impl TagExtractor {
             self.started = true;
             if self.start_in_thinking && !self.tags.is_empty() {
                 self.mode = Mode::Thinking(None);
-                self.had_block = true;
+                self.had_tag_block = true;
                 self.absorbing = true;
                 out.push(TagPart::Open(String::new()));
             }
@@ -252,25 +139,30 @@ impl TagExtractor {
         }
         if self.pending.is_empty() {
             // The common case: nothing held back, scan the chunk in place.
-            self.scan(text, false, out);
+            self.scan(text, false, so_far, out);
         } else {
             let mut buffer = std::mem::take(&mut self.pending);
             buffer.push_str(text);
-            self.scan(&buffer, false, out);
+            self.scan(&buffer, false, so_far, out);
         }
     }
 
     /// End of stream: a held-back partial tag is released as literal text.
-    pub fn finish(&mut self) -> Vec<TagPart> {
+    pub fn finish(&mut self, so_far: TurnSoFar) -> Vec<TagPart> {
         let mut out = Vec::new();
         let buffer = std::mem::take(&mut self.pending);
         if !buffer.is_empty() {
-            self.scan(&buffer, true, &mut out);
+            self.scan(&buffer, true, so_far, &mut out);
         }
         out
     }
 
-    fn scan(&mut self, buffer: &str, at_end: bool, out: &mut Vec<TagPart>) {
+    /// The turn has had a thinking block, from the text or from the provider.
+    fn had_block(&self, so_far: TurnSoFar) -> bool {
+        self.had_tag_block || so_far.had_reasoning
+    }
+
+    fn scan(&mut self, buffer: &str, at_end: bool, so_far: TurnSoFar, out: &mut Vec<TagPart>) {
         let mut run_start = 0;
         let mut i = 0;
         while i < buffer.len() {
@@ -282,7 +174,7 @@ impl TagExtractor {
             let rest = &buffer[i..];
             let c = rest.chars().next().unwrap_or('\0');
             let found = if c == '<' || c == '\u{25c1}' {
-                self.try_tag(rest, at_end)
+                self.try_tag(rest, at_end, so_far)
             } else {
                 None
             };
@@ -317,16 +209,8 @@ impl TagExtractor {
     fn skip_plain(&mut self, bytes: &[u8]) -> usize {
         let len = match self.mode {
             Mode::Thinking(_) if !self.absorbing => run_length(bytes, &THINKING_STOPS),
-            // Mid-line answer text outside a fence-line check and a backtick run:
-            // only a non-blank character changes anything (it ends the line start).
-            Mode::Answer if self.probe == FenceProbe::No && self.backtick_run == 0 => {
-                let len = run_length(bytes, &ANSWER_STOPS);
-                if self.at_line_start && bytes[..len].iter().any(|&b| b != b' ' && b != b'\t') {
-                    self.at_line_start = false;
-                }
-                len
-            }
-            _ => 0,
+            Mode::Answer => self.context.skip_plain(bytes),
+            Mode::Thinking(_) => 0,
         };
         if len > 0 {
             self.after_tag = false;
@@ -335,10 +219,10 @@ impl TagExtractor {
     }
 
     /// Decides what a `<`/`◁` at the start of `rest` is.
-    fn try_tag(&mut self, rest: &str, at_end: bool) -> Option<Decision> {
+    fn try_tag(&mut self, rest: &str, at_end: bool, so_far: TurnSoFar) -> Option<Decision> {
         match self.mode {
             Mode::Thinking(pair) => {
-                match self.find(rest, pair, Side::Close) {
+                match find(&self.tags, rest, pair, Side::Close) {
                     Found::Full { len, .. } => {
                         return Some(Decision::tag(
                             TagPart::Close(rest[..len].to_owned()),
@@ -350,7 +234,7 @@ impl TagExtractor {
                     _ => {}
                 }
                 if self.absorbing {
-                    match self.find(rest, None, Side::Open) {
+                    match find(&self.tags, rest, None, Side::Open) {
                         Found::Full { len, .. } => {
                             return Some(Decision::tag(
                                 TagPart::Absorbed(rest[..len].to_owned()),
@@ -365,21 +249,15 @@ impl TagExtractor {
                 None
             }
             Mode::Answer => {
-                self.end_backtick_run();
-                let in_code = self.fence.is_some()
-                    || self.code_span.is_some()
-                    || matches!(
-                        self.probe,
-                        FenceProbe::Run(_, 3..) | FenceProbe::Rest { .. }
-                    );
-                if in_code {
+                if self.context.in_code() {
                     return None;
                 }
-                let open_counts = self.at_line_start || self.after_tag;
+                let had_block = self.had_block(so_far);
+                let open_counts = self.context.at_line_start() || self.after_tag;
                 // Opening tags matter when they count, and before any block
                 // (an uncounted one disarms its pair's lone closing tag).
-                if open_counts || !self.had_block {
-                    match self.find(rest, None, Side::Open) {
+                if open_counts || !had_block {
+                    match find(&self.tags, rest, None, Side::Open) {
                         Found::Full { pair, len } if open_counts => {
                             return Some(Decision::tag(
                                 TagPart::Open(rest[..len].to_owned()),
@@ -395,8 +273,8 @@ impl TagExtractor {
                         _ => {}
                     }
                 }
-                if !self.had_block {
-                    match self.find(rest, None, Side::Close) {
+                if !had_block {
+                    match find(&self.tags, rest, None, Side::Close) {
                         Found::Full { pair, len } if !self.uncounted_open[pair] => {
                             return Some(Decision::tag(
                                 TagPart::LoneClose(rest[..len].to_owned()),
@@ -416,27 +294,24 @@ impl TagExtractor {
     /// Updates the mode after a recognised tag (`pair`: the pair an opening tag belongs to).
     fn enter(&mut self, part: &TagPart, pair: Option<usize>) {
         self.after_tag = true;
-        self.at_line_start = false;
-        self.probe = FenceProbe::No;
-        self.code_span = None;
-        self.backtick_run = 0;
+        self.context.after_tag();
         match part {
             TagPart::Open(_) => {
                 self.mode = Mode::Thinking(pair);
-                self.had_block = true;
+                self.had_tag_block = true;
             }
             TagPart::Close(_) => {
                 self.mode = Mode::Answer;
-                self.fence = None;
+                self.context.after_block();
                 self.absorbing = false;
             }
-            TagPart::LoneClose(_) => self.had_block = true,
+            TagPart::LoneClose(_) => self.had_tag_block = true,
             TagPart::Absorbed(_) => self.absorbing = false,
             TagPart::Answer(_) | TagPart::Reasoning(_) => {}
         }
     }
 
-    /// Tracks line, fence and code-span state for one literal character.
+    /// Tracks line, fence, code-span and absorbing state for one literal character.
     fn consume(&mut self, c: char) {
         self.after_tag = false;
         if let Mode::Thinking(_) = self.mode {
@@ -445,80 +320,7 @@ impl TagExtractor {
             }
             return;
         }
-        if c == '`' {
-            self.backtick_run += 1;
-        } else {
-            self.end_backtick_run();
-        }
-        if c == '\n' {
-            self.end_line();
-            return;
-        }
-        if c != ' ' && c != '\t' {
-            self.at_line_start = false;
-        }
-        self.probe = match self.probe {
-            FenceProbe::Indent(n) if c == ' ' && n < 3 => FenceProbe::Indent(n + 1),
-            FenceProbe::Indent(_) if c == '`' || c == '~' => FenceProbe::Run(c, 1),
-            FenceProbe::Run(ch, n) if c == ch => FenceProbe::Run(ch, n + 1),
-            FenceProbe::Run(ch, n) if n >= 3 => FenceProbe::Rest {
-                ch,
-                len: n,
-                blank: c.is_whitespace(),
-                backtick: c == '`',
-            },
-            FenceProbe::Rest {
-                ch,
-                len,
-                blank,
-                backtick,
-            } => FenceProbe::Rest {
-                ch,
-                len,
-                blank: blank && c.is_whitespace(),
-                backtick: backtick || c == '`',
-            },
-            _ => FenceProbe::No,
-        };
-    }
-
-    /// A complete backtick run opens or closes an inline code span.
-    fn end_backtick_run(&mut self) {
-        let run = std::mem::take(&mut self.backtick_run);
-        if run == 0 || self.fence.is_some() || !matches!(self.probe, FenceProbe::No) {
-            return;
-        }
-        self.code_span = match self.code_span {
-            None => Some(run),
-            Some(open) if open == run => None,
-            other => other,
-        };
-    }
-
-    fn end_line(&mut self) {
-        let (ch, len, blank, backtick) = match self.probe {
-            FenceProbe::Run(ch, len) if len >= 3 => (ch, len, true, false),
-            FenceProbe::Rest {
-                ch,
-                len,
-                blank,
-                backtick,
-            } => (ch, len, blank, backtick),
-            _ => ('\0', 0, false, false),
-        };
-        if len >= 3 {
-            match self.fence {
-                Some((open_ch, open_len)) if open_ch == ch && len >= open_len && blank => {
-                    self.fence = None
-                }
-                Some(_) => {}
-                None if ch == '~' || !backtick => self.fence = Some((ch, len)),
-                None => {}
-            }
-        }
-        self.at_line_start = true;
-        self.code_span = None;
-        self.probe = FenceProbe::Indent(0);
+        self.context.consume(c);
     }
 
     fn flush(&self, text: &str, out: &mut Vec<TagPart>) {
@@ -531,58 +333,11 @@ impl TagExtractor {
         };
         out.push(part);
     }
-
-    /// Finds a tag of `side` at the start of `s`, among all pairs or just `only`.
-    fn find(&self, s: &str, only: Option<usize>, side: Side) -> Found {
-        let mut partial = false;
-        for (index, pair) in self.tags.pairs.iter().enumerate() {
-            if only.is_some_and(|o| o != index) {
-                continue;
-            }
-            let result = match (pair, side) {
-                (Pair::Named(name), Side::Open) => match_named_open(s, name),
-                (Pair::Named(name), Side::Close) => match_named_close(s, name),
-                (Pair::Literal { open, .. }, Side::Open) => match_literal(s, open),
-                (Pair::Literal { close, .. }, Side::Close) => match_literal(s, close),
-            };
-            match result {
-                Some(Some(len)) => return Found::Full { pair: index, len },
-                Some(None) => partial = true,
-                None => {}
-            }
-        }
-        if partial {
-            Found::Partial
-        } else {
-            Found::None
-        }
-    }
 }
 
 /// Bytes that end a plain run inside a thinking block: `<` and 0xE2 (the
 /// lead byte of `◁`) may start a tag.
 const THINKING_STOPS: [bool; 256] = byte_set(&[b'<', 0xE2]);
-/// In answer text, also the bytes that change line, fence or code-span state.
-const ANSWER_STOPS: [bool; 256] = byte_set(&[b'<', 0xE2, b'`', b'\n']);
-
-const fn byte_set(bytes: &[u8]) -> [bool; 256] {
-    let mut set = [false; 256];
-    let mut i = 0;
-    while i < bytes.len() {
-        set[bytes[i] as usize] = true;
-        i += 1;
-    }
-    set
-}
-
-/// Length of the leading run of `bytes` holding none of `stops` (one table
-/// look-up per byte).
-fn run_length(bytes: &[u8], stops: &[bool; 256]) -> usize {
-    bytes
-        .iter()
-        .position(|&b| stops[usize::from(b)])
-        .unwrap_or(bytes.len())
-}
 
 enum Decision {
     /// Undecided until more text arrives.
@@ -601,86 +356,6 @@ impl Decision {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Side {
-    Open,
-    Close,
-}
-
-/// `Some(Some(len))` full match, `Some(None)` could still match, `None` no match.
-type Match = Option<Option<usize>>;
-
-fn match_literal(s: &str, token: &str) -> Match {
-    if s.starts_with(token) {
-        Some(Some(token.len()))
-    } else if token.starts_with(s) {
-        Some(None)
-    } else {
-        None
-    }
-}
-
-/// Matches `prefix` case-insensitively at the start of `s`.
-fn match_ci_prefix(s: &str, prefix: &str) -> Match {
-    let n = s.len().min(prefix.len());
-    if !s.is_char_boundary(n) || !s[..n].eq_ignore_ascii_case(&prefix[..n]) {
-        return None;
-    }
-    if s.len() < prefix.len() {
-        Some(None)
-    } else {
-        Some(Some(prefix.len()))
-    }
-}
-
-fn match_named_open(s: &str, name: &str) -> Match {
-    let head = match match_ci_prefix(s, "<")? {
-        Some(1) => 1,
-        _ => return Some(None),
-    };
-    let after_name = match match_ci_prefix(&s[head..], name)? {
-        Some(len) => head + len,
-        None => return Some(None),
-    };
-    let rest = &s[after_name..];
-    match rest.chars().next() {
-        None => Some(None),
-        Some('>') => Some(Some(after_name + 1)),
-        Some(' ' | '\t') => {
-            // Attributes: anything but a newline or another tag, up to '>'.
-            for (offset, c) in rest.char_indices() {
-                if offset > MAX_ATTRIBUTES || c == '\n' || c == '<' {
-                    return None;
-                }
-                if c == '>' {
-                    return Some(Some(after_name + offset + 1));
-                }
-            }
-            Some(None)
-        }
-        Some(_) => None,
-    }
-}
-
-fn match_named_close(s: &str, name: &str) -> Match {
-    let head = match match_ci_prefix(s, "</")? {
-        Some(2) => 2,
-        _ => return Some(None),
-    };
-    let after_name = match match_ci_prefix(&s[head..], name)? {
-        Some(len) => head + len,
-        None => return Some(None),
-    };
-    for (offset, c) in s[after_name..].char_indices() {
-        match c {
-            '>' => return Some(Some(after_name + offset + 1)),
-            ' ' | '\t' if offset <= MAX_ATTRIBUTES => {}
-            _ => return None,
-        }
-    }
-    Some(None)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -691,9 +366,9 @@ mod tests {
         let mut x = TagExtractor::new(tags, start_in_thinking);
         let mut parts = Vec::new();
         for chunk in chunks {
-            parts.extend(x.push(chunk));
+            parts.extend(x.push(chunk, TurnSoFar::default()));
         }
-        parts.extend(x.finish());
+        parts.extend(x.finish(TurnSoFar::default()));
         merge(parts)
     }
 
@@ -878,9 +553,12 @@ mod tests {
     #[test]
     fn a_reasoning_field_block_disarms_lone_closing_tags() {
         let mut x = TagExtractor::new(TagSet::default(), false);
-        x.note_thinking_block();
-        let mut parts = x.push("a</think>b");
-        parts.extend(x.finish());
+        let so_far = TurnSoFar {
+            had_reasoning: true,
+        };
+        assert!(!x.lone_close_possible(so_far));
+        let mut parts = x.push("a</think>b", so_far);
+        parts.extend(x.finish(so_far));
         assert_eq!(merge(parts), vec![A(s("a</think>b"))]);
     }
 
@@ -895,10 +573,11 @@ mod tests {
     #[test]
     fn a_partial_tag_is_held_back_and_never_shown() {
         let mut x = TagExtractor::new(TagSet::default(), false);
-        assert_eq!(x.push("<thi"), vec![]);
-        assert_eq!(x.push("nk>a"), vec![Open(s("<think>")), R(s("a"))]);
-        assert_eq!(x.push("</th"), vec![]);
-        assert_eq!(x.push("ink>b"), vec![Close(s("</think>")), A(s("b"))]);
+        let mut push = |text| x.push(text, TurnSoFar::default());
+        assert_eq!(push("<thi"), vec![]);
+        assert_eq!(push("nk>a"), vec![Open(s("<think>")), R(s("a"))]);
+        assert_eq!(push("</th"), vec![]);
+        assert_eq!(push("ink>b"), vec![Close(s("</think>")), A(s("b"))]);
     }
 
     #[test]

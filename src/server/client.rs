@@ -1,0 +1,151 @@
+//! Who is asking. The client is its address, or the header a trusted reverse
+//! proxy sets (`PENSIVE_CLIENT_IP_HEADER`), since behind a proxy every
+//! connection comes from the proxy. A list header (`X-Forwarded-For`) is read
+//! from the right: each proxy appends the address it saw, so only the last
+//! `PENSIVE_TRUSTED_PROXY_HOPS` entries were written by proxies we trust;
+//! everything to their left is whatever the client sent.
+//!
+//! The router's `identify_client` middleware works this out once per request
+//! and leaves a `ClientKey` in the request's extensions, where the turn
+//! limiter (through the chat server function) and the sign-in throttle read it.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::Extensions;
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::limits::Limits;
+
+/// The client of one request, as `client_key` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientKey(String);
+
+impl ClientKey {
+    /// The key `identify_client` left in a request's extensions; `unknown`
+    /// without one (a request that did not pass through the router).
+    pub fn of(extensions: &Extensions) -> Self {
+        extensions
+            .get::<ClientKey>()
+            .cloned()
+            .unwrap_or_else(|| ClientKey("unknown".to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Middleware: names the client of every request in its extensions.
+pub async fn identify_client(
+    State(limits): State<Arc<Limits>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    let key = client_key(&limits, request.headers(), peer);
+    request.extensions_mut().insert(ClientKey(key));
+    next.run(request).await
+}
+
+/// Who is asking: the trusted proxy header when configured, else the peer address.
+fn client_key(
+    limits: &Limits,
+    headers: &axum::http::HeaderMap,
+    peer: Option<std::net::SocketAddr>,
+) -> String {
+    limits
+        .client_ip_header
+        .as_deref()
+        .and_then(|name| from_the_right(headers, name, limits.trusted_proxy_hops))
+        .or_else(|| peer.map(|addr| addr.ip().to_string()))
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// The entry `hops` from the right of a comma-separated header (all its lines
+/// joined, as HTTP defines repeated headers). With fewer entries than `hops`
+/// the left-most is taken: then every entry was written by a trusted proxy
+/// (the request skipped an outer one). `None` when the header is absent,
+/// unreadable or empty.
+pub fn from_the_right(headers: &axum::http::HeaderMap, name: &str, hops: usize) -> Option<String> {
+    let mut entries = Vec::new();
+    for value in headers.get_all(name) {
+        entries.extend(value.to_str().ok()?.split(',').map(str::trim));
+    }
+    if entries.iter().all(|entry| entry.is_empty()) {
+        return None;
+    }
+    let index = entries.len().saturating_sub(hops.max(1));
+    entries
+        .get(index)
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| (*entry).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_client_is_the_proxy_header_only_when_configured() {
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert("x-real-ip", "203.0.113.7, 10.0.0.1".parse().unwrap());
+        let peer = Some("127.0.0.1:9999".parse().unwrap());
+        assert_eq!(client_key(&Limits::default(), &headers, peer), "127.0.0.1");
+        let behind_proxy = Limits {
+            client_ip_header: Some("x-real-ip".into()),
+            ..Limits::default()
+        };
+        assert_eq!(client_key(&behind_proxy, &headers, peer), "10.0.0.1");
+        assert_eq!(client_key(&Limits::default(), &headers, None), "unknown");
+    }
+
+    fn forwarded(lines: &[&str]) -> axum::http::HeaderMap {
+        let mut headers = axum::http::HeaderMap::new();
+        for line in lines {
+            headers.append("x-forwarded-for", line.parse().unwrap());
+        }
+        headers
+    }
+
+    fn behind(hops: usize) -> Limits {
+        Limits {
+            client_ip_header: Some("x-forwarded-for".into()),
+            trusted_proxy_hops: hops,
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn x_forwarded_for_takes_the_entry_the_trusted_proxy_added_never_the_clients() {
+        let peer = Some("127.0.0.1:9999".parse().unwrap());
+        // The client wrote "6.6.6.6, 7.7.7.7"; nginx appended what it saw.
+        let spoofed = forwarded(&["6.6.6.6, 7.7.7.7, 198.51.100.4"]);
+        assert_eq!(client_key(&behind(1), &spoofed, peer), "198.51.100.4");
+        // The same with the client's entries on a header line of their own.
+        let split = forwarded(&["6.6.6.6", "7.7.7.7, 198.51.100.4"]);
+        assert_eq!(client_key(&behind(1), &split, peer), "198.51.100.4");
+        // Two trusted proxies (CDN, then nginx): the CDN's entry is second from the right.
+        let two = forwarded(&["6.6.6.6, 198.51.100.4, 203.0.113.50"]);
+        assert_eq!(client_key(&behind(2), &two, peer), "198.51.100.4");
+        // A request that skipped the outer proxy: what the inner one saw.
+        let direct = forwarded(&["198.51.100.9"]);
+        assert_eq!(client_key(&behind(2), &direct, peer), "198.51.100.9");
+        // Changing the spoofed part never changes who the client is.
+        for spoof in ["1.1.1.1", "1.1.1.1, 2.2.2.2", "", "unknown, ,"] {
+            let headers = forwarded(&[&format!("{spoof}, 198.51.100.4")]);
+            assert_eq!(client_key(&behind(1), &headers, peer), "198.51.100.4");
+        }
+        // No header, or an empty one: the connection's address.
+        assert_eq!(client_key(&behind(1), &forwarded(&[]), peer), "127.0.0.1");
+        assert_eq!(
+            client_key(&behind(1), &forwarded(&[" "]), peer),
+            "127.0.0.1"
+        );
+    }
+}

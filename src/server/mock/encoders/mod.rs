@@ -1,0 +1,35 @@
+//! Writing the dialects' streams (mock upstream): a script of `Delta`s in, the
+//! events a real provider would send out. Each dialect's encoder is the
+//! reverse of its decoder in `providers`, and the round-trip tests beside each
+//! encoder hold them together.
+
+pub mod anthropic;
+pub mod gemini;
+pub mod ollama;
+pub mod openai_chat;
+pub mod responses;
+
+use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Dialect;
+
+/// Writes a script of deltas in a dialect's wire format (mock upstream).
+pub trait Encoder: Send {
+    /// Frames sent before the first step (e.g. `message_start`).
+    fn start(&mut self) -> Vec<WireEvent>;
+    /// Frames for one scripted chunk, in order.
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireEvent>;
+    /// Frames that end the response (e.g. `[DONE]`, `message_stop`).
+    fn finish(&mut self) -> Vec<WireEvent>;
+}
+
+/// A fresh encoder writing one response of `dialect` for `model`.
+pub fn encoder(dialect: Dialect, model: &str) -> Box<dyn Encoder> {
+    match dialect {
+        Dialect::Chat => Box::new(openai_chat::ChatEncoder::new(model)),
+        Dialect::Responses => Box::new(responses::ResponsesEncoder::new(model)),
+        Dialect::Anthropic => Box::new(anthropic::AnthropicEncoder::new(model)),
+        Dialect::Gemini => Box::new(gemini::GeminiEncoder::new(model)),
+        Dialect::Ollama => Box::new(ollama::OllamaEncoder::new(model)),
+    }
+}

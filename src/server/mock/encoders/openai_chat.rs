@@ -1,0 +1,131 @@
+//! Writes Chat completions streams for the mock upstream: the reverse of
+//! `providers::openai_chat`'s decoder, so what the mock sends decodes back to the
+//! script's deltas.
+
+use serde_json::{json, Value};
+
+use super::Encoder;
+use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
+
+/// Writes chat-completion chunks (mock upstream).
+pub struct ChatEncoder {
+    model: String,
+}
+
+impl ChatEncoder {
+    pub fn new(model: &str) -> Self {
+        Self {
+            model: model.to_owned(),
+        }
+    }
+
+    fn chunk(&self, delta: Value, finish_reason: Option<&str>) -> WireEvent {
+        WireEvent::data(
+            json!({
+                "id": "chatcmpl-mock",
+                "object": "chat.completion.chunk",
+                "model": self.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+            })
+            .to_string(),
+        )
+    }
+}
+
+impl Encoder for ChatEncoder {
+    fn start(&mut self) -> Vec<WireEvent> {
+        vec![self.chunk(json!({"role": "assistant", "content": ""}), None)]
+    }
+
+    fn step(&mut self, deltas: &[Delta]) -> Vec<WireEvent> {
+        deltas
+            .iter()
+            .filter_map(|delta| match delta {
+                Delta::Reasoning(text) => Some(self.chunk(json!({"reasoning_content": text}), None)),
+                // As OpenRouter relays an OpenAI model's hidden reasoning.
+                Delta::OpaqueReasoning => Some(self.chunk(
+                    json!({
+                        "role": "assistant",
+                        "content": "",
+                        "reasoning": null,
+                        "reasoning_details": [{
+                            "type": "reasoning.encrypted",
+                            "data": "gAAAAABmockEncryptedReasoning==",
+                            "id": "rs_mock0000",
+                            "format": "openai-responses-v1",
+                            "index": 0,
+                        }],
+                    }),
+                    None,
+                )),
+                Delta::Answer(text) => Some(self.chunk(json!({"content": text}), None)),
+                Delta::Finish(reason) => Some(self.chunk(json!({}), reason.as_deref().or(Some("stop")))),
+                Delta::Usage(usage) => Some(WireEvent::data(
+                    json!({
+                        "id": "chatcmpl-mock",
+                        "object": "chat.completion.chunk",
+                        "model": self.model,
+                        "choices": [],
+                        "usage": {
+                            "prompt_tokens": usage.input_tokens,
+                            "completion_tokens": usage.output_tokens,
+                            "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+                        },
+                    })
+                    .to_string(),
+                )),
+                // No chat form: a block starts with its text and ends with the answer.
+                Delta::ReasoningBoundary | Delta::ReasoningStarted => None,
+            })
+            .collect()
+    }
+
+    fn finish(&mut self) -> Vec<WireEvent> {
+        vec![WireEvent::data("[DONE]")]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::framing::WireEvent;
+    use crate::server::providers::openai_chat::ChatDecoder;
+    use crate::server::providers::wire::Decoder;
+    use crate::turn::Usage;
+
+    #[test]
+    fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
+        let steps = crate::server::providers::test_support::hidden_reasoning_events(
+            &mut ChatEncoder::new("mock-model"),
+            &mut ChatDecoder,
+        );
+        crate::server::providers::test_support::assert_hidden_reasoning_timed_from_its_first_sign(
+            &steps,
+        );
+    }
+
+    #[test]
+    fn encoder_output_decodes_to_the_same_deltas() {
+        let script = vec![
+            Delta::Reasoning("why".into()),
+            Delta::Answer("because".into()),
+            Delta::Finish(Some("stop".into())),
+            Delta::Usage(Usage {
+                input_tokens: Some(1),
+                output_tokens: Some(2),
+                reasoning_tokens: Some(3),
+            }),
+        ];
+        let mut encoder = ChatEncoder::new("m");
+        let mut frames = encoder.start();
+        frames.extend(encoder.step(&script));
+        frames.extend(encoder.finish());
+        let mut decoder = ChatDecoder;
+        let decoded: Vec<Delta> = frames
+            .iter()
+            .flat_map(|f| decoder.decode(&WireEvent::new(None, &f.data)).unwrap())
+            .collect();
+        assert_eq!(decoded, script);
+    }
+}

@@ -1,0 +1,374 @@
+//! Decoding Anthropic streams into `Delta`s, one framed event at a time
+//! (the mapping is described in the module above).
+
+use serde_json::Value;
+
+use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Decoder;
+use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::Usage;
+
+/// Decodes a Messages event stream (several messages of a tool loop in a row
+/// are fine: each `message_start` resets the token count).
+#[derive(Debug, Default)]
+pub struct AnthropicDecoder {
+    /// `message_start`'s input tokens, reported with `message_delta`'s output.
+    input_tokens: Option<u64>,
+    /// Index of the reasoning block started and not yet stopped.
+    open_reasoning: Option<u64>,
+}
+
+impl Decoder for AnthropicDecoder {
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
+        let data = event.data.trim();
+        if data.is_empty() {
+            return Ok(Vec::new());
+        }
+        let value: Value =
+            serde_json::from_str(data).map_err(|e| TurnError::Malformed(e.to_string()))?;
+        // `type` in the data repeats the SSE event name; either will do.
+        let kind = str_at(&value, "type")
+            .or(event.event.as_deref())
+            .unwrap_or("");
+        let index = value.get("index").and_then(Value::as_u64);
+        let mut out = Vec::new();
+        match kind {
+            "message_start" => {
+                self.input_tokens = value
+                    .get("message")
+                    .and_then(|m| m.get("usage"))
+                    .and_then(|u| u.get("input_tokens"))
+                    .and_then(Value::as_u64);
+            }
+            "content_block_start" => {
+                let block = value.get("content_block").unwrap_or(&Value::Null);
+                match str_at(block, "type") {
+                    Some("thinking") => {
+                        self.new_reasoning_block(index, &mut out);
+                        push(&mut out, Delta::Reasoning, str_at(block, "thinking"));
+                    }
+                    Some("redacted_thinking") => {
+                        // Hidden from the start: the block opens, opaque, now.
+                        self.new_reasoning_block(index, &mut out);
+                        out.push(Delta::OpaqueReasoning);
+                    }
+                    Some("text") => push(&mut out, Delta::Answer, str_at(block, "text")),
+                    _ => {}
+                }
+            }
+            "content_block_delta" => {
+                let delta = value.get("delta").unwrap_or(&Value::Null);
+                match str_at(delta, "type") {
+                    Some("thinking_delta") => {
+                        push(&mut out, Delta::Reasoning, str_at(delta, "thinking"));
+                    }
+                    Some("text_delta") => push(&mut out, Delta::Answer, str_at(delta, "text")),
+                    // Signatures, tool input JSON, citations: nothing to show.
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
+                    // The current API repeats the input count here; older ones only
+                    // sent it in `message_start`.
+                    let input = usage.get("input_tokens").and_then(Value::as_u64);
+                    out.push(Delta::Usage(Usage {
+                        input_tokens: input.or(self.input_tokens),
+                        output_tokens: usage.get("output_tokens").and_then(Value::as_u64),
+                        reasoning_tokens: None,
+                    }));
+                }
+                let reason = value.get("delta").and_then(|d| str_at(d, "stop_reason"));
+                if let Some(reason) = reason {
+                    out.push(Delta::Finish(Some(finish_reason(reason))));
+                }
+            }
+            "content_block_stop"
+                if self.open_reasoning.is_some() && self.open_reasoning == index =>
+            {
+                self.open_reasoning = None;
+                out.push(Delta::ReasoningBoundary);
+            }
+            "error" => return Err(stream_error(value.get("error").unwrap_or(&value))),
+            // ping, message_stop and anything new.
+            _ => {}
+        }
+        Ok(out)
+    }
+}
+
+impl AnthropicDecoder {
+    /// A reasoning block starts; one still open (its stop never came) ends.
+    fn new_reasoning_block(&mut self, index: Option<u64>, out: &mut Vec<Delta>) {
+        if self.open_reasoning.is_some() {
+            out.push(Delta::ReasoningBoundary);
+        }
+        // A start without an index still gets its boundary from the next start.
+        self.open_reasoning = Some(index.unwrap_or(u64::MAX));
+    }
+}
+
+fn str_at<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+/// Pushes `make(text)` unless the text is missing or empty.
+fn push(out: &mut Vec<Delta>, make: fn(String) -> Delta, text: Option<&str>) {
+    if let Some(text) = text.filter(|t| !t.is_empty()) {
+        out.push(make(text.to_owned()));
+    }
+}
+
+/// Anthropic's stop reasons in the shared vocabulary where one exists.
+fn finish_reason(reason: &str) -> String {
+    match reason {
+        "end_turn" => "stop".into(),
+        "max_tokens" => "length".into(),
+        other => other.to_owned(),
+    }
+}
+
+/// An in-stream `error` event, classified by `error.type`.
+fn stream_error(error: &Value) -> TurnError {
+    let fault = match str_at(error, "type").unwrap_or("") {
+        "overloaded_error" => ProviderFault::Overloaded,
+        "rate_limit_error" => ProviderFault::RateLimited,
+        "authentication_error" => ProviderFault::KeyRejected,
+        "permission_error" => ProviderFault::AccessRefused,
+        "invalid_request_error" => ProviderFault::RequestRejected,
+        "api_error" => ProviderFault::Internal,
+        _ => ProviderFault::Other,
+    };
+    TurnError::reported(fault, str_at(error, "message").unwrap_or(""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::providers::test_support::*;
+    use crate::turn::{ErrorKind, TurnEvent};
+
+    fn decode_all(events: &[(&str, &str)]) -> Vec<Delta> {
+        let mut decoder = AnthropicDecoder::default();
+        events
+            .iter()
+            .flat_map(|(name, data)| decoder.decode(&WireEvent::new(Some(name), data)).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn thinking_deltas_are_reasoning_and_text_deltas_are_answer() {
+        assert_eq!(
+            decode_all(&[
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}"#
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":""}}"#
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EvQB"}}"#
+                ),
+                (
+                    "content_block_stop",
+                    r#"{"type":"content_block_stop","index":0}"#
+                ),
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"42"}}"#
+                ),
+            ]),
+            vec![r("hm"), Delta::ReasoningBoundary, a("42")]
+        );
+    }
+
+    #[test]
+    fn each_thinking_block_is_its_own_block_and_redacted_is_opaque() {
+        assert_eq!(
+            decode_all(&[
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"first"}}"#
+                ),
+                (
+                    "content_block_stop",
+                    r#"{"type":"content_block_stop","index":0}"#
+                ),
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"EmwK"}}"#
+                ),
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":2,"content_block":{"type":"thinking","thinking":""}}"#
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":2,"delta":{"type":"thinking_delta","thinking":"second"}}"#
+                ),
+            ]),
+            vec![
+                r("first"),
+                Delta::ReasoningBoundary,
+                Delta::OpaqueReasoning,
+                Delta::ReasoningBoundary,
+                r("second")
+            ]
+        );
+        assert_eq!(
+            decode_all(&[(
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"x"}}"#
+            )]),
+            vec![Delta::OpaqueReasoning]
+        );
+    }
+
+    /// `redacted_thinking` is timed from its `content_block_start` (the first
+    /// sign) to its `content_block_stop`, not to whatever comes next.
+    #[test]
+    fn a_redacted_block_opens_at_its_start_and_closes_at_its_stop() {
+        let mut timed = Timed::new(AnthropicDecoder::default());
+        let mut at = |ms: u64, name: &str, data: &str| timed.at(ms, Some(name), data);
+        assert_eq!(
+            at(
+                100,
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwK"}}"#
+            ),
+            vec![TurnEvent::ThinkingStart]
+        );
+        assert_eq!(
+            at(
+                3100,
+                "content_block_stop",
+                r#"{"type":"content_block_stop","index":0}"#
+            ),
+            vec![TurnEvent::ThinkingEnd {
+                duration_ms: 3000,
+                opaque: true
+            }]
+        );
+        assert!(at(
+            9000,
+            "content_block_start",
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn tool_use_ping_and_unknown_events_are_ignored() {
+        assert!(decode_all(&[
+            ("ping", r#"{"type":"ping"}"#),
+            ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"calc","input":{}}}"#),
+            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}"#),
+            ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+            ("message_stop", r#"{"type":"message_stop"}"#),
+            ("brand_new", r#"{"type":"brand_new","delta":{"text":"x"}}"#),
+        ])
+        .is_empty());
+    }
+
+    #[test]
+    fn usage_combines_message_start_and_message_delta_and_stop_reasons_map() {
+        assert_eq!(
+            decode_all(&[
+                (
+                    "message_start",
+                    r#"{"type":"message_start","message":{"usage":{"input_tokens":69,"output_tokens":2}}}"#
+                ),
+                (
+                    "message_delta",
+                    r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":53}}"#
+                ),
+            ]),
+            vec![
+                Delta::Usage(Usage {
+                    input_tokens: Some(69),
+                    output_tokens: Some(53),
+                    reasoning_tokens: None
+                }),
+                Delta::Finish(Some("length".into()))
+            ]
+        );
+        let finish = |reason: &str| {
+            decode_all(&[(
+                "message_delta",
+                &format!(r#"{{"type":"message_delta","delta":{{"stop_reason":"{reason}"}}}}"#),
+            )])
+        };
+        assert_eq!(finish("end_turn"), vec![Delta::Finish(Some("stop".into()))]);
+        assert_eq!(
+            finish("tool_use"),
+            vec![Delta::Finish(Some("tool_use".into()))]
+        );
+    }
+
+    #[test]
+    fn malformed_json_and_error_events_are_errors_with_kinds() {
+        let mut d = AnthropicDecoder::default();
+        let bad = d.decode(&WireEvent::new(Some("content_block_delta"), "{\"type\":"));
+        assert!(matches!(bad, Err(TurnError::Malformed(_))));
+        let cases = [
+            ("overloaded_error", ErrorKind::Upstream),
+            ("rate_limit_error", ErrorKind::RateLimit),
+            ("authentication_error", ErrorKind::Auth),
+            ("permission_error", ErrorKind::Auth),
+            ("invalid_request_error", ErrorKind::BadRequest),
+            ("api_error", ErrorKind::Upstream),
+            ("something_else", ErrorKind::Upstream),
+        ];
+        for (kind, expected) in cases {
+            let data =
+                format!(r#"{{"type":"error","error":{{"type":"{kind}","message":"Overloaded"}}}}"#);
+            let err = d.decode(&WireEvent::new(Some("error"), &data)).unwrap_err();
+            assert!(matches!(err, TurnError::Reported { .. }));
+            assert_eq!(err.kind(), expected, "{kind}");
+            assert!(err.to_string().ends_with(": Overloaded"), "{err}");
+        }
+    }
+
+    #[test]
+    fn recorded_stream_fixture_decodes_to_the_exact_texts_and_usage() {
+        let fixture = include_str!(
+            "../../../../tests/fixtures/anthropic-extended-thinking-clear-thinking.sse"
+        );
+        let decoded = decode_sse(&mut AnthropicDecoder::default(), fixture);
+        // Expected texts come from concatenating the fixture's `thinking_delta`
+        // and `text_delta` fields (python3).
+        assert_eq!(
+            texts(&decoded),
+            (
+                "The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185"
+                    .to_owned(),
+                "925 ÷ 5 = 185".to_owned()
+            )
+        );
+        assert_eq!(blocks(&decoded), 1);
+        assert_eq!(
+            decoded
+                .iter()
+                .filter(|d| matches!(d, Delta::Usage(_)))
+                .collect::<Vec<_>>(),
+            vec![&Delta::Usage(Usage {
+                input_tokens: Some(69),
+                output_tokens: Some(53),
+                reasoning_tokens: None
+            })]
+        );
+        assert_eq!(decoded.last(), Some(&Delta::Finish(Some("stop".into()))));
+    }
+}

@@ -1,0 +1,15 @@
+//! Anthropic Messages (`POST {base}/v1/messages`, SSE with `event:` names):
+//! `thinking` blocks become reasoning (each block its own), `redacted_thinking`
+//! opaque reasoning, `text` blocks the answer; signatures and tool use are
+//! ignored. A reasoning block opens at its `content_block_start` and closes at
+//! its `content_block_stop`, so hidden reasoning is timed from its first sign
+//! to its end.
+//!
+//! The request (`request`) and the decoding (`decode`) each have a file;
+//! the mock upstream's writer is `mock::encoders::anthropic`.
+
+mod decode;
+mod request;
+
+pub use decode::AnthropicDecoder;
+pub use request::{build_request, request_body, API_VERSION};

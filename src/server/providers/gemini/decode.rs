@@ -1,0 +1,366 @@
+//! Decoding Gemini streams into `Delta`s, one framed event at a time
+//! (the mapping is described in the module above).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Decoder;
+use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::Usage;
+
+/// One streamed chunk, only the fields we read.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Chunk {
+    #[serde(default)]
+    candidates: Vec<Candidate>,
+    #[serde(default)]
+    usage_metadata: Option<UsageMetadata>,
+    /// Set (with no candidates) when the prompt itself was blocked.
+    #[serde(default)]
+    prompt_feedback: Option<PromptFeedback>,
+    /// An error streamed instead of a chunk.
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Candidate {
+    #[serde(default)]
+    content: Option<Content>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Content {
+    #[serde(default)]
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Part {
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    thought: Option<bool>,
+    #[serde(default, rename = "thoughtSignature")]
+    thought_signature: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UsageMetadata {
+    #[serde(default)]
+    prompt_token_count: Option<u64>,
+    #[serde(default)]
+    candidates_token_count: Option<u64>,
+    #[serde(default)]
+    thoughts_token_count: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptFeedback {
+    #[serde(default)]
+    block_reason: Option<String>,
+}
+
+impl Chunk {
+    /// The chunk's deltas: reasoning parts, answer parts, then (final chunk
+    /// only) usage and finish. `latest_usage` carries the counts between chunks.
+    fn into_deltas(self, latest_usage: &mut Option<Usage>) -> Result<Vec<Delta>, TurnError> {
+        if let Some(error) = self.error {
+            return Err(stream_error(&error));
+        }
+        if let Some(reason) = self.prompt_feedback.and_then(|f| f.block_reason) {
+            return Err(TurnError::Blocked { reason });
+        }
+        // Counts are cumulative in every chunk: keep the newest, report it once.
+        if let Some(usage) = self.usage_metadata {
+            *latest_usage = Some(Usage {
+                input_tokens: usage.prompt_token_count,
+                output_tokens: usage.candidates_token_count,
+                reasoning_tokens: usage.thoughts_token_count,
+            });
+        }
+        let mut deltas = Vec::new();
+        let Some(candidate) = self.candidates.into_iter().next() else {
+            return Ok(deltas);
+        };
+        let parts = candidate.content.map(|c| c.parts).unwrap_or_default();
+        let (thoughts, answers): (Vec<Part>, Vec<Part>) =
+            parts.into_iter().partition(|p| p.thought.unwrap_or(false));
+        // Reasoning before answer text within one chunk, as everywhere.
+        for part in thoughts {
+            match part.text.filter(|t| !t.is_empty()) {
+                Some(text) => deltas.push(Delta::Reasoning(text)),
+                // A thought the provider keeps to itself: it reasons, unseen.
+                None if part.thought_signature.is_some() => deltas.push(Delta::OpaqueReasoning),
+                None => {}
+            }
+        }
+        for part in answers {
+            if let Some(text) = part.text.filter(|t| !t.is_empty()) {
+                deltas.push(Delta::Answer(text));
+            }
+        }
+        if let Some(reason) = candidate.finish_reason {
+            // Taken, not copied: a recording may hold another response after this.
+            if let Some(usage) = latest_usage.take() {
+                deltas.push(Delta::Usage(usage));
+            }
+            deltas.push(Delta::Finish(Some(finish_reason(&reason))));
+        }
+        Ok(deltas)
+    }
+}
+
+/// Gemini's finish reasons in the shared vocabulary where one exists.
+fn finish_reason(reason: &str) -> String {
+    match reason {
+        "STOP" => "stop".into(),
+        "MAX_TOKENS" => "length".into(),
+        other => other.to_ascii_lowercase(),
+    }
+}
+
+/// A streamed `error` object (`code`, `message`, `status`), classified by status.
+fn stream_error(error: &Value) -> TurnError {
+    let status = error.get("status").and_then(Value::as_str).unwrap_or("");
+    let code = error.get("code").and_then(Value::as_u64).unwrap_or(0);
+    let fault = match (status, code) {
+        ("RESOURCE_EXHAUSTED", _) | (_, 429) => ProviderFault::RateLimited,
+        ("UNAUTHENTICATED", _) | (_, 401) => ProviderFault::KeyRejected,
+        ("PERMISSION_DENIED", _) | (_, 403) => ProviderFault::AccessRefused,
+        ("INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "NOT_FOUND", _) | (_, 400 | 404) => {
+            ProviderFault::RequestRejected
+        }
+        ("DEADLINE_EXCEEDED", _) | (_, 504) => ProviderFault::TimedOut,
+        ("UNAVAILABLE", _) | (_, 503) => ProviderFault::Overloaded,
+        _ => ProviderFault::Other,
+    };
+    TurnError::reported(
+        fault,
+        error.get("message").and_then(Value::as_str).unwrap_or(""),
+    )
+}
+
+/// Decodes recorded `streamGenerateContent?alt=sse` chunks.
+#[derive(Debug, Default)]
+pub struct GeminiDecoder {
+    /// The newest usage counts, reported with the finish reason (the final
+    /// chunk may leave them out when an earlier one had them).
+    latest_usage: Option<Usage>,
+}
+
+impl Decoder for GeminiDecoder {
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
+        let data = event.data.trim();
+        if data.is_empty() || data == "[DONE]" {
+            return Ok(Vec::new());
+        }
+        serde_json::from_str::<Chunk>(data)
+            .map_err(|e| TurnError::Malformed(e.to_string()))?
+            .into_deltas(&mut self.latest_usage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::providers::test_support::*;
+    use crate::turn::{ErrorKind, TurnEvent};
+
+    fn deltas(data: &str) -> Vec<Delta> {
+        GeminiDecoder::default()
+            .decode(&WireEvent::new(None, data))
+            .unwrap()
+    }
+
+    #[test]
+    fn thought_parts_are_reasoning_and_come_before_answer_parts() {
+        assert_eq!(
+            deltas(
+                r#"{"candidates":[{"content":{"parts":[{"text":"4"},{"text":"hm","thought":true},{"text":"","thought":true},{"text":""},{"text":"!","thought":false}],"role":"model"},"index":0}]}"#
+            ),
+            vec![r("hm"), a("4"), a("!")]
+        );
+    }
+
+    /// A thought part with only a signature is the first sign of hidden
+    /// reasoning: its block opens there and is opaque; the answer closes it.
+    #[test]
+    fn a_signature_only_thought_opens_an_opaque_block_at_once() {
+        let mut timed = Timed::new(GeminiDecoder::default());
+        let mut at = |ms: u64, data: &str| timed.at(ms, None, data);
+        assert_eq!(
+            at(
+                100,
+                r#"{"candidates":[{"content":{"parts":[{"thought":true,"thoughtSignature":"CiQB"}],"role":"model"},"index":0}]}"#
+            ),
+            vec![TurnEvent::ThinkingStart]
+        );
+        assert_eq!(
+            at(
+                3100,
+                r#"{"candidates":[{"content":{"parts":[{"text":"3"}],"role":"model"},"index":0}]}"#
+            ),
+            vec![
+                TurnEvent::ThinkingEnd {
+                    duration_ms: 3000,
+                    opaque: true
+                },
+                TurnEvent::AnswerDelta { text: "3".into() }
+            ]
+        );
+    }
+
+    #[test]
+    fn signatures_function_calls_and_empty_chunks_are_ignored() {
+        assert!(deltas(
+            r#"{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"Eo0H"},{"functionCall":{"name":"f","args":{}}}]}}]}"#
+        )
+        .is_empty());
+        assert!(deltas(r#"{"candidates":[]}"#).is_empty());
+        assert!(deltas(r#"{"candidates":[{"index":0}]}"#).is_empty());
+        assert!(deltas("").is_empty());
+    }
+
+    #[test]
+    fn usage_is_reported_once_with_the_finish_reason() {
+        let usage = r#""usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":29,"thoughtsTokenCount":256}"#;
+        assert_eq!(
+            deltas(&format!(
+                r#"{{"candidates":[{{"content":{{"parts":[{{"text":"a"}}]}}}}],{usage}}}"#
+            )),
+            vec![a("a")]
+        );
+        assert_eq!(
+            deltas(&format!(
+                r#"{{"candidates":[{{"content":{{"parts":[{{"text":"b"}}]}},"finishReason":"STOP"}}],{usage}}}"#
+            )),
+            vec![
+                a("b"),
+                Delta::Usage(Usage {
+                    input_tokens: Some(9),
+                    output_tokens: Some(29),
+                    reasoning_tokens: Some(256)
+                }),
+                Delta::Finish(Some("stop".into()))
+            ]
+        );
+        assert_eq!(
+            deltas(r#"{"candidates":[{"finishReason":"MAX_TOKENS"}]}"#),
+            vec![Delta::Finish(Some("length".into()))]
+        );
+        assert_eq!(
+            deltas(r#"{"candidates":[{"finishReason":"SAFETY"}]}"#),
+            vec![Delta::Finish(Some("safety".into()))]
+        );
+    }
+
+    #[test]
+    fn usage_from_an_earlier_chunk_is_reported_at_the_finish_once() {
+        let mut decoder = GeminiDecoder::default();
+        let mut decode = |data: &str| decoder.decode(&WireEvent::new(None, data)).unwrap();
+        assert_eq!(
+            decode(
+                r#"{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1}}"#
+            ),
+            vec![a("a")]
+        );
+        let usage = Delta::Usage(Usage {
+            input_tokens: Some(3),
+            output_tokens: Some(1),
+            reasoning_tokens: None,
+        });
+        assert_eq!(
+            decode(r#"{"candidates":[{"finishReason":"STOP"}]}"#),
+            vec![usage, Delta::Finish(Some("stop".into()))]
+        );
+        // A second response in the same recording starts without counts.
+        assert_eq!(
+            decode(r#"{"candidates":[{"finishReason":"STOP"}]}"#),
+            vec![Delta::Finish(Some("stop".into()))]
+        );
+    }
+
+    #[test]
+    fn malformed_json_errors_and_blocked_prompts_are_errors() {
+        let bad = GeminiDecoder::default().decode(&WireEvent::new(None, "{\"candidates\":["));
+        assert!(matches!(bad, Err(TurnError::Malformed(_))));
+        let cases = [
+            (
+                r#"{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}"#,
+                ErrorKind::Upstream,
+            ),
+            (
+                r#"{"error":{"code":429,"message":"Quota","status":"RESOURCE_EXHAUSTED"}}"#,
+                ErrorKind::RateLimit,
+            ),
+            (
+                r#"{"error":{"code":403,"message":"no","status":"PERMISSION_DENIED"}}"#,
+                ErrorKind::Auth,
+            ),
+            (
+                r#"{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}"#,
+                ErrorKind::BadRequest,
+            ),
+            (
+                r#"{"error":{"code":500,"message":"oops","status":"INTERNAL"}}"#,
+                ErrorKind::Upstream,
+            ),
+            (
+                r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#,
+                ErrorKind::BadRequest,
+            ),
+        ];
+        for (data, kind) in cases {
+            let err = GeminiDecoder::default()
+                .decode(&WireEvent::new(None, data))
+                .unwrap_err();
+            assert!(
+                matches!(err, TurnError::Reported { .. } | TurnError::Blocked { .. }),
+                "{err:?}"
+            );
+            assert_eq!(err.kind(), kind, "{data}");
+        }
+        let err = GeminiDecoder::default()
+            .decode(&WireEvent::new(None, cases[0].0))
+            .unwrap_err();
+        assert!(err.to_string().contains("The model is overloaded."));
+    }
+
+    #[test]
+    fn recorded_stream_fixture_decodes_to_the_exact_texts_and_usage() {
+        let fixture =
+            include_str!("../../../../tests/fixtures/gemini-3-pro-hidden-thoughts-signature.sse");
+        let decoded = decode_sse(&mut GeminiDecoder::default(), fixture);
+        // Expected texts come from concatenating the fixture's `parts[].text`
+        // by `thought` (python3): this model hides its thoughts.
+        assert_eq!(
+            texts(&decoded),
+            (
+                String::new(),
+                "There are **3** \"r\"s in strawberry.\n\nHere is the breakdown: st**r**awbe**rr**y."
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            decoded
+                .iter()
+                .filter(|d| matches!(d, Delta::Usage(_)))
+                .collect::<Vec<_>>(),
+            vec![&Delta::Usage(Usage {
+                input_tokens: Some(9),
+                output_tokens: Some(29),
+                reasoning_tokens: Some(256)
+            })]
+        );
+        assert_eq!(decoded.last(), Some(&Delta::Finish(Some("stop".into()))));
+    }
+}

@@ -1,0 +1,118 @@
+//! The Gemini request for one turn: its body, and the full upstream
+//! request (URL, headers) built from plain `UpstreamModel` values.
+
+use serde_json::{json, Value};
+
+use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
+use crate::turn::{ChatRequest, Role};
+
+/// The request body: thoughts included, system messages as `systemInstruction`.
+pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
+    // Gemini rejects parts with empty text (an answer that was all thinking).
+    let contents: Vec<Value> = request
+        .dialogue()
+        .map(|m| {
+            let role = if m.role == Role::Assistant {
+                "model"
+            } else {
+                "user"
+            };
+            json!({"role": role, "parts": [{"text": m.content}]})
+        })
+        .collect();
+    let mut thinking = json!({"includeThoughts": true});
+    if let Some(budget) = model.thinking_budget {
+        thinking["thinkingBudget"] = json!(budget);
+    }
+    let mut generation = json!({"thinkingConfig": thinking});
+    if let Some(max) = model.max_output_tokens {
+        generation["maxOutputTokens"] = json!(max);
+    }
+    let mut body = json!({"contents": contents, "generationConfig": generation});
+    if let Some(system) = request.system_prompt() {
+        body["systemInstruction"] = json!({"parts": [{"text": system}]});
+    }
+    body
+}
+
+/// The full upstream request.
+pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
+    let mut headers = Vec::new();
+    if let Some(key) = &model.api_key {
+        headers.push(("x-goog-api-key".into(), key.expose().to_owned()));
+    }
+    UpstreamRequest {
+        url: format!(
+            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
+            model.base_url.trim_end_matches('/'),
+            model.name
+        ),
+        headers,
+        body: request_body(model, request),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::ChatMessage;
+
+    #[test]
+    fn request_maps_roles_system_instruction_and_thinking_config() {
+        let model = UpstreamModel {
+            base_url: "https://generativelanguage.googleapis.com/".into(),
+            api_key: Some("AIza-test".into()),
+            name: "gemini-2.5-pro".into(),
+            max_output_tokens: Some(4096),
+            thinking_budget: Some(1024),
+            ..UpstreamModel::default()
+        };
+        let request = ChatRequest {
+            messages: vec![
+                ChatMessage::system("Be brief."),
+                ChatMessage::user("Hi"),
+                ChatMessage::assistant("Hello"),
+                ChatMessage::user("Why?"),
+            ],
+            model: None,
+        };
+        let req = build_request(&model, &request);
+        assert_eq!(
+            req.url,
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+        );
+        assert_eq!(
+            req.headers,
+            vec![("x-goog-api-key".to_owned(), "AIza-test".to_owned())]
+        );
+        assert_eq!(
+            req.body,
+            json!({
+                "contents": [
+                    {"role": "user", "parts": [{"text": "Hi"}]},
+                    {"role": "model", "parts": [{"text": "Hello"}]},
+                    {"role": "user", "parts": [{"text": "Why?"}]},
+                ],
+                "systemInstruction": {"parts": [{"text": "Be brief."}]},
+                "generationConfig": {
+                    "thinkingConfig": {"includeThoughts": true, "thinkingBudget": 1024},
+                    "maxOutputTokens": 4096,
+                },
+            })
+        );
+        let bare = build_request(
+            &UpstreamModel {
+                api_key: None,
+                max_output_tokens: None,
+                thinking_budget: None,
+                ..model
+            },
+            &ChatRequest::default(),
+        );
+        assert!(bare.headers.is_empty());
+        assert_eq!(
+            bare.body,
+            json!({"contents": [], "generationConfig": {"thinkingConfig": {"includeThoughts": true}}})
+        );
+    }
+}

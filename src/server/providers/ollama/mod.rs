@@ -1,0 +1,13 @@
+//! Ollama native chat (`POST {base}/api/chat`, NDJSON: one JSON object a line):
+//! `message.thinking` becomes reasoning, `message.content` the answer, the
+//! `done` line usage and the finish reason. Also writes the same lines for the
+//! mock upstream.
+//!
+//! The request (`request`) and the decoding (`decode`) each have a file;
+//! the mock upstream's writer is `mock::encoders::ollama`.
+
+mod decode;
+mod request;
+
+pub use decode::OllamaDecoder;
+pub use request::{build_request, request_body};

@@ -1,0 +1,87 @@
+//! The Ollama request for one turn: its body, and the full upstream
+//! request (URL, headers) built from plain `UpstreamModel` values.
+
+use serde_json::{json, Value};
+
+use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
+use crate::turn::ChatRequest;
+
+/// The request body: streaming and thinking on (at the configured effort when
+/// it is one Ollama knows), output limit if set.
+pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
+    // Models like gpt-oss take a level; other values would be rejected.
+    let think = match model
+        .reasoning_effort
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+    {
+        Some(level) if matches!(level.as_str(), "low" | "medium" | "high") => json!(level),
+        _ => json!(true),
+    };
+    let mut body = json!({
+        "model": model.name,
+        "messages": request.messages,
+        "stream": true,
+        "think": think,
+    });
+    if let Some(max) = model.max_output_tokens {
+        body["options"] = json!({"num_predict": max});
+    }
+    body
+}
+
+/// The full upstream request.
+pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
+    UpstreamRequest::bearer(model, "/api/chat", request_body(model, request))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::ChatMessage;
+
+    #[test]
+    fn request_turns_thinking_on_at_the_configured_level() {
+        let model = UpstreamModel {
+            base_url: "http://localhost:11434/".into(),
+            name: "qwen3:8b".into(),
+            max_output_tokens: Some(1000),
+            ..UpstreamModel::default()
+        };
+        let request = ChatRequest {
+            messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Why?")],
+            model: None,
+        };
+        let req = build_request(&model, &request);
+        assert_eq!(req.url, "http://localhost:11434/api/chat");
+        assert!(req.headers.is_empty());
+        assert_eq!(
+            req.body,
+            json!({
+                "model": "qwen3:8b",
+                "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}],
+                "stream": true,
+                "think": true,
+                "options": {"num_predict": 1000},
+            })
+        );
+        let leveled = UpstreamModel {
+            reasoning_effort: Some("High".into()),
+            api_key: Some("k".into()),
+            max_output_tokens: None,
+            ..model.clone()
+        };
+        let req = build_request(&leveled, &request);
+        assert_eq!(req.body["think"], json!("high"));
+        assert!(req.body.get("options").is_none());
+        assert_eq!(
+            req.headers,
+            vec![("authorization".to_owned(), "Bearer k".to_owned())]
+        );
+        let unknown = UpstreamModel {
+            reasoning_effort: Some("extreme".into()),
+            ..model
+        };
+        assert_eq!(build_request(&unknown, &request).body["think"], json!(true));
+    }
+}

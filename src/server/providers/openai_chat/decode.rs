@@ -1,0 +1,329 @@
+//! Decoding Chat completions streams into `Delta`s, one framed event at a time
+//! (the mapping is described in the module above).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::server::delta::Delta;
+use crate::server::framing::WireEvent;
+use crate::server::providers::wire::Decoder;
+use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::Usage;
+
+/// One streamed chunk, only the fields we read.
+#[derive(Debug, Deserialize)]
+pub struct ChatChunk {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<ChunkUsage>,
+    /// Some gateways stream an error object instead of a chunk.
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Choice {
+    #[serde(default)]
+    delta: Option<ChunkDelta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ChunkDelta {
+    /// A string, or (Mistral) an array of `text` / `thinking` parts.
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
+    #[serde(default)]
+    thinking: Option<String>,
+    #[serde(default)]
+    reasoning_details: Option<Vec<ReasoningDetail>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReasoningDetail {
+    #[serde(default, rename = "type")]
+    kind: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    summary: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChunkUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CompletionDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+impl ChatChunk {
+    /// The chunk's deltas: reasoning (from exactly one source) before answer text.
+    pub fn into_deltas(self) -> Result<Vec<Delta>, TurnError> {
+        if let Some(error) = self.error {
+            return Err(stream_error(&error));
+        }
+        let mut deltas = Vec::new();
+        if let Some(choice) = self.choices.into_iter().next() {
+            if let Some(d) = choice.delta {
+                push_reasoning(&mut deltas, &d);
+                push_content(&mut deltas, d.content);
+            }
+            if choice.finish_reason.is_some() {
+                deltas.push(Delta::Finish(choice.finish_reason));
+            }
+        }
+        if let Some(usage) = self.usage {
+            deltas.push(Delta::Usage(Usage {
+                input_tokens: usage.prompt_tokens,
+                output_tokens: usage.completion_tokens,
+                reasoning_tokens: usage
+                    .completion_tokens_details
+                    .and_then(|d| d.reasoning_tokens),
+            }));
+        }
+        Ok(deltas)
+    }
+}
+
+/// Reasoning from exactly one field: gateways send the same text under several
+/// names. Non-empty `reasoning_details` win, then `reasoning_content`,
+/// `reasoning`, `thinking`.
+fn push_reasoning(deltas: &mut Vec<Delta>, d: &ChunkDelta) {
+    if let Some(details) = d.reasoning_details.as_ref().filter(|v| !v.is_empty()) {
+        let mut text = String::new();
+        let mut encrypted = false;
+        for detail in details {
+            match detail.kind.as_str() {
+                "reasoning.text" => text.push_str(detail.text.as_deref().unwrap_or("")),
+                "reasoning.summary" => text.push_str(detail.summary.as_deref().unwrap_or("")),
+                "reasoning.encrypted" => encrypted = true,
+                _ => {}
+            }
+        }
+        if !text.is_empty() {
+            deltas.push(Delta::Reasoning(text));
+        } else if encrypted {
+            deltas.push(Delta::OpaqueReasoning);
+        }
+        return;
+    }
+    let field = [&d.reasoning_content, &d.reasoning, &d.thinking]
+        .into_iter()
+        .flatten()
+        .find(|t| !t.is_empty());
+    if let Some(text) = field {
+        deltas.push(Delta::Reasoning(text.clone()));
+    }
+}
+
+/// `content` as a string, or Mistral's array of `thinking` / `text` parts.
+fn push_content(deltas: &mut Vec<Delta>, content: Option<Value>) {
+    match content {
+        Some(Value::String(text)) if !text.is_empty() => deltas.push(Delta::Answer(text)),
+        Some(Value::Array(parts)) => {
+            for part in parts {
+                match part.get("type").and_then(Value::as_str) {
+                    Some("thinking") => {
+                        let text = text_of(part.get("thinking"));
+                        if !text.is_empty() {
+                            deltas.push(Delta::Reasoning(text));
+                        }
+                    }
+                    Some("text") => {
+                        let text = text_of(part.get("text"));
+                        if !text.is_empty() {
+                            deltas.push(Delta::Answer(text));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Text of a string or of an array of `{"type":"text","text":…}` parts.
+fn text_of(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|i| i.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+fn stream_error(error: &Value) -> TurnError {
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("the provider reported an error");
+    match error.get("code").and_then(Value::as_u64) {
+        Some(status) => TurnError::from_status(status as u16, message),
+        None => TurnError::reported(ProviderFault::Other, message),
+    }
+}
+
+/// Decodes recorded chat-completion chunks (`[DONE]` and empty data are skipped).
+#[derive(Debug, Default)]
+pub struct ChatDecoder;
+
+impl Decoder for ChatDecoder {
+    fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
+        let data = event.data.trim();
+        if data.is_empty() || data == "[DONE]" {
+            return Ok(Vec::new());
+        }
+        serde_json::from_str::<ChatChunk>(data)
+            .map_err(|e| TurnError::Malformed(e.to_string()))?
+            .into_deltas()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deltas(json: &str) -> Vec<Delta> {
+        ChatDecoder.decode(&WireEvent::new(None, json)).unwrap()
+    }
+
+    #[test]
+    fn reasoning_content_comes_before_content_in_one_chunk() {
+        assert_eq!(
+            deltas(r#"{"choices":[{"delta":{"reasoning_content":"r","content":"a"}}]}"#),
+            vec![Delta::Reasoning("r".into()), Delta::Answer("a".into())]
+        );
+    }
+
+    #[test]
+    fn only_one_reasoning_field_is_taken() {
+        assert_eq!(
+            deltas(r#"{"choices":[{"delta":{"reasoning_content":"same","reasoning":"same"}}]}"#),
+            vec![Delta::Reasoning("same".into())]
+        );
+        assert_eq!(
+            deltas(r#"{"choices":[{"delta":{"reasoning_content":"","reasoning":"groq"}}]}"#),
+            vec![Delta::Reasoning("groq".into())]
+        );
+        assert_eq!(
+            deltas(r#"{"choices":[{"delta":{"thinking":"t"}}]}"#),
+            vec![Delta::Reasoning("t".into())]
+        );
+    }
+
+    #[test]
+    fn reasoning_details_win_over_reasoning_and_encrypted_is_opaque() {
+        assert_eq!(
+            deltas(
+                r#"{"choices":[{"delta":{"reasoning":"dup","reasoning_details":[{"type":"reasoning.text","text":"a"},{"type":"reasoning.summary","summary":"b"}]}}]}"#
+            ),
+            vec![Delta::Reasoning("ab".into())]
+        );
+        assert_eq!(
+            deltas(r#"{"choices":[{"delta":{"reasoning":"x","reasoning_details":[]}}]}"#),
+            vec![Delta::Reasoning("x".into())]
+        );
+        assert_eq!(
+            deltas(
+                r#"{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"zz"}]}}]}"#
+            ),
+            vec![Delta::OpaqueReasoning]
+        );
+    }
+
+    /// The first encrypted entry is the first sign of hidden reasoning: its
+    /// block opens there, opaque, and the answer closes it.
+    #[test]
+    fn the_first_encrypted_entry_opens_an_opaque_block_at_once() {
+        let mut normalizer = crate::server::normalizer::Normalizer::default();
+        let mut at = |ms: u64, data: &str| -> Vec<crate::turn::TurnEvent> {
+            deltas(data)
+                .into_iter()
+                .flat_map(|d| normalizer.push(d, ms))
+                .collect()
+        };
+        let encrypted = r#"{"choices":[{"delta":{"role":"assistant","content":"","reasoning":null,"reasoning_details":[{"type":"reasoning.encrypted","data":"gAAA","id":"rs_1","format":"openai-responses-v1","index":0}]}}]}"#;
+        assert_eq!(
+            at(100, encrypted),
+            vec![crate::turn::TurnEvent::ThinkingStart]
+        );
+        assert!(at(2000, encrypted).is_empty(), "never a second block");
+        assert_eq!(
+            at(3100, r#"{"choices":[{"delta":{"content":"42"}}]}"#),
+            vec![
+                crate::turn::TurnEvent::ThinkingEnd {
+                    duration_ms: 3000,
+                    opaque: true
+                },
+                crate::turn::TurnEvent::AnswerDelta { text: "42".into() }
+            ]
+        );
+    }
+
+    #[test]
+    fn mistral_content_arrays_split_into_thinking_and_text() {
+        assert_eq!(
+            deltas(
+                r#"{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]},{"type":"text","text":"4"}]}}]}"#
+            ),
+            vec![Delta::Reasoning("hm".into()), Delta::Answer("4".into())]
+        );
+    }
+
+    #[test]
+    fn usage_with_reasoning_tokens_and_finish_reason_are_read() {
+        assert_eq!(
+            deltas(
+                r#"{"choices":[{"delta":{},"finish_reason":"stop"}],
+                   "usage":{"prompt_tokens":5,"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":4}}}"#
+            ),
+            vec![
+                Delta::Finish(Some("stop".into())),
+                Delta::Usage(Usage {
+                    input_tokens: Some(5),
+                    output_tokens: Some(9),
+                    reasoning_tokens: Some(4)
+                })
+            ]
+        );
+    }
+
+    #[test]
+    fn null_content_done_and_empty_choices_are_tolerated() {
+        assert!(
+            deltas(r#"{"choices":[{"delta":{"content":null,"role":"assistant"}}]}"#).is_empty()
+        );
+        assert!(deltas(r#"{"choices":[]}"#).is_empty());
+        assert!(deltas("[DONE]").is_empty());
+    }
+
+    #[test]
+    fn malformed_json_and_in_stream_errors_are_errors() {
+        let mut d = ChatDecoder;
+        let bad = d.decode(&WireEvent::new(None, "{not json"));
+        assert!(matches!(bad, Err(TurnError::Malformed(_))));
+        let err = d.decode(&WireEvent::new(
+            None,
+            r#"{"error":{"message":"overloaded","code":503}}"#,
+        ));
+        assert_eq!(err.unwrap_err().kind(), crate::turn::ErrorKind::Upstream);
+    }
+}

@@ -1,0 +1,351 @@
+//! Why a turn ended badly, whatever the cause: refused before it started,
+//! the provider failed or reported an error, a timeout, the server's own
+//! limits, a shutdown, a stream cut off. One enum, so the wire's `error.kind`
+//! is chosen in one place (`kind`) and every sentence a user reads about a
+//! failed turn is written here (`user_message`); the provider's own words are
+//! quoted after our lead sentence, shortened, never with its URL or our key.
+//!
+//! Pure data and formatting: no I/O.
+
+use std::time::Duration;
+
+use crate::turn::ErrorKind;
+
+/// Why a turn ended badly. `Display` is the user's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TurnError {
+    // Refused before the provider is asked.
+    #[error("Unknown model {0:?}.")]
+    UnknownModel(String),
+    #[error(
+        "This conversation has {count} messages; the limit is {limit}. Start a new conversation."
+    )]
+    TooManyMessages { count: usize, limit: usize },
+    #[error("A message is {chars} characters long; the limit is {limit}.")]
+    MessageTooLong { chars: usize, limit: usize },
+    #[error("The request has no messages.")]
+    NoMessages,
+    #[error("The last message must be a non-empty user message.")]
+    LastMessageNotFromUser,
+    #[error("You already have {active} answers streaming; the limit is {limit}. Wait for one to finish or stop one, then try again.")]
+    TooManyStreaming { active: usize, limit: usize },
+    #[error("You started {started} turns in the last minute; the limit is {limit}. Try again in {retry_secs} s.")]
+    TooManyPerMinute {
+        started: usize,
+        limit: usize,
+        retry_secs: u64,
+    },
+    #[error("The server's turn counter failed.")]
+    CounterFailed,
+
+    // The provider.
+    /// An HTTP error status; the message is built by `from_status`.
+    #[error("{message}")]
+    Http { status: u16, message: String },
+    #[error("{}", .0.message())]
+    Network(NetworkFailure),
+    #[error("The provider sent data Pensive could not read ({0}).")]
+    Malformed(String),
+    /// The provider reported an error inside its stream; built by `reported`.
+    #[error("{message}")]
+    Reported {
+        fault: ProviderFault,
+        message: String,
+    },
+    #[error("The provider blocked the prompt (reason: {reason}).")]
+    Blocked { reason: String },
+
+    // The turn's own limits and endings.
+    #[error("The provider sent more than {}, this server's limit for one turn (PENSIVE_MAX_TURN_BYTES), so the turn was ended; what arrived is kept.", human_bytes(*limit))]
+    TooLarge { limit: u64 },
+    #[error("The model sent nothing for {} seconds, so the turn was ended. Try again, or raise PENSIVE_FIRST_TOKEN_TIMEOUT_SECS.", .limit.as_secs())]
+    FirstTokenTimeout { limit: Duration },
+    #[error("The model stopped sending for {} seconds, so the turn was ended; what arrived is kept. Raise PENSIVE_IDLE_TIMEOUT_SECS if your model pauses longer.", .limit.as_secs())]
+    IdleTimeout { limit: Duration },
+    #[error("This turn ran for {}, this server's limit for one turn (PENSIVE_MAX_TURN_SECS), so it was ended; what arrived is kept.", span(*limit))]
+    OverTime { limit: Duration },
+    #[error("The server is restarting, so this turn was ended; what arrived is kept. Try again in a moment.")]
+    Shutdown,
+    #[error("The provider's stream ended before the model finished (no end marker); what arrived is kept. Try again.")]
+    CutOff,
+
+    /// `pensive parse`: the failure, at a line of the recording.
+    #[error("line {line}: {error}")]
+    AtLine { line: usize, error: Box<TurnError> },
+}
+
+/// How the connection to the provider failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkFailure {
+    Connect,
+    TimedOut,
+    BrokeOff,
+    Failed,
+}
+
+impl NetworkFailure {
+    fn message(self) -> &'static str {
+        match self {
+            NetworkFailure::Connect => "Could not connect to the model provider",
+            NetworkFailure::TimedOut => "The connection to the model provider timed out",
+            NetworkFailure::BrokeOff => {
+                "The connection to the model provider broke off mid-response"
+            }
+            NetworkFailure::Failed => "The request to the model provider failed",
+        }
+    }
+}
+
+/// What a provider's in-stream error says, as each dialect reads its codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderFault {
+    Overloaded,
+    RateLimited,
+    KeyRejected,
+    /// The Responses API's wording: its codes do not say key or token.
+    CredentialsRejected,
+    AccessRefused,
+    RequestRejected,
+    /// The model cannot serve this request (Ollama: not pulled, or no thinking).
+    ModelUnsuitable,
+    Internal,
+    TimedOut,
+    Other,
+}
+
+impl ProviderFault {
+    fn kind(self) -> ErrorKind {
+        match self {
+            ProviderFault::RateLimited => ErrorKind::RateLimit,
+            ProviderFault::KeyRejected
+            | ProviderFault::CredentialsRejected
+            | ProviderFault::AccessRefused => ErrorKind::Auth,
+            ProviderFault::RequestRejected | ProviderFault::ModelUnsuitable => {
+                ErrorKind::BadRequest
+            }
+            ProviderFault::TimedOut => ErrorKind::Timeout,
+            ProviderFault::Overloaded | ProviderFault::Internal | ProviderFault::Other => {
+                ErrorKind::Upstream
+            }
+        }
+    }
+
+    fn lead(self) -> &'static str {
+        match self {
+            ProviderFault::Overloaded => "The provider is overloaded; try again shortly",
+            ProviderFault::RateLimited => "The provider is rate limiting requests",
+            ProviderFault::KeyRejected => "The provider rejected the API key",
+            ProviderFault::CredentialsRejected => "The provider rejected the credentials",
+            ProviderFault::AccessRefused => "The provider refused access",
+            ProviderFault::RequestRejected => "The provider rejected the request",
+            ProviderFault::Internal => "The provider had an internal error",
+            ProviderFault::TimedOut => "The provider timed out",
+            ProviderFault::ModelUnsuitable | ProviderFault::Other => {
+                "The provider reported an error"
+            }
+        }
+    }
+}
+
+impl TurnError {
+    /// The wire's `error.kind` (the one place this is mapped).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            TurnError::UnknownModel(_)
+            | TurnError::TooManyMessages { .. }
+            | TurnError::MessageTooLong { .. }
+            | TurnError::NoMessages
+            | TurnError::LastMessageNotFromUser
+            | TurnError::Blocked { .. } => ErrorKind::BadRequest,
+            TurnError::TooManyStreaming { .. } | TurnError::TooManyPerMinute { .. } => {
+                ErrorKind::RateLimit
+            }
+            TurnError::CounterFailed => ErrorKind::Internal,
+            TurnError::Http { status, .. } => match status {
+                401 | 403 => ErrorKind::Auth,
+                429 => ErrorKind::RateLimit,
+                400 | 404 | 409 | 413 | 422 => ErrorKind::BadRequest,
+                408 | 504 => ErrorKind::Timeout,
+                _ => ErrorKind::Upstream,
+            },
+            TurnError::Network(_) => ErrorKind::Network,
+            TurnError::Malformed(_) | TurnError::TooLarge { .. } => ErrorKind::Upstream,
+            TurnError::Reported { fault, .. } => fault.kind(),
+            TurnError::FirstTokenTimeout { .. }
+            | TurnError::IdleTimeout { .. }
+            | TurnError::OverTime { .. } => ErrorKind::Timeout,
+            TurnError::Shutdown | TurnError::CutOff => ErrorKind::Interrupted,
+            TurnError::AtLine { error, .. } => error.kind(),
+        }
+    }
+
+    /// What the user reads (the `error` event's `message`).
+    pub fn user_message(&self) -> String {
+        self.to_string()
+    }
+
+    /// An HTTP error status, with the provider's own words.
+    pub fn from_status(status: u16, detail: &str) -> Self {
+        let lead = match status {
+            401 => "The provider rejected the API key (401)",
+            403 => "The provider refused access (403)",
+            404 => "The provider does not know this model or path (404)",
+            429 => "The provider is rate limiting requests (429)",
+            503 => "The provider is overloaded or down for maintenance (503)",
+            400 | 422 => "The provider rejected the request",
+            500..=599 => "The provider had an internal error",
+            _ => "The provider answered with an error",
+        };
+        TurnError::Http {
+            status,
+            message: with_detail(lead, detail),
+        }
+    }
+
+    /// Adds when to try again (the provider's `Retry-After`, in seconds) to an
+    /// HTTP error's message.
+    pub fn with_retry_after(mut self, seconds: Option<u64>) -> Self {
+        if let (Some(seconds), TurnError::Http { message, .. }) = (seconds, &mut self) {
+            message.push_str(&format!(" Try again in {seconds} s."));
+        }
+        self
+    }
+
+    /// An error the provider reported inside its stream: our lead sentence
+    /// for `fault`, then the provider's own words (shortened).
+    pub fn reported(fault: ProviderFault, detail: &str) -> Self {
+        TurnError::Reported {
+            fault,
+            message: with_detail(fault.lead(), detail),
+        }
+    }
+
+    /// A network failure described without the URL (reqwest's text contains it).
+    pub fn from_reqwest(err: &reqwest::Error) -> Self {
+        TurnError::Network(if err.is_connect() {
+            NetworkFailure::Connect
+        } else if err.is_timeout() {
+            NetworkFailure::TimedOut
+        } else if err.is_decode() || err.is_body() {
+            NetworkFailure::BrokeOff
+        } else {
+            NetworkFailure::Failed
+        })
+    }
+}
+
+/// "Lead." or "Lead: detail" with the detail cut to 300 characters.
+fn with_detail(lead: &str, detail: &str) -> String {
+    let detail = detail.trim();
+    if detail.is_empty() {
+        format!("{lead}.")
+    } else {
+        let short: String = detail.chars().take(300).collect();
+        format!("{lead}: {short}")
+    }
+}
+
+/// A byte count as people write it: `64 MiB`, `1.5 KiB`, `100 bytes`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    for (unit, size) in UNITS {
+        if bytes >= size {
+            return if bytes.is_multiple_of(size) {
+                format!("{} {unit}", bytes / size)
+            } else {
+                format!("{:.1} {unit}", bytes as f64 / size as f64)
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// A duration as the over-time message says it: whole minutes as minutes,
+/// anything else in seconds.
+fn span(limit: Duration) -> String {
+    let secs = limit.as_secs_f64();
+    let (count, unit) = if secs >= 60.0 && secs % 60.0 == 0.0 {
+        (secs / 60.0, "minute")
+    } else {
+        (secs, "second")
+    };
+    if count == 1.0 {
+        format!("1 {unit}")
+    } else {
+        format!("{count} {unit}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human_bytes(64 * 1024 * 1024), "64 MiB");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(100), "100 bytes");
+        assert!(TurnError::TooLarge { limit: 1 << 20 }
+            .user_message()
+            .contains("more than 1 MiB"));
+    }
+
+    #[test]
+    fn http_statuses_map_to_kinds_and_say_when_to_retry() {
+        let limited = TurnError::from_status(429, "Slow down.").with_retry_after(Some(30));
+        assert_eq!(limited.kind(), ErrorKind::RateLimit);
+        assert_eq!(
+            limited.user_message(),
+            "The provider is rate limiting requests (429): Slow down. Try again in 30 s."
+        );
+        assert_eq!(TurnError::from_status(401, "").kind(), ErrorKind::Auth);
+        assert_eq!(TurnError::from_status(504, "").kind(), ErrorKind::Timeout);
+        assert_eq!(TurnError::from_status(500, "").kind(), ErrorKind::Upstream);
+        assert_eq!(
+            TurnError::from_status(500, "").user_message(),
+            "The provider had an internal error."
+        );
+    }
+
+    #[test]
+    fn the_providers_words_follow_our_lead_shortened() {
+        let long = "x".repeat(400);
+        let reported = TurnError::reported(ProviderFault::KeyRejected, &long);
+        assert_eq!(reported.kind(), ErrorKind::Auth);
+        assert_eq!(
+            reported.user_message(),
+            format!("The provider rejected the API key: {}", "x".repeat(300))
+        );
+    }
+
+    #[test]
+    fn the_turns_own_endings_have_their_kinds_and_say_what_to_do() {
+        let over = TurnError::OverTime {
+            limit: Duration::from_secs(1800),
+        };
+        assert_eq!(over.kind(), ErrorKind::Timeout);
+        assert!(over
+            .user_message()
+            .starts_with("This turn ran for 30 minutes,"));
+        assert!(TurnError::OverTime {
+            limit: Duration::from_secs(90)
+        }
+        .user_message()
+        .starts_with("This turn ran for 90 seconds,"));
+        assert_eq!(TurnError::Shutdown.kind(), ErrorKind::Interrupted);
+        assert_eq!(TurnError::CutOff.kind(), ErrorKind::Interrupted);
+        let idle = TurnError::IdleTimeout {
+            limit: Duration::from_secs(120),
+        };
+        assert!(idle.user_message().contains("PENSIVE_IDLE_TIMEOUT_SECS"));
+        let at = TurnError::AtLine {
+            line: 3,
+            error: Box::new(TurnError::Malformed("bad".into())),
+        };
+        assert_eq!(at.kind(), ErrorKind::Upstream);
+        assert_eq!(
+            at.user_message(),
+            "line 3: The provider sent data Pensive could not read (bad)."
+        );
+    }
+}

@@ -1,0 +1,14 @@
+//! The answer of `POST /api/models`: what the browser may know about a
+//! configured model. Built by the server from its configuration, shown by the
+//! app's model chooser; pure data, so both builds share it.
+
+use serde::{Deserialize, Serialize};
+
+/// What the browser may know about a configured model (no URL, no key).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublicModel {
+    pub id: String,
+    pub label: String,
+    /// The built-in scripted demo model (labelled as such in the UI).
+    pub demo: bool,
+}
