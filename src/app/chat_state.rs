@@ -4,6 +4,11 @@
 //! The pure `Conversation` (with the live reducer `Turn` inside) is the source of
 //! truth; `TurnView`s mirror it for rendering, one signal per block. When a
 //! streaming turn is saved is `autosave`'s to decide.
+//!
+//! Longer than the ~450 lines a file keeps here (≈ 530): it still holds four
+//! jobs (the session, the conversation list, notices, import/export); the
+//! split into `use_*` hooks is issue 14's open item, planned in the closing
+//! note of 2026-12-01.
 
 use futures::future::{AbortHandle, Abortable};
 use leptos::prelude::*;

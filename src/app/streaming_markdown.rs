@@ -82,8 +82,12 @@ pub fn StreamingMarkdown(
         done_ref.track();
         tail_ref.track();
         // Nothing renders until the renderer's chunk has loaded (right after
-        // hydration); the effect runs again when it has.
-        let renderer = lazy_renderer::ready() || lazy_renderer::failed();
+        // hydration); the effect runs again when it has. A live stream also
+        // waits for the warm-up (below), so that its first frames do not
+        // compile the renderer in one long task; a whole text (history)
+        // renders at once.
+        let renderer = (lazy_renderer::ready() && (warmed() || finished.get()))
+            || lazy_renderer::failed();
         if active.get() && renderer && !frame_pending.get_value() {
             frame_pending.set_value(true);
             request_animation_frame(render_now);
@@ -118,8 +122,18 @@ pub fn warm_up() {
     warm_up_from(0);
 }
 
+thread_local! {
+    /// Whether the warm-up is over (reactive: streaming views wait for it).
+    static WARMED: ArcRwSignal<bool> = ArcRwSignal::new(false);
+}
+
+fn warmed() -> bool {
+    WARMED.with(|warmed| warmed.get())
+}
+
 fn warm_up_from(next: usize) {
     let Some(text) = WARM_UP.get(next).copied() else {
+        WARMED.with(|warmed| warmed.set(true));
         return;
     };
     request_idle_callback(move || {

@@ -4,6 +4,10 @@
 //!
 //! `apply` reports what changed so a view can update only the block that grew;
 //! appending is O(delta), never O(text so far).
+//!
+//! Longer than the ~450 lines a file keeps here (≈ 510): the block state
+//! machine and the `Change`s it reports are one piece; its tests, as long
+//! again, are what keeps it that way.
 
 use serde::{Deserialize, Serialize};
 

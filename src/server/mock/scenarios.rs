@@ -2,6 +2,10 @@
 //! state), chosen by a `mock:<name>` keyword in the last user message. Each is
 //! deterministic: a list of steps of neutral deltas plus an optional fault the
 //! mock injects at the HTTP level.
+//!
+//! Longer than the ~450 lines a file keeps here: most of it is the scenario
+//! table and the scripted texts it plays, which read best side by side; the
+//! texts move to a file of their own when the table grows again.
 
 use std::time::Duration;
 
