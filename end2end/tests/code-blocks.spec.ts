@@ -96,6 +96,8 @@ test('code blocks are highlighted, labelled and copy their own code, streaming a
   // While the answer streams, the Python block's button copies what is there
   // so far: some leading part of its code, never the label or button text.
   await expect(answer.locator('.code-block')).toHaveCount(2);
+  // Some of its code has arrived (the block shows as soon as its fence opens).
+  await expect(answer.locator('.code-block').nth(1).locator('pre > code')).toHaveText(/\S/);
   await expect(turn).toHaveAttribute('data-status', 'answering');
   await setClipboard(page, SENTINEL);
   await answer.locator('.code-block').nth(1).getByRole('button', { name: 'Copy code' }).click();

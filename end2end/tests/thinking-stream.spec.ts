@@ -31,6 +31,13 @@ test('thinking streams open with a ticking timer, folds at the answer, toggles, 
   await expect(chat.composer).toBeEnabled();
   await expect(chat.assistant().getByTestId('answer')).toContainText('The main points');
   const folded = await header.textContent();
+  // A new user's first answer shows both kinds of rendering: a formula as MathML
+  // (inline and on its own line) and a highlighted code block with its label.
+  const answer = chat.assistant().getByTestId('answer');
+  await expect(answer.locator('math')).toHaveCount(2);
+  await expect(answer.locator('math[display="block"]')).toHaveCount(1);
+  await expect(answer.locator('.code-block .code-lang')).toHaveText(['Rust']);
+  await expect(answer.locator('.code-block .hl-kw').first()).toHaveText('fn');
 
   // The user's toggles win.
   await header.click();
@@ -48,8 +55,11 @@ test('thinking streams open with a ticking timer, folds at the answer, toggles, 
   await expect(chat.header(restored)).toHaveAttribute('aria-expanded', 'false');
   await expect(chat.assistant().getByTestId('answer')).toContainText('The main points');
   await expect(page.getByTestId('user-text')).toHaveText('Why is the sky blue?');
+  await expect(chat.assistant().getByTestId('answer').locator('math')).toHaveCount(2);
   await chat.header(restored).click();
   await expect(chat.body(restored)).toContainText('Planning the answer');
+  // The reasoning's own formulas render too ($r$, $t$ and $d = r \cdot t$).
+  await expect(chat.body(restored).locator('math')).toHaveCount(3);
   await chat.expectNoConsoleErrors();
 });
 
