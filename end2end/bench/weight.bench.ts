@@ -48,7 +48,7 @@ async function firstVisit(browser: Browser, url: string, watch: () => void) {
   await page.waitForFunction(() => (window as any).__hydratedAt > 0, undefined, { timeout: 30_000 });
   const hydratedAt: number = await page.evaluate(() => (window as any).__hydratedAt);
   await page.waitForLoadState('networkidle');
-  // Pensive's renderer chunk, fetched right after hydration (0 for the bare app).
+  // Pensive's renderer module, fetched right after hydration (0 for the bare app).
   const rendererAt: number = await page.evaluate(() => (window as any).__rendererAt ?? 0);
   await context.close();
   // CDP timestamps are seconds on a monotonic clock; the document's request
@@ -122,8 +122,8 @@ test('page weight: bytes over the wire on a first visit, against a bare Leptos a
   console.log(`Chromium sent Accept-Encoding: ${ours.acceptEncoding}`);
   const rows: Row[] = [];
   rows.push(atMost('Pensive first visit, over the wire until interactive', kb(ours.initialBytes), 'KB', 300));
-  rows.push(info('Pensive first visit, over the wire in all (with the renderer chunk)', kb(ours.allBytes), 'KB'));
-  rows.push(info('Pensive renderer chunk ready, after hydration', ours.rendererAfterHydrationMs, 'ms'));
+  rows.push(info('Pensive first visit, over the wire in all (with the renderer module)', kb(ours.allBytes), 'KB'));
+  rows.push(info('Pensive renderer module ready, after hydration', ours.rendererAfterHydrationMs, 'ms'));
   for (const t of ours.all) {
     const when = ours.initial.includes(t) ? 'before' : 'after';
     rows.push(info(`Pensive ${kind(t)} (${t.encoding}, ${when} hydration)`, kb(t.bytes), 'KB'));
@@ -143,12 +143,12 @@ test('page weight: bytes over the wire on a first visit, against a bare Leptos a
       rows.push(info(`${name} ${part.toUpperCase()} file .br`, kb(b[part].brotli), 'KB'));
     }
   }
-  // The renderer's lazily loaded chunk (cargo-leptos --split: split_*.wasm).
+  // The renderer's own module, loaded after hydration (scripts/build-renderer.sh).
   const pkg = path.join(SITE_DIR, 'pkg');
-  for (const chunk of fs.readdirSync(pkg).filter((f) => /^split_.*\.wasm$/.test(f))) {
-    const sizes = fileSizes(path.join(pkg, chunk));
-    rows.push(info('Pensive renderer chunk (WASM) file raw', kb(sizes.raw), 'KB'));
-    rows.push(info('Pensive renderer chunk (WASM) file .br', kb(sizes.brotli), 'KB'));
+  for (const file of ['pensive_render_bg.wasm', 'pensive_render.js']) {
+    const sizes = fileSizes(path.join(pkg, file));
+    rows.push(info(`Pensive renderer module ${file} raw`, kb(sizes.raw), 'KB'));
+    rows.push(info(`Pensive renderer module ${file} .br`, kb(sizes.brotli), 'KB'));
   }
   const gzipOnly = files.wasm.gzip + files.js.gzip + files.css.gzip;
   rows.push(info('Pensive WASM+JS+CSS for a browser without brotli (.gz)', kb(gzipOnly), 'KB'));
