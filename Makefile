@@ -14,7 +14,7 @@ PROFILE ?= release
 # Builds the release browser bundle (scripts/build-release.sh); keep the two equal.
 RELEASE_NIGHTLY := nightly-2026-05-19
 
-.PHONY: run test setup-build setup-browser setup-nginx build-debug \
+.PHONY: run test setup-build setup-release setup-browser setup-nginx build-debug \
         test-rust test-lint test-fmt test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
@@ -23,7 +23,7 @@ FUZZ_SECONDS ?= 60
 ## Release builds (scripts/build-release.sh: the browser bundle with a pinned nightly, the
 ## renderer's own module) write a brotli and a gzip copy beside every site file; the server
 ## sends the one the browser accepts (src/server/static_files.rs).
-run: setup-build
+run: $(if $(filter release,$(PROFILE)),setup-release,setup-build)
 ifeq ($(PROFILE),release)
 	scripts/build-release.sh target/site
 else
@@ -73,8 +73,7 @@ fuzz:
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failing targets:$$failed (inputs in fuzz/artifacts/)"; exit 1; fi
 
-## Tools for building: wasm target, cargo-leptos, wasm-bindgen (the Cargo.lock version), wasm-opt,
-## and the pinned nightly with its std sources for the release browser bundle (scripts/build-release.sh).
+## Tools for building: wasm target, cargo-leptos, wasm-bindgen (the Cargo.lock version), wasm-opt.
 setup-build:
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
@@ -82,6 +81,10 @@ setup-build:
 	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
 		cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 	@command -v wasm-opt >/dev/null && wasm-opt --version | awk '{exit !($$3 >= 116)}' || $(SUDO) npm install -g binaryen
+
+## The pinned nightly with its std sources, for the release browser bundle only
+## (scripts/build-release.sh): `make run` and `make bench` need it, `make test` does not.
+setup-release: setup-build
 	@rustup component list --toolchain $(RELEASE_NIGHTLY) --installed 2>/dev/null | grep -q '^rust-src' || \
 		rustup toolchain install $(RELEASE_NIGHTLY) --profile minimal -c rust-src
 
@@ -113,7 +116,7 @@ SOAK_MINUTES ?= 10
 
 ## make bench: every benchmark (docs/benchmarks*.md, docs/load.md), then the results
 ## table in README.md (between the bench markers) and docs/benchmarks.md.
-bench: setup-build setup-browser setup-bench
+bench: setup-release setup-browser setup-bench
 	rm -rf target/bench/results
 	bench/extraction.sh
 	$(MAKE) bench-load
