@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Browser benchmarks (docs/benchmarks-browser.md): rendering a long reasoning
-# stream, page weight (bytes over the wire, as served) against a bare Leptos
+# stream and a long code block (docs/streaming-markdown.md), page weight (bytes over the wire, as served) against a bare Leptos
 # app, and time to interactive.
 # Builds both apps in release mode into target/bench (never target/site, which
 # the Playwright suite uses), then runs end2end/playwright.bench.config.ts; its

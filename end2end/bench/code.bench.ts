@@ -16,7 +16,7 @@ const EVENTS_BEFORE_CODE = 0;
 const SAMPLE_MS = 100;
 const STREAM_TIMEOUT_MS = 240_000;
 
-type Field = 'task' | 'script' | 'layout' | 'style';
+type Field = 'task' | 'script' | 'layout' | 'style' | 'render' | 'page';
 
 interface Sample {
   events: number;
@@ -25,6 +25,9 @@ interface Sample {
   script: number;
   layout: number;
   style: number;
+  /** The streaming view's own time so far (ms): in the renderer, and on the page. */
+  render: number;
+  page: number;
   now: number;
   status: string | null;
 }
@@ -77,6 +80,8 @@ test('rendering a 350 KB code block streamed in 7,500 chunks', async ({ page }) 
       cdp.send('Performance.getMetrics'),
       page.evaluate(() => ({
         events: (window as any).__pensivePerf.events as number,
+        render: ((window as any).__pensivePerf.streamRenderMs as number) ?? 0,
+        page: ((window as any).__pensivePerf.streamPageMs as number) ?? 0,
         now: performance.now(),
         status: document.querySelector('[data-testid="assistant-message"]')?.getAttribute('data-status') ?? null,
       })),
@@ -140,6 +145,11 @@ test('rendering a 350 KB code block streamed in 7,500 chunks', async ({ page }) 
   for (const field of ['script', 'style', 'layout'] as const) {
     rows.push(info(`${field} time per chunk, first 10%`, perChunk(samples, 0, tenth, field) * 1000, 'µs'));
     rows.push(info(`${field} time per chunk, last 10%`, perChunk(samples, CODE_CHUNKS - tenth, CODE_CHUNKS, field) * 1000, 'µs'));
+  }
+  // Of that, the streaming view's own frames (src/app/streaming_markdown.rs).
+  for (const [field, what] of [['render', 'in the renderer'], ['page', 'applying them to the page']] as const) {
+    rows.push(info(`streaming view ${what}, per chunk, first 10%`, perChunk(samples, 0, tenth, field) * 1000, 'µs'));
+    rows.push(info(`streaming view ${what}, per chunk, last 10%`, perChunk(samples, CODE_CHUNKS - tenth, CODE_CHUNKS, field) * 1000, 'µs'));
   }
   const eventsAt = (t: number) => samples.find((s) => s.now >= t)?.events ?? last.events;
   console.log('long tasks (start ms, duration ms, events applied):', longTasks.map((t) => [Math.round(t.start), Math.round(t.duration), eventsAt(t.start)]));

@@ -20,11 +20,14 @@ interface Sample {
   script: number;
   layout: number;
   style: number;
+  /** The streaming view's own time so far (ms): in the renderer, and on the page. */
+  render: number;
+  page: number;
   status: string | null;
 }
 
 /** The task time at the moment `events` events had been applied (linear between samples). */
-function taskAt(samples: Sample[], events: number, field: 'task' | 'script' | 'layout' | 'style' = 'task'): number {
+function taskAt(samples: Sample[], events: number, field: 'task' | 'script' | 'layout' | 'style' | 'render' | 'page' = 'task'): number {
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1];
     const b = samples[i];
@@ -37,7 +40,7 @@ function taskAt(samples: Sample[], events: number, field: 'task' | 'script' | 'l
   throw new Error(`never reached ${events} events`);
 }
 
-function perChunk(samples: Sample[], from: number, to: number, field: 'task' | 'script' | 'layout' | 'style' = 'task') {
+function perChunk(samples: Sample[], from: number, to: number, field: 'task' | 'script' | 'layout' | 'style' | 'render' | 'page' = 'task') {
   const a = EVENTS_BEFORE_REASONING + from;
   const b = EVENTS_BEFORE_REASONING + to;
   return (taskAt(samples, b, field) - taskAt(samples, a, field)) / (b - a);
@@ -68,6 +71,8 @@ test('rendering a 1 MB reasoning stream and a 200 KB answer', async ({ page }) =
       cdp.send('Performance.getMetrics'),
       page.evaluate(() => ({
         events: (window as any).__pensivePerf.events as number,
+        render: ((window as any).__pensivePerf.streamRenderMs as number) ?? 0,
+        page: ((window as any).__pensivePerf.streamPageMs as number) ?? 0,
         now: performance.now(),
         status: document.querySelector('[data-testid="assistant-message"]')?.getAttribute('data-status') ?? null,
       })),
@@ -131,6 +136,11 @@ test('rendering a 1 MB reasoning stream and a 200 KB answer', async ({ page }) =
   for (const field of ['script', 'style', 'layout'] as const) {
     rows.push(info(`${field} time per chunk, first 10%`, perChunk(samples, 0, tenth, field) * 1000, 'µs'));
     rows.push(info(`${field} time per chunk, last 10%`, perChunk(samples, REASONING_CHUNKS - tenth, REASONING_CHUNKS, field) * 1000, 'µs'));
+  }
+  // Of that, the streaming view's own frames (src/app/streaming_markdown.rs).
+  for (const [field, what] of [['render', 'in the renderer'], ['page', 'applying them to the page']] as const) {
+    rows.push(info(`streaming view ${what}, per chunk, first 10%`, perChunk(samples, 0, tenth, field) * 1000, 'µs'));
+    rows.push(info(`streaming view ${what}, per chunk, last 10%`, perChunk(samples, REASONING_CHUNKS - tenth, REASONING_CHUNKS, field) * 1000, 'µs'));
   }
   // When the long tasks happened, by how many events the page had applied.
   const eventsAt = (t: number) => samples.find((s) => s.now >= t)?.events ?? last.events;

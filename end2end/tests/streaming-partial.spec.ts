@@ -1,6 +1,6 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
-import type { Page, TestInfo } from '@playwright/test';
+import type { Locator, Page, TestInfo } from '@playwright/test';
 
 /**
  * What a reader sees of an answer while it is half written. `mock:half-written`
@@ -13,6 +13,15 @@ import type { Page, TestInfo } from '@playwright/test';
  *   grows line by line: the lines already there keep their DOM nodes (a view
  *   that re-rendered the whole open fence each frame would replace them).
  */
+
+/** What the answer shows at one moment. */
+async function seen(answer: Locator) {
+  return answer.evaluate((el) => ({
+    text: el.textContent ?? '',
+    strong: [...el.querySelectorAll('strong')].map((s) => s.textContent),
+    math: el.querySelectorAll('math').length,
+  }));
+}
 
 async function screenshots(page: Page, info: TestInfo, name: string) {
   for (const scheme of ['light', 'dark'] as const) {
@@ -30,21 +39,28 @@ test('a half-written answer: bold without markers, formula as source, a fence th
   const turn = chat.assistant();
   const answer = turn.getByTestId('answer');
 
-  // Inside the bold phrase: bold already, no `**` on the page.
-  await expect(answer.locator('strong')).toHaveText('a claim in bold that is still being written');
-  await expect(answer).not.toContainText('*');
+  // Inside the bold phrase (the stream pauses right after "written"):
+  // bold already, no `*` on the page.
+  await expect(answer).toContainText('still being written');
+  const bold = await seen(answer);
+  expect(bold.text, 'still inside the bold phrase').not.toContain('then closed');
+  expect(bold.strong).toEqual(['a claim in bold that is still being written']);
+  expect(bold.text).not.toContain('*');
   await screenshots(page, info, 'bold');
 
   // Inside the formula: its source, as written, and no MathML yet.
   await expect(answer).toContainText('The area of a circle is $\\pi r^');
-  await expect(answer.locator('math')).toHaveCount(0);
-  await expect(answer).not.toContainText('*');
+  const formula = await seen(answer);
+  expect(formula.text, 'still inside the formula').not.toContain('for a radius');
+  expect(formula.math).toBe(0);
+  expect(formula.text).not.toContain('*');
   await screenshots(page, info, 'formula');
 
   // Inside the fence: a code block with its label and highlighted lines.
   const block = answer.locator('.code-block');
   const code = block.locator('pre > code');
   await expect(code).toContainText('let pi = std::f64::consts::PI;');
+  expect(await code.textContent(), 'still inside the fence').not.toContain('pi * r');
   await expect(block).toHaveCount(1);
   await expect(block.locator('.code-lang')).toHaveText('Rust');
   await expect(code.locator('.hl-kw').first()).toHaveText('fn');
@@ -53,16 +69,17 @@ test('a half-written answer: bold without markers, formula as source, a fence th
   await expect(answer.locator('math')).toHaveCount(2);
   await expect(answer).not.toContainText('\\pi');
   await screenshots(page, info, 'fence');
-  // Mark the first line's first node and the block itself.
+  // Mark the first line's first token and the block itself.
   await code.evaluate((el) => {
-    (el.firstElementChild as any).__kept = 'first line';
+    (el.querySelector('.hl-kw') as any).__kept = 'first line';
     (el as any).__kept = 'code';
   });
 
   // One more line: the block grew in place, its first line untouched.
   await expect(code).toContainText('pi * r * r');
+  expect(await answer.textContent(), 'the fence is still open').not.toContain('That is all');
   expect(await code.evaluate((el) => (el as any).__kept)).toBe('code');
-  expect(await code.evaluate((el) => (el.firstElementChild as any).__kept)).toBe('first line');
+  expect(await code.evaluate((el) => (el.querySelector('.hl-kw') as any).__kept)).toBe('first line');
   await expect(code.locator('.hl-kw').first()).toHaveText('fn');
 
   // Closed: the same block, whole; nothing of the fence's markers shows.

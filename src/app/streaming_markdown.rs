@@ -61,6 +61,7 @@ pub fn StreamingMarkdown(
         };
         let last = finished.get_untracked();
         let mut frame = None;
+        let started = bench::now();
         text.with_untracked(|t| {
             state.update_value(|s| frame = s.frame(t, last));
             if frame.is_none() && lazy_renderer::failed() {
@@ -69,9 +70,11 @@ pub fn StreamingMarkdown(
                 tail.set_text_content(Some(t));
             }
         });
+        let framed = bench::now();
         if let Some(frame) = frame {
             page.update_value(|p| p.apply(frame, &done, &tail));
         }
+        bench::record(framed - started, bench::now() - framed);
         if let Some(callback) = on_rendered {
             callback.run(());
         }
@@ -86,8 +89,8 @@ pub fn StreamingMarkdown(
         // waits for the warm-up (below), so that its first frames do not
         // compile the renderer in one long task; a whole text (history)
         // renders at once.
-        let renderer = (lazy_renderer::ready() && (warmed() || finished.get()))
-            || lazy_renderer::failed();
+        let renderer =
+            (lazy_renderer::ready() && (warmed() || finished.get())) || lazy_renderer::failed();
         if active.get() && renderer && !frame_pending.get_value() {
             frame_pending.set_value(true);
             request_animation_frame(render_now);
@@ -311,5 +314,46 @@ impl PageState {
         done.append_child(&fresh).ok()?;
         self.page = Some((fresh.clone(), from));
         Some(fresh)
+    }
+}
+
+/// What the benchmarks read of this view's own work (bench/browser.sh):
+/// the time frames took in the renderer and on the page, added up in
+/// `window.__pensivePerf.streamRenderMs` and `.streamPageMs` when a benchmark
+/// created that object. Without it, nothing is recorded.
+mod bench {
+    #[cfg(feature = "hydrate")]
+    thread_local! {
+        static PERF: Option<wasm_bindgen::JsValue> = leptos::web_sys::window()
+            .and_then(|w| js_sys::Reflect::get(&w, &"__pensivePerf".into()).ok())
+            .filter(wasm_bindgen::JsValue::is_object);
+    }
+
+    /// Milliseconds (the page's clock), when a benchmark watches; else 0.
+    pub fn now() -> f64 {
+        #[cfg(feature = "hydrate")]
+        if PERF.with(Option::is_some) {
+            return leptos::web_sys::window()
+                .and_then(|w| w.performance())
+                .map_or(0.0, |p| p.now());
+        }
+        0.0
+    }
+
+    pub fn record(render_ms: f64, page_ms: f64) {
+        #[cfg(feature = "hydrate")]
+        PERF.with(|perf| {
+            let Some(perf) = perf else { return };
+            for (key, ms) in [("streamRenderMs", render_ms), ("streamPageMs", page_ms)] {
+                let key = wasm_bindgen::JsValue::from_str(key);
+                let so_far = js_sys::Reflect::get(perf, &key)
+                    .ok()
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(0.0);
+                let _ = js_sys::Reflect::set(perf, &key, &(so_far + ms).into());
+            }
+        });
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (render_ms, page_ms);
     }
 }
