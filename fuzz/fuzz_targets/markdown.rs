@@ -12,7 +12,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use pensive::app::markdown::render_markdown;
-use pensive::app::markdown::stream_render::{frame, Patch, StreamState};
+use pensive::app::markdown::stream_render::{frame, StreamState};
 use pensive::app::markdown_check::inert_violation;
 
 fn check(html: &str) {
@@ -30,16 +30,6 @@ fuzz_target!(|data: &[u8]| {
     let mut state = StreamState::new(false);
     let cuts = (1..=text.len()).filter(|c| text.is_char_boundary(*c)).step_by(7);
     for (cut, last) in cuts.map(|c| (c, false)).chain([(text.len(), true)]) {
-        let next = frame(&mut state, &text[..cut], last);
-        for patch in next.patches {
-            match patch {
-                Patch::Blocks { html, .. }
-                | Patch::Open { html, .. }
-                | Patch::Append(html)
-                | Patch::Replace(html) => check(html.as_str()),
-                Patch::Reset | Patch::Close | Patch::Discard => {}
-            }
-        }
-        check(next.tail.as_str());
+        frame(&mut state, &text[..cut], last).fragments().for_each(check);
     }
 });

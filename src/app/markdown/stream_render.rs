@@ -92,6 +92,21 @@ pub struct Frame {
     pub tail_inside: bool,
 }
 
+impl Frame {
+    /// Every piece of HTML this frame puts on the page (patches, then the
+    /// tail): what the safety checks (tests, `make fuzz`) read.
+    pub fn fragments(&self) -> impl Iterator<Item = &str> {
+        let patches = self.patches.iter().filter_map(|patch| match patch {
+            Patch::Blocks { html, .. }
+            | Patch::Open { html, .. }
+            | Patch::Append(html)
+            | Patch::Replace(html) => Some(html.as_str()),
+            Patch::Reset | Patch::Close | Patch::Discard => None,
+        });
+        patches.chain([self.tail.as_str()])
+    }
+}
+
 /// What one growing text needs kept between frames.
 #[derive(Debug, Clone, Default)]
 pub struct StreamState {
@@ -758,16 +773,7 @@ mod tests {
             };
             for (cut, last) in cuts.iter().map(|c| (*c, false)).chain([(text.len(), true)]) {
                 let next = frame(&mut state, &text[..cut], last);
-                for patch in next.patches {
-                    match patch {
-                        Patch::Blocks { html, .. }
-                        | Patch::Open { html, .. }
-                        | Patch::Append(html)
-                        | Patch::Replace(html) => check(html.as_str()),
-                        Patch::Reset | Patch::Close | Patch::Discard => {}
-                    }
-                }
-                check(next.tail.as_str());
+                next.fragments().for_each(&check);
             }
         }
     }
