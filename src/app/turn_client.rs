@@ -7,20 +7,14 @@
 //! a body that breaks off or simply stops means the connection between the
 //! browser and Pensive went (server killed, proxy cut, network gone): the
 //! user is told so in plain words, and what arrived is kept by the caller.
+//! The words are `TurnError`'s, with the server's own.
 
 use futures::StreamExt;
 
 use super::api::chat;
 use crate::turn::framer::NdjsonFramer;
-use crate::turn::{ChatRequest, ErrorKind, TurnEvent};
-
-/// Shown when the turn's stream breaks off mid-turn.
-pub const CONNECTION_LOST: &str = "The connection to Pensive was lost. What arrived before it is kept; press Retry once the server is reachable again.";
-/// Shown when the request never reached the server (the fetch itself failed).
-pub const UNREACHABLE: &str = "Could not reach Pensive. Check that the server is running and the network is up, then press Retry.";
-/// Shown when something answered, but with an error instead of a turn (a
-/// proxy's error page, a refusal in a body that is not the server's own words).
-pub const NO_TURN: &str = "Pensive did not start the turn: the server, or a proxy in front of it, answered with an error. Press Retry; if it keeps failing, the server's log says why.";
+use crate::turn::turn_error::TurnError;
+use crate::turn::{ChatRequest, TurnEvent};
 
 /// Streams one turn, calling `on_event` for each event as it arrives.
 pub async fn stream_turn(request: ChatRequest, mut on_event: impl FnMut(TurnEvent)) {
@@ -35,19 +29,16 @@ pub async fn stream_turn(request: ChatRequest, mut on_event: impl FnMut(TurnEven
         Ok(stream) => stream,
         // The server refused the request itself (e.g. too large): its words.
         Err(server_fn::ServerFnError::ServerError(message)) => {
-            deliver(TurnEvent::error(ErrorKind::BadRequest, message), &mut ended);
+            deliver(TurnError::Refused(message).event(), &mut ended);
             return;
         }
         // The browser's own wording ("TypeError: Failed to fetch") helps no one.
         Err(server_fn::ServerFnError::Request(_)) => {
-            deliver(
-                TurnEvent::error(ErrorKind::Network, UNREACHABLE),
-                &mut ended,
-            );
+            deliver(TurnError::Unreachable.event(), &mut ended);
             return;
         }
         Err(_) => {
-            deliver(TurnEvent::error(ErrorKind::Upstream, NO_TURN), &mut ended);
+            deliver(TurnError::NotStarted.event(), &mut ended);
             return;
         }
     };
@@ -60,20 +51,14 @@ pub async fn stream_turn(request: ChatRequest, mut on_event: impl FnMut(TurnEven
                     match decoded {
                         Ok(event) => deliver(event, &mut ended),
                         Err(err) => deliver(
-                            TurnEvent::error(
-                                ErrorKind::Internal,
-                                format!("Unreadable event from the server ({err})"),
-                            ),
+                            TurnError::UnreadableEvent(err.to_string()).event(),
                             &mut ended,
                         ),
                     }
                 }
             }
             Err(_) => {
-                deliver(
-                    TurnEvent::error(ErrorKind::Network, CONNECTION_LOST),
-                    &mut ended,
-                );
+                deliver(TurnError::ConnectionLost.event(), &mut ended);
                 return;
             }
         }
@@ -82,8 +67,5 @@ pub async fn stream_turn(request: ChatRequest, mut on_event: impl FnMut(TurnEven
         deliver(event, &mut ended);
     }
     // Ended cleanly but without `done`/`error`: a proxy closed it for us.
-    deliver(
-        TurnEvent::error(ErrorKind::Network, CONNECTION_LOST),
-        &mut ended,
-    );
+    deliver(TurnError::ConnectionLost.event(), &mut ended);
 }

@@ -18,27 +18,25 @@ pub const NON_PAGE_POLICY: &str = "default-src 'none'; style-src 'self'; img-src
 /// images from this origin only (nothing uses `data:` or `blob:` images: the
 /// renderer turns images into links, the CSS has no inline images, and the
 /// `data:`/`blob:` downloads are links, which `img-src` does not govern), and
-/// HTML sinks take only the Trusted Types policy's output.
-pub fn page_policy(nonce: &str) -> String {
+/// HTML sinks take only the output of `trusted_types`, the one Trusted Types
+/// policy the page may create (named by the app: the router passes its name).
+pub fn page_policy(nonce: &str, trusted_types: &str) -> String {
     format!(
         "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
          style-src 'self'; img-src 'self'; connect-src 'self'; \
          object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; \
-         require-trusted-types-for 'script'; trusted-types {TRUSTED_TYPES_POLICY}"
+         require-trusted-types-for 'script'; trusted-types {trusted_types}"
     )
 }
-
-/// The one Trusted Types policy a page may create (`app::trusted_html`).
-pub const TRUSTED_TYPES_POLICY: &str = crate::app::trusted_html::POLICY_NAME;
 
 /// Called while a page renders (the router's page shell): sets the page's
 /// policy with this request's nonce. Without a nonce (never, with leptos_axum) the router's strict
 /// non-page policy stays, which blocks scripts: failing closed.
-pub fn apply_page_policy() {
+pub fn apply_page_policy(trusted_types: &str) {
     let nonce = leptos::nonce::use_nonce();
     let response = use_context::<leptos_axum::ResponseOptions>();
     if let (Some(nonce), Some(response)) = (nonce, response) {
-        if let Ok(value) = HeaderValue::from_str(&page_policy(&nonce.to_string())) {
+        if let Ok(value) = HeaderValue::from_str(&page_policy(&nonce.to_string(), trusted_types)) {
             response.insert_header(header::CONTENT_SECURITY_POLICY, value);
         }
     }
@@ -50,7 +48,7 @@ mod tests {
 
     #[test]
     fn page_policy_allows_only_own_scripts_the_nonce_and_wasm() {
-        let policy = page_policy("abc123");
+        let policy = page_policy("abc123", "pensive-markdown");
         assert!(policy.contains("script-src 'self' 'nonce-abc123' 'wasm-unsafe-eval';"));
         assert!(!policy.contains("unsafe-inline"));
         assert!(policy.contains("frame-ancestors 'none'"));
@@ -59,7 +57,7 @@ mod tests {
 
     #[test]
     fn page_policy_loads_images_from_the_site_only_and_requires_trusted_types() {
-        let policy = page_policy("abc123");
+        let policy = page_policy("abc123", "pensive-markdown");
         assert!(policy.contains("img-src 'self';"), "{policy}");
         assert!(
             !policy.contains("data:") && !policy.contains("blob:"),

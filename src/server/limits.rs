@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::turn_error::TurnError;
+use crate::turn::turn_error::TurnError;
 
 /// The limits, from the environment (see README).
 #[derive(Debug, Clone, PartialEq, Eq)]

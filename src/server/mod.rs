@@ -22,7 +22,6 @@ pub mod secret;
 pub mod serve;
 pub mod static_files;
 pub mod tags;
-pub mod turn_error;
 pub mod turn_log;
 pub mod turn_service;
 pub mod write_stall;

@@ -15,7 +15,7 @@
 
 use super::delta::Delta;
 use super::tags::{TagExtractor, TagPart, TagSet, TurnSoFar};
-use super::turn_error::TurnError;
+use crate::turn::turn_error::TurnError;
 use crate::turn::TurnEvent;
 
 /// Most whitespace held for a text-opened block not yet announced; beyond it
@@ -161,7 +161,7 @@ impl Normalizer {
         let mut out = self.settle(now_ms);
         if !self.ended {
             self.ended = true;
-            out.push(TurnEvent::error(error.kind(), error.user_message()));
+            out.push(error.event());
         }
         out
     }
@@ -319,7 +319,7 @@ fn announce_block(block: &mut OpenBlock, held: &mut String, out: &mut Vec<TurnEv
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::turn_error::NetworkFailure;
+    use crate::turn::turn_error::NetworkFailure;
     use crate::turn::{ErrorKind, Usage};
     use proptest::prelude::*;
 

@@ -15,8 +15,8 @@ use super::limits::TurnLimiter;
 use super::mock::scripted;
 use super::normalizer::Normalizer;
 use super::providers::{self, DeltaStream};
-use super::turn_error::TurnError;
 use super::turn_log::TurnLog;
+use crate::turn::turn_error::TurnError;
 use crate::turn::{ChatRequest, Role, TurnEvent};
 
 /// Shared by every request (put in the Leptos context).

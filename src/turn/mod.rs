@@ -13,6 +13,7 @@ pub mod message;
 pub mod public_model;
 pub mod reducer;
 pub mod request;
+pub mod turn_error;
 
 pub use event::{ErrorKind, TurnEvent, Usage};
 pub use public_model::PublicModel;

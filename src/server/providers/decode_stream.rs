@@ -6,7 +6,7 @@
 use super::wire::Decoder;
 use crate::server::delta::Delta;
 use crate::server::framing::{Framer, Framing, FramingError, WireEvent};
-use crate::server::turn_error::TurnError;
+use crate::turn::turn_error::TurnError;
 
 /// Frames and decodes one response body, bytes in, one result per event out.
 pub struct DecodeStream {

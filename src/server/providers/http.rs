@@ -9,7 +9,7 @@ use futures::StreamExt;
 use super::decode_stream::decode_stream;
 use super::wire::{Dialect, UpstreamRequest};
 use super::{ByteBudget, DeltaStream, ERROR_BODY_LIMIT};
-use crate::server::turn_error::TurnError;
+use crate::turn::turn_error::{NetworkFailure, TurnError};
 
 /// Shared client: connection pooling across turns, and the TLS root store is
 /// loaded once (building a client parses every root certificate, which costs
@@ -18,6 +18,19 @@ use crate::server::turn_error::TurnError;
 pub(crate) fn client() -> &'static reqwest::Client {
     static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
     CLIENT.get_or_init(reqwest::Client::new)
+}
+
+/// A network failure described without the URL (reqwest's text contains it).
+pub(crate) fn network_error(err: &reqwest::Error) -> TurnError {
+    TurnError::Network(if err.is_connect() {
+        NetworkFailure::Connect
+    } else if err.is_timeout() {
+        NetworkFailure::TimedOut
+    } else if err.is_decode() || err.is_body() {
+        NetworkFailure::BrokeOff
+    } else {
+        NetworkFailure::Failed
+    })
 }
 
 /// Sends `request` and streams the decoded deltas, the body's bytes counted
@@ -31,10 +44,7 @@ pub async fn open(
     for (name, value) in &request.headers {
         builder = builder.header(name, value);
     }
-    let response = builder
-        .send()
-        .await
-        .map_err(|e| TurnError::from_reqwest(&e))?;
+    let response = builder.send().await.map_err(|e| network_error(&e))?;
     let status = response.status();
     if !status.is_success() {
         let retry_after = super::retry_after(response.headers());
@@ -55,7 +65,7 @@ pub async fn open(
                     (decoding.push(&bytes), false)
                 }
                 Some(Err(e)) => {
-                    yield Err(TurnError::from_reqwest(&e));
+                    yield Err(network_error(&e));
                     return;
                 }
                 None => (decoding.finish(), true),

@@ -18,7 +18,7 @@ pub mod wire;
 use futures::stream::BoxStream;
 
 use super::delta::Delta;
-use super::turn_error::TurnError;
+use crate::turn::turn_error::TurnError;
 use crate::turn::ChatRequest;
 use wire::{Dialect, UpstreamModel, UpstreamRequest};
 

@@ -7,7 +7,7 @@
 use crate::server::delta::Delta;
 use crate::server::framing::{Framing, WireEvent};
 use crate::server::secret::Secret;
-use crate::server::turn_error::TurnError;
+use crate::turn::turn_error::TurnError;
 
 /// Turns a dialect's events into deltas. One decoder per upstream response
 /// stream (a recording of a tool loop holds several responses: keep going).

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::server::delta::Delta;
 use crate::server::framing::WireEvent;
 use crate::server::providers::wire::Decoder;
-use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
 /// Decodes a Messages event stream (several messages of a tool loop in a row

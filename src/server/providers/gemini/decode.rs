@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::server::delta::Delta;
 use crate::server::framing::WireEvent;
 use crate::server::providers::wire::Decoder;
-use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
 /// One streamed chunk, only the fields we read.

@@ -18,7 +18,7 @@ use super::request::request_body;
 use crate::server::framing::{Framer, Framing};
 use crate::server::providers::wire::UpstreamModel;
 use crate::server::providers::{ByteBudget, DeltaStream};
-use crate::server::turn_error::{NetworkFailure, TurnError};
+use crate::turn::turn_error::{NetworkFailure, TurnError};
 use crate::turn::ChatRequest;
 
 /// Opens a live stream through async-openai, the body's bytes counted
@@ -220,7 +220,7 @@ fn map_error(err: OpenAIError) -> TurnError {
         ),
         OpenAIError::Reqwest(e) => match e.status() {
             Some(status) => TurnError::from_status(status.as_u16(), ""),
-            None => TurnError::from_reqwest(&e),
+            None => crate::server::providers::http::network_error(&e),
         },
         OpenAIError::JSONDeserialize(e, content) => {
             error_from_body(&content).unwrap_or_else(|| TurnError::Malformed(e.to_string()))

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::server::delta::Delta;
 use crate::server::framing::WireEvent;
 use crate::server::providers::wire::Decoder;
-use crate::server::turn_error::{ProviderFault, TurnError};
+use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
 /// Which reasoning part a piece of reasoning text belongs to: a change of part

@@ -5,11 +5,14 @@
 //! failed turn is written here (`user_message`); the provider's own words are
 //! quoted after our lead sentence, shortened, never with its URL or our key.
 //!
+//! The browser's own endings (the connection to Pensive lost, the server
+//! unreachable) are here too, so the two sides' wording is kept together.
+//!
 //! Pure data and formatting: no I/O.
 
 use std::time::Duration;
 
-use crate::turn::ErrorKind;
+use crate::turn::{ErrorKind, TurnEvent};
 
 /// Why a turn ended badly. `Display` is the user's message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,6 +71,26 @@ pub enum TurnError {
     Shutdown,
     #[error("The provider's stream ended before the model finished (no end marker); what arrived is kept. Try again.")]
     CutOff,
+
+    // Between the browser and Pensive (app/turn_client.rs): the server never
+    // ends a stream without `done`/`error`, so these mean the connection or
+    // something in front of the server failed.
+    /// The request never reached the server (the fetch itself failed).
+    #[error("Could not reach Pensive. Check that the server is running and the network is up, then press Retry.")]
+    Unreachable,
+    /// Something answered, but with an error instead of a turn (a proxy's
+    /// error page, a refusal that is not the server's own words).
+    #[error("Pensive did not start the turn: the server, or a proxy in front of it, answered with an error. Press Retry; if it keeps failing, the server's log says why.")]
+    NotStarted,
+    /// The server refused the request itself (e.g. too large), in its words.
+    #[error("{0}")]
+    Refused(String),
+    /// The turn's stream broke off, or ended without `done`/`error`.
+    #[error("The connection to Pensive was lost. What arrived before it is kept; press Retry once the server is reachable again.")]
+    ConnectionLost,
+    /// A line of the turn's stream was not an event.
+    #[error("Unreadable event from the server ({0})")]
+    UnreadableEvent(String),
 
     /// `pensive parse`: the failure, at a line of the recording.
     #[error("line {line}: {error}")]
@@ -175,6 +198,10 @@ impl TurnError {
             | TurnError::IdleTimeout { .. }
             | TurnError::OverTime { .. } => ErrorKind::Timeout,
             TurnError::Shutdown | TurnError::CutOff => ErrorKind::Interrupted,
+            TurnError::Unreachable | TurnError::ConnectionLost => ErrorKind::Network,
+            TurnError::NotStarted => ErrorKind::Upstream,
+            TurnError::Refused(_) => ErrorKind::BadRequest,
+            TurnError::UnreadableEvent(_) => ErrorKind::Internal,
             TurnError::AtLine { error, .. } => error.kind(),
         }
     }
@@ -182,6 +209,11 @@ impl TurnError {
     /// What the user reads (the `error` event's `message`).
     pub fn user_message(&self) -> String {
         self.to_string()
+    }
+
+    /// The terminal `error` event that reports this failure.
+    pub fn event(&self) -> TurnEvent {
+        TurnEvent::error(self.kind(), self.user_message())
     }
 
     /// An HTTP error status, with the provider's own words.
@@ -218,19 +250,6 @@ impl TurnError {
             fault,
             message: with_detail(fault.lead(), detail),
         }
-    }
-
-    /// A network failure described without the URL (reqwest's text contains it).
-    pub fn from_reqwest(err: &reqwest::Error) -> Self {
-        TurnError::Network(if err.is_connect() {
-            NetworkFailure::Connect
-        } else if err.is_timeout() {
-            NetworkFailure::TimedOut
-        } else if err.is_decode() || err.is_body() {
-            NetworkFailure::BrokeOff
-        } else {
-            NetworkFailure::Failed
-        })
     }
 }
 
@@ -315,6 +334,32 @@ mod tests {
         assert_eq!(
             reported.user_message(),
             format!("The provider rejected the API key: {}", "x".repeat(300))
+        );
+    }
+
+    #[test]
+    fn the_browsers_endings_are_errors_of_their_kind_that_say_what_is_kept() {
+        let lost = TurnError::ConnectionLost.event();
+        assert!(lost.is_terminal());
+        assert_eq!(
+            lost,
+            TurnEvent::error(
+                ErrorKind::Network,
+                "The connection to Pensive was lost. What arrived before it is kept; press Retry once the server is reachable again."
+            )
+        );
+        assert_eq!(TurnError::Unreachable.kind(), ErrorKind::Network);
+        assert!(TurnError::Unreachable
+            .user_message()
+            .starts_with("Could not reach Pensive."));
+        assert_eq!(TurnError::NotStarted.kind(), ErrorKind::Upstream);
+        // The server's own refusal is shown in its words, unchanged.
+        let refused = TurnError::Refused("The request is too large.".into());
+        assert_eq!(refused.kind(), ErrorKind::BadRequest);
+        assert_eq!(refused.user_message(), "The request is too large.");
+        assert_eq!(
+            TurnError::UnreadableEvent("line 1".into()).kind(),
+            ErrorKind::Internal
         );
     }
 
