@@ -6,7 +6,6 @@ pub mod assistant_message;
 pub mod autosave;
 pub mod browser;
 pub mod chat_page;
-pub mod chat_state;
 pub mod code_copy;
 pub mod composer;
 pub mod headline;
@@ -16,6 +15,7 @@ pub mod markdown;
 pub mod lazy_renderer;
 #[cfg(any(test, fuzzing))]
 pub mod markdown_check;
+pub mod message_view;
 pub mod preferences;
 pub mod restore_shell;
 pub mod sidebar;
@@ -25,7 +25,11 @@ pub mod thinking_block;
 pub mod trusted_html;
 pub mod turn_client;
 pub mod turn_view;
+pub mod use_chat_session;
+pub mod use_conversations;
 pub mod use_copy;
+pub mod use_import_export;
+pub mod use_notices;
 pub mod use_thinking_fold;
 pub mod user_message;
 

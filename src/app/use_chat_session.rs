@@ -1,0 +1,336 @@
+//! The conversation shown and its turns: send, stop, retry, edit, the model,
+//! the live clock and the status line, and saving it (when, `autosave`
+//! decides; where, `history`).
+//!
+//! The pure `Conversation` (with the live reducer `Turn` inside) is the source
+//! of truth; `MessageView`s mirror it for rendering, one signal per block, fed
+//! by the `Change`s the reducer returns.
+
+use futures::future::{AbortHandle, Abortable};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::autosave::Autosave;
+use super::browser::{now_ms, wall_ms};
+use super::history;
+use super::message_view::{MessageView, MessageViews};
+use super::turn_client::stream_turn;
+use super::turn_view::TurnView;
+use super::use_notices::UseNoticesReturn;
+use crate::turn::duration::{format_duration, DurationStyle::Spoken};
+use crate::turn::message::{Conversation, Message, Summary};
+use crate::turn::reducer::{Change, Turn};
+use crate::turn::{ChatRequest, TurnEvent};
+
+/// The shown conversation and what the user can do with it (a `Copy` handle).
+#[derive(Clone, Copy)]
+pub struct UseChatSessionReturn {
+    conversation: StoredValue<Conversation>,
+    /// What the conversation view renders, in order.
+    pub messages: RwSignal<Vec<MessageView>>,
+    /// The streaming turn's abort handle, while one streams.
+    running: RwSignal<Option<AbortHandle>>,
+    /// Now, ticking while a turn streams (for the Thinking block's timer).
+    pub clock: RwSignal<f64>,
+    /// The polite status line (never the streaming text).
+    pub announcement: RwSignal<String>,
+    /// The id of the conversation shown ("" until its first message).
+    pub current_id: RwSignal<String>,
+    /// The model picked for this conversation (`None`: the server's default).
+    pub model: RwSignal<Option<String>>,
+    /// Conversations, newest first: a save moves the shown one to the top.
+    index: RwSignal<Vec<Summary>>,
+    notices: UseNoticesReturn,
+    autosave: StoredValue<Autosave>,
+    views: MessageViews,
+}
+
+/// A session showing an empty conversation; saves go to `index`'s history
+/// and their failures to `notices`.
+pub fn use_chat_session(
+    index: RwSignal<Vec<Summary>>,
+    notices: UseNoticesReturn,
+) -> UseChatSessionReturn {
+    UseChatSessionReturn {
+        conversation: StoredValue::new(Conversation::new(String::new(), 0.0)),
+        messages: RwSignal::new(Vec::new()),
+        running: RwSignal::new(None),
+        clock: RwSignal::new(0.0),
+        announcement: RwSignal::new(String::new()),
+        current_id: RwSignal::new(String::new()),
+        model: RwSignal::new(None),
+        index,
+        notices,
+        autosave: StoredValue::new(Autosave::default()),
+        views: MessageViews::new(),
+    }
+}
+
+impl UseChatSessionReturn {
+    /// Whether a turn streams (tracked: for views).
+    pub fn running(&self) -> Signal<bool> {
+        let running = self.running;
+        Signal::derive(move || running.with(Option::is_some))
+    }
+
+    /// Whether a turn streams right now (untracked: for handlers).
+    pub fn is_running(&self) -> bool {
+        self.running.with_untracked(Option::is_some)
+    }
+
+    /// Reads the shown conversation.
+    pub fn with_conversation<R>(&self, read: impl FnOnce(&Conversation) -> R) -> R {
+        self.conversation.with_value(read)
+    }
+
+    /// Shows a conversation (loaded from history, imported, undeleted).
+    pub fn show(&self, conversation: Conversation) {
+        self.current_id.set(conversation.id.clone());
+        if conversation.model.is_some() {
+            self.model.set(conversation.model.clone());
+        }
+        let views = conversation
+            .messages
+            .iter()
+            .map(|m| self.views.view_of(m))
+            .collect();
+        self.conversation.set_value(conversation);
+        self.messages.set(views);
+    }
+
+    /// Shows an empty conversation (stored once its first message is sent).
+    pub fn clear(&self) {
+        self.stop_if_running();
+        self.conversation
+            .set_value(Conversation::new(String::new(), 0.0));
+        self.messages.set(Vec::new());
+        self.current_id.set(String::new());
+    }
+
+    /// Renames the shown conversation.
+    pub fn rename(&self, title: String) {
+        self.conversation.update_value(|c| c.title = title);
+        self.save();
+    }
+
+    /// Starts a turn for the user's text.
+    pub fn send(&self, text: String) {
+        let now = now_ms();
+        let Some(request) = self.append_user_turn(&text, now) else {
+            return;
+        };
+        self.current_id
+            .set(self.conversation.with_value(|c| c.id.clone()));
+        let user = self.views.view_of(&Message::User { content: text });
+        let turn = self.views.view_of(&Message::Assistant(Turn::new(now)));
+        self.messages.update(|m| {
+            m.push(user);
+            m.push(turn);
+        });
+        self.clock.set(now);
+        self.announcement.set("Thinking".into());
+        self.save();
+
+        let session = *self;
+        let ticker = set_interval_with_handle(
+            move || session.clock.set(now_ms()),
+            std::time::Duration::from_millis(250),
+        )
+        .ok();
+        let (handle, registration) = AbortHandle::new_pair();
+        self.running.set(Some(handle));
+        spawn_local(async move {
+            let turn = stream_turn(request, move |event| session.apply(event));
+            let _ = Abortable::new(turn, registration).await;
+            if let Some(ticker) = ticker {
+                ticker.clear();
+            }
+            session.finish_turn();
+        });
+    }
+
+    /// Adds the user's message and an empty turn to the conversation (giving
+    /// a new one its id, title and model), and returns what to ask the server.
+    fn append_user_turn(&self, text: &str, now: f64) -> Option<ChatRequest> {
+        let wall = wall_ms();
+        let picked = self.model.get_untracked();
+        self.conversation.try_update_value(|c| {
+            if c.id.is_empty() {
+                *c = Conversation::new(format!("c{}", wall as u64), wall);
+            }
+            if c.title.is_empty() {
+                c.title = text
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .take(60)
+                    .collect();
+            }
+            c.messages.push(Message::User {
+                content: text.to_owned(),
+            });
+            if c.model.is_none() {
+                c.model = picked;
+            }
+            let request = ChatRequest {
+                messages: c.to_chat_messages(),
+                model: c.model.clone(),
+            };
+            c.messages.push(Message::Assistant(Turn::new(now)));
+            c.updated_at = wall;
+            request
+        })
+    }
+
+    /// Folds one event into the live turn and its view.
+    fn apply(&self, event: TurnEvent) {
+        if self.live_view().is_none() {
+            return; // the conversation changed under a late event
+        }
+        let now = now_ms();
+        if let Some(text) = announcement_for(&event) {
+            self.announcement.set(text);
+        }
+        self.update_live_turn(|turn| turn.apply(event, now));
+        super::browser::count_applied_event();
+        if self.autosave.with_value(|a| a.is_due(now)) {
+            self.save();
+        }
+    }
+
+    /// Changes the live turn (the conversation's last message) and passes
+    /// what changed to its view.
+    fn update_live_turn(&self, change: impl FnOnce(&mut Turn) -> Vec<Change>) {
+        let Some(view) = self.live_view() else { return };
+        let changes = self
+            .conversation
+            .try_update_value(|c| match c.messages.last_mut() {
+                Some(Message::Assistant(turn)) => change(turn),
+                _ => Vec::new(),
+            });
+        view.sync(changes.unwrap_or_default());
+    }
+
+    fn live_view(&self) -> Option<TurnView> {
+        self.messages.with_untracked(|m| match m.last() {
+            Some(MessageView::Assistant { turn, .. }) => Some(*turn),
+            _ => None,
+        })
+    }
+
+    /// Where the message shown with `key` is, when no turn is running (history
+    /// may only be rewritten between turns).
+    fn idle_index_of(&self, key: usize) -> Option<usize> {
+        if self.is_running() {
+            return None;
+        }
+        self.messages
+            .with_untracked(|m| m.iter().position(|v| v.key() == key))
+    }
+
+    /// Retry the turn shown with `key`: the last turn is replaced, an older one
+    /// is asked again at the end.
+    pub fn retry(&self, key: usize) {
+        let Some(index) = self.idle_index_of(key) else {
+            return;
+        };
+        let is_last = self.messages.with_untracked(|m| index + 1 == m.len());
+        let user_text = self.conversation.with_value(|c| {
+            match index.checked_sub(1).and_then(|i| c.messages.get(i)) {
+                Some(Message::User { content }) => Some(content.clone()),
+                _ => None,
+            }
+        });
+        let Some(text) = user_text else { return };
+        if is_last {
+            self.truncate(index - 1);
+        }
+        self.send(text);
+    }
+
+    /// Replaces the user message shown with `key` (and everything after it)
+    /// with `text`, and asks again.
+    pub fn edit_and_resend(&self, key: usize, text: String) {
+        let Some(index) = self.idle_index_of(key) else {
+            return;
+        };
+        self.truncate(index);
+        self.send(text);
+    }
+
+    /// Keeps the first `len` messages, in the conversation and on screen.
+    fn truncate(&self, len: usize) {
+        self.conversation.update_value(|c| c.messages.truncate(len));
+        self.messages.update(|m| m.truncate(len));
+    }
+
+    /// Stop pressed: freeze the turn where it is.
+    pub fn stop(&self) {
+        if let Some(handle) = self.running.get_untracked() {
+            handle.abort();
+        }
+        let now = now_ms();
+        self.update_live_turn(|turn| turn.stop(now));
+        self.announcement.set("Stopped".into());
+        self.finish_turn();
+    }
+
+    /// Stops the streaming turn, if one streams, before the conversation shown changes.
+    pub fn stop_if_running(&self) {
+        if self.is_running() {
+            self.stop();
+        }
+    }
+
+    fn finish_turn(&self) {
+        if self.is_running() {
+            self.running.set(None);
+        }
+        self.save();
+    }
+
+    /// Saves the shown conversation and makes it the one a reload shows.
+    pub fn save(&self) {
+        let now = now_ms();
+        if self.conversation.with_value(|c| c.id.is_empty()) {
+            self.autosave.update_value(|a| a.skipped(now));
+            return; // nothing sent yet: nothing to keep
+        }
+        let mut index = self.index.get_untracked();
+        let result = self.conversation.with_value(|c| {
+            history::set_current(&c.id);
+            history::save(c, &mut index, now)
+        });
+        self.index.set(index);
+        let took = now_ms() - now;
+        let streaming = self.is_running();
+        self.autosave
+            .update_value(|a| a.saved(now, took, streaming));
+        match result {
+            Ok(bytes) => super::browser::record_save(now, took, bytes),
+            Err(message) => self.notices.say(message),
+        }
+    }
+
+    /// The user picked a model: this conversation uses it from now on.
+    pub fn pick_model(&self, id: String) {
+        self.model.set(Some(id.clone()));
+        self.conversation.update_value(|c| c.model = Some(id));
+        self.save();
+    }
+}
+
+/// What the polite status line says for an event (never the streaming text).
+fn announcement_for(event: &TurnEvent) -> Option<String> {
+    match event {
+        TurnEvent::ThinkingStart => Some("Thinking".into()),
+        TurnEvent::ThinkingEnd { duration_ms, .. } => Some(format!(
+            "Thought for {}",
+            format_duration(*duration_ms as f64, Spoken)
+        )),
+        TurnEvent::Done { .. } => Some("Answer complete".into()),
+        TurnEvent::Error { message, .. } => Some(format!("Error: {message}")),
+        _ => None,
+    }
+}
