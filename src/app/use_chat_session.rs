@@ -334,3 +334,36 @@ fn announcement_for(event: &TurnEvent) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::ErrorKind;
+
+    #[test]
+    fn the_status_line_says_what_happened_and_never_the_streaming_text() {
+        assert_eq!(
+            announcement_for(&TurnEvent::ThinkingStart).as_deref(),
+            Some("Thinking")
+        );
+        let ended = TurnEvent::ThinkingEnd {
+            duration_ms: 12_000,
+            opaque: false,
+        };
+        assert_eq!(
+            announcement_for(&ended).as_deref(),
+            Some("Thought for 12 seconds")
+        );
+        let failed = TurnEvent::error(ErrorKind::Network, "The connection was lost.");
+        assert_eq!(
+            announcement_for(&failed).as_deref(),
+            Some("Error: The connection was lost.")
+        );
+        assert_eq!(
+            announcement_for(&TurnEvent::ThinkingDelta {
+                text: "secret plan".into()
+            }),
+            None
+        );
+    }
+}

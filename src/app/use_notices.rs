@@ -52,3 +52,49 @@ impl UseNoticesReturn {
         self.notices.update(|n| n.retain(|x| x.message != message));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn notice(message: &str, backup: Option<&str>) -> Notice {
+        Notice {
+            message: message.into(),
+            backup: backup.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn a_repeated_cause_is_said_once_and_dismissing_removes_only_that_notice() {
+        let owner = Owner::new();
+        owner.with(|| {
+            let notices = use_notices();
+            notices.say("Storage is full.".into());
+            notices.say("Storage is full.".into());
+            notices.push(notice("Another tab wrote a newer version.", None));
+            let shown = || notices.notices.with_untracked(|n| n.len());
+            assert_eq!(shown(), 2);
+            notices.dismiss("Storage is full.");
+            assert_eq!(
+                notices.notices.with_untracked(|n| n[0].message.clone()),
+                "Another tab wrote a newer version."
+            );
+        });
+    }
+
+    #[test]
+    fn what_loading_found_is_all_shown_each_with_its_own_backup() {
+        let owner = Owner::new();
+        owner.with(|| {
+            let notices = use_notices();
+            notices.show_all(vec![
+                notice("A conversation could not be read.", Some("{1")),
+                notice("A conversation could not be read.", Some("{2")),
+            ]);
+            let backups: Vec<Option<String>> = notices
+                .notices
+                .with_untracked(|n| n.iter().map(|x| x.backup.clone()).collect());
+            assert_eq!(backups, [Some("{1".to_owned()), Some("{2".to_owned())]);
+        });
+    }
+}
