@@ -9,6 +9,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use server_fn::error::{FromServerFnError, ServerFnError};
 
+use crate::turn::turn_error::TurnError;
+
 /// The middleware: declared-too-large bodies are refused before reading; a
 /// body without a length is cut off at the limit while it is read.
 pub async fn limit_api_bodies(State(max): State<usize>, request: Request, next: Next) -> Response {
@@ -29,11 +31,11 @@ pub async fn limit_api_bodies(State(max): State<usize>, request: Request, next: 
 }
 
 fn too_large(length: u64, max: usize) -> Response {
-    let message = format!(
-        "This request is {} KB; the server accepts at most {} KB. Shorten the message or start a new conversation.",
-        length.div_ceil(1024),
-        max / 1024
-    );
+    let message = TurnError::RequestTooLarge {
+        bytes: length,
+        limit: max as u64,
+    }
+    .user_message();
     let error: ServerFnError = ServerFnError::ServerError(message);
     let body = error.ser();
     let mut response = (StatusCode::PAYLOAD_TOO_LARGE, body).into_response();

@@ -30,6 +30,8 @@ pub enum TurnError {
     NoMessages,
     #[error("The last message must be a non-empty user message.")]
     LastMessageNotFromUser,
+    #[error("This request is {} KB; the server accepts at most {} KB. Shorten the message or start a new conversation.", .bytes.div_ceil(1024), .limit / 1024)]
+    RequestTooLarge { bytes: u64, limit: u64 },
     #[error("You already have {active} answers streaming; the limit is {limit}. Wait for one to finish or stop one, then try again.")]
     TooManyStreaming { active: usize, limit: usize },
     #[error("You started {started} turns in the last minute; the limit is {limit}. Try again in {retry_secs} s.")]
@@ -179,6 +181,7 @@ impl TurnError {
             | TurnError::MessageTooLong { .. }
             | TurnError::NoMessages
             | TurnError::LastMessageNotFromUser
+            | TurnError::RequestTooLarge { .. }
             | TurnError::Blocked { .. } => ErrorKind::BadRequest,
             TurnError::TooManyStreaming { .. } | TurnError::TooManyPerMinute { .. } => {
                 ErrorKind::RateLimit
@@ -353,6 +356,14 @@ mod tests {
             .user_message()
             .starts_with("Could not reach Pensive."));
         assert_eq!(TurnError::NotStarted.kind(), ErrorKind::Upstream);
+        let large = TurnError::RequestTooLarge {
+            bytes: 70_000,
+            limit: 65_536,
+        };
+        assert_eq!(large.kind(), ErrorKind::BadRequest);
+        assert!(large
+            .user_message()
+            .starts_with("This request is 69 KB; the server accepts at most 64 KB."));
         // The server's own refusal is shown in its words, unchanged.
         let refused = TurnError::Refused("The request is too large.".into());
         assert_eq!(refused.kind(), ErrorKind::BadRequest);
