@@ -3,7 +3,7 @@ import { ChatPage, MOCKED } from './fixtures/chat-page';
 import type { Locator, Page } from '@playwright/test';
 
 /**
- * A reasoning model answers with code. `mock:code` (src/server/scenarios.rs)
+ * A reasoning model answers with code. `mock:code` (src/server/mock/scenarios/)
  * reasons with a fenced Rust line, then answers with three fenced blocks:
  * Rust, Python, Bash. Each block must show its language, highlighted tokens
  * and a copy button that copies that block's code (not the label, not the

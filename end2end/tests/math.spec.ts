@@ -4,7 +4,7 @@ import type { Locator } from '@playwright/test';
 
 /**
  * A reasoning model writes math in four forms: `$…$`, `$$…$$`, `\(…\)` and
- * `\[…\]`. `mock:math` (src/server/scenarios.rs) uses all four in its reasoning
+ * `\[…\]`. `mock:math` (src/server/mock/scenarios/) uses all four in its reasoning
  * and in its answer, with prices that must stay text, and pauses for 1.5 s in
  * the middle of the answer's last display formula. The page must show MathML
  * (native, no script, no style attribute: the fixture fails on any CSP

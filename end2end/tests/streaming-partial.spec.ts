@@ -4,7 +4,7 @@ import type { Locator, Page, TestInfo } from '@playwright/test';
 
 /**
  * What a reader sees of an answer while it is half written. `mock:half-written`
- * (src/server/scenarios.rs) streams an answer and pauses for 1.5 s inside a
+ * (src/server/mock/scenarios/) streams an answer and pauses for 1.5 s inside a
  * bold phrase, inside a formula, and twice inside a code fence. Mid-stream:
  * - the bold phrase is already bold, and no raw `**` shows;
  * - the formula shows as its source (no MathML, nothing broken), and becomes

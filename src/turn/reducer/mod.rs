@@ -3,182 +3,23 @@
 //! what history stores. Pure: the caller passes the clock.
 //!
 //! `apply` reports what changed so a view can update only the block that grew;
-//! appending is O(delta), never O(text so far).
-//!
-//! Longer than the ~450 lines a file keeps here (≈ 510): the block state
-//! machine and the `Change`s it reports are one piece; its tests, as long
-//! again, are what keeps it that way.
+//! appending is O(delta), never O(text so far). This file holds `Turn` and the
+//! fold of each event; the blocks (`block`), the turn's status and outcome
+//! (`status`), the `Change`s (`change`) and a thinking block's life and timer
+//! (`thinking`) are beside it.
 
 use serde::{Deserialize, Serialize};
 
 use super::event::{ErrorKind, TurnEvent, Usage};
-use super::headline::{headline_of, HeadlineTracker};
 
-/// Where a turn is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TurnStatus {
-    /// Request sent, nothing received yet.
-    Waiting,
-    Thinking,
-    Answering,
-    Done,
-    Error,
-    /// Ended by the user (Stop) or by a lost connection / reload.
-    Stopped,
-}
+mod block;
+mod change;
+mod status;
+mod thinking;
 
-impl TurnStatus {
-    /// True while events may still arrive.
-    pub fn is_live(self) -> bool {
-        matches!(self, Self::Waiting | Self::Thinking | Self::Answering)
-    }
-}
-
-/// Life of one thinking block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BlockState {
-    Streaming,
-    Done,
-    /// Cut short (Stop, lost connection, error): the timer froze.
-    Interrupted,
-}
-
-/// A reasoning block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Thinking {
-    pub text: String,
-    /// Server-measured duration; `None` while streaming or when unknown.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration_ms: Option<u64>,
-    #[serde(default)]
-    pub opaque: bool,
-    /// The latest headline (`<topic>` label or bold-only line) of the text,
-    /// kept up to date as it streams; it names the block in its header.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headline: Option<String>,
-    pub state: BlockState,
-    /// Client clock (ms) when the block opened; drives the live timer only.
-    #[serde(skip)]
-    pub started_at_ms: f64,
-    /// Where the headline scan of the text stands (so a chunk costs its size).
-    #[serde(skip)]
-    headlines: HeadlineTracker,
-}
-
-impl Thinking {
-    fn streaming(now_ms: f64) -> Self {
-        Self {
-            text: String::new(),
-            duration_ms: None,
-            opaque: false,
-            headline: None,
-            state: BlockState::Streaming,
-            started_at_ms: now_ms,
-            headlines: HeadlineTracker::default(),
-        }
-    }
-
-    /// What the view shows of the block besides its text.
-    pub fn meta(&self) -> ThinkingMeta {
-        ThinkingMeta {
-            duration_ms: self.duration_ms,
-            opaque: self.opaque,
-            state: self.state,
-            started_at_ms: self.started_at_ms,
-            // A stored blank label (hand-edited or imported) names nothing.
-            headline: self.headline.clone().filter(|h| !h.trim().is_empty()),
-        }
-    }
-
-    /// A block with no readable text and no opaque signal: hidden, not stored.
-    pub fn is_empty(&self) -> bool {
-        is_empty_reasoning(&self.text, self.opaque)
-    }
-
-    /// Brings the headline up to the text; true when it changed. `complete`:
-    /// the block ended, so its last line counts even without a newline.
-    fn track_headline(&mut self, complete: bool) -> bool {
-        let changed = if complete {
-            self.headlines.finish(&self.text)
-        } else {
-            self.headlines.update(&self.text)
-        };
-        if changed {
-            self.headline = self.headlines.headline().map(str::to_owned);
-        }
-        changed
-    }
-}
-
-/// Reasoning with no readable text and no opaque signal (DESIGN §3 "empty").
-pub fn is_empty_reasoning(text: &str, opaque: bool) -> bool {
-    !opaque && text.trim().is_empty()
-}
-
-/// Whether the view shows a thinking block: always while it streams (hidden
-/// reasoning shows a live "Thinking… Ns" header before any text, or with none
-/// at all), and afterwards only when it is not empty.
-pub fn is_shown(state: BlockState, text: &str, opaque: bool) -> bool {
-    state == BlockState::Streaming || !is_empty_reasoning(text, opaque)
-}
-
-/// The note an ended turn without answer text gets (DESIGN §4). The one
-/// predicate the view and the tests share.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EmptyOutcome {
-    /// The model reasoned (readable, hidden by the provider, or counted in
-    /// reasoning tokens) but wrote no answer.
-    ThoughtWithoutAnswer,
-    /// No answer and no reasoning the user can see or was told of: also what
-    /// the browser gets under the kill switch, which hides that reasoning
-    /// happened at all, so this note never mentions thinking.
-    EmptyAnswer,
-}
-
-impl EmptyOutcome {
-    /// The note for a turn in `status` with this `answer` text; `reasoned`: a
-    /// non-empty thinking block; `reasoning_tokens`: the provider's count.
-    pub fn of(
-        status: TurnStatus,
-        answer: &str,
-        reasoned: bool,
-        reasoning_tokens: Option<u64>,
-    ) -> Option<Self> {
-        if status != TurnStatus::Done || !answer.trim().is_empty() {
-            return None; // errors and Stop say so themselves
-        }
-        Some(if reasoned || reasoning_tokens.is_some_and(|n| n > 0) {
-            Self::ThoughtWithoutAnswer
-        } else {
-            Self::EmptyAnswer
-        })
-    }
-
-    /// What the user reads.
-    pub fn note(self) -> &'static str {
-        match self {
-            Self::ThoughtWithoutAnswer => "The model finished thinking without an answer.",
-            Self::EmptyAnswer => "The model returned an empty answer.",
-        }
-    }
-}
-
-/// One block of an assistant turn, in order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Block {
-    Thinking(Thinking),
-    Answer { text: String },
-}
-
-/// What went wrong, as shown to the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TurnError {
-    pub kind: ErrorKind,
-    pub message: String,
-}
+pub use block::{is_empty_reasoning, is_shown, Block, BlockState, Thinking};
+pub use change::{Change, ThinkingMeta, TurnProgress};
+pub use status::{EmptyOutcome, TurnError, TurnStatus};
 
 /// An assistant turn: its blocks, state, usage and outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -197,45 +38,6 @@ pub struct Turn {
     /// Client ms from request to the first event (time to first token).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttft_ms: Option<u64>,
-}
-
-/// A thinking block's metadata as the view shows it (changes a handful of
-/// times per block, unlike its text).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ThinkingMeta {
-    pub duration_ms: Option<u64>,
-    pub opaque: bool,
-    pub state: BlockState,
-    pub started_at_ms: f64,
-    /// The label naming the block (latest `<topic>` or bold-only line).
-    pub headline: Option<String>,
-}
-
-/// The turn-wide values a view shows, as they are after a change.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TurnProgress {
-    pub status: TurnStatus,
-    pub error: Option<TurnError>,
-    pub usage: Option<Usage>,
-    pub ttft_ms: Option<u64>,
-}
-
-/// What one `apply` changed, carrying the new data, so a view mirrors the turn
-/// from the changes alone and touches only what moved. What a change carries
-/// is proportional to what moved: a chunk carries its own text, never the
-/// text so far.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Change {
-    /// A block was pushed at the end, as it opened (empty, or its first chunk).
-    Opened(Block),
-    /// `text` was appended to block `index`.
-    Appended { index: usize, text: String },
-    /// Block `index`'s metadata is now `meta` (state, duration, opaque, headline).
-    Updated { index: usize, meta: ThinkingMeta },
-    /// The block list changed shape (removal or conversion): all of it now.
-    Restructured(Vec<Block>),
-    /// Status, usage, error or time to first token changed: all of them now.
-    Status(TurnProgress),
 }
 
 impl Turn {
@@ -395,46 +197,6 @@ impl Turn {
         self.empty_outcome() == Some(EmptyOutcome::ThoughtWithoutAnswer)
     }
 
-    fn open_thinking(&mut self) -> Option<(usize, &mut Thinking)> {
-        let index = self.blocks.len().checked_sub(1)?;
-        match &mut self.blocks[index] {
-            Block::Thinking(block) if block.state == BlockState::Streaming => Some((index, block)),
-            _ => None,
-        }
-    }
-
-    fn append_thinking(&mut self, text: String, now_ms: f64) -> Vec<Change> {
-        let mut changes = Vec::new();
-        if self.open_thinking().is_none() {
-            // Tolerate a producer that forgot `thinking_start`.
-            changes.extend(self.apply(TurnEvent::ThinkingStart, now_ms));
-        }
-        if let Some((index, block)) = self.open_thinking() {
-            block.text.push_str(&text);
-            let headline_moved = block.track_headline(false);
-            let meta = headline_moved.then(|| block.meta());
-            changes.push(Change::Appended { index, text });
-            if let Some(meta) = meta {
-                changes.push(Change::Updated { index, meta });
-            }
-        }
-        changes
-    }
-
-    fn end_thinking(&mut self, duration_ms: u64, opaque: bool) -> Vec<Change> {
-        let Some((index, block)) = self.open_thinking() else {
-            return Vec::new();
-        };
-        block.duration_ms = Some(duration_ms);
-        block.opaque = opaque && block.text.trim().is_empty();
-        block.state = BlockState::Done;
-        block.track_headline(true);
-        vec![Change::Updated {
-            index,
-            meta: block.meta(),
-        }]
-    }
-
     fn append_answer(&mut self, text: String) -> Vec<Change> {
         let mut changes = Vec::new();
         // The contract closes thinking first; if a producer did not, freeze it here.
@@ -457,60 +219,6 @@ impl Turn {
             changes.push(self.status_change());
         }
         changes
-    }
-
-    fn answer_was_thinking(&mut self, duration_ms: u64) -> Vec<Change> {
-        // Everything so far was reasoning from a prefilled `<think>`: fold all the
-        // answer text received into one finished thinking block. A block still
-        // open (a producer that broke the contract) is closed first: the
-        // converted block goes last, so the open one would otherwise never be
-        // closed by the end of the turn (found by the `reducer` fuzz target).
-        let mut changes = self.close_open_thinking(None, BlockState::Done);
-        let text = self.answer_text();
-        self.blocks.retain(|b| !matches!(b, Block::Answer { .. }));
-        if !text.trim().is_empty() {
-            self.blocks.push(Block::Thinking(Thinking {
-                headline: headline_of(&text),
-                text,
-                duration_ms: Some(duration_ms),
-                opaque: false,
-                state: BlockState::Done,
-                started_at_ms: self.started_at_ms,
-                headlines: HeadlineTracker::default(),
-            }));
-        }
-        self.status = TurnStatus::Thinking;
-        changes.extend([
-            Change::Restructured(self.blocks.clone()),
-            self.status_change(),
-        ]);
-        changes
-    }
-
-    /// Closes a still-streaming block (contract violation or end of stream).
-    fn close_open_thinking(&mut self, duration_ms: Option<u64>, state: BlockState) -> Vec<Change> {
-        match self.open_thinking() {
-            Some((index, block)) => {
-                block.state = state;
-                if duration_ms.is_some() {
-                    block.duration_ms = duration_ms;
-                }
-                block.track_headline(true);
-                vec![Change::Updated {
-                    index,
-                    meta: block.meta(),
-                }]
-            }
-            None => Vec::new(),
-        }
-    }
-
-    /// Freezes a streaming block at the client-measured elapsed time.
-    fn interrupt_open_thinking(&mut self, now_ms: f64) -> Vec<Change> {
-        let elapsed = self
-            .open_thinking()
-            .map(|(_, block)| (now_ms - block.started_at_ms).max(0.0) as u64);
-        self.close_open_thinking(elapsed, BlockState::Interrupted)
     }
 }
 

@@ -1,0 +1,72 @@
+//! The scenarios that stream and end cleanly: `normal` and the shapes of
+//! reasoning and answer a parser or view must handle (blocks, inline and split
+//! tags, opaque reasoning, empty parts, a megabyte, hostile text, math, code).
+
+use super::steps::{answer, answered, chunks, ending, reasoned, reasoning};
+use super::texts::{
+    ANSWER, CODE_ANSWER, CODE_REASONING, HEADLINES, HOSTILE_CODE, HOSTILE_MARKDOWN, HOSTILE_MATH,
+    REASONING, TOPIC_TAGS,
+};
+use crate::server::delta::Delta;
+
+/// The deltas of the clean scenario `name` (an unknown name plays `normal`).
+pub(super) fn deltas(name: &str) -> Vec<Delta> {
+    match name {
+        "several-blocks" => [
+            reasoning("First I look at the question."),
+            vec![Delta::ReasoningBoundary],
+            reasoning("Then I check my plan."),
+            answer("Part one. "),
+            reasoning("One more consideration."),
+            answer("Part two."),
+            ending("stop", 30),
+        ]
+        .concat(),
+        "inline-tags" => answered(&format!("<think>{REASONING}</think>\n\n{ANSWER}"), 0),
+        "split-tags" => [
+            chunks(
+                &format!("<think>{REASONING}</think>\n\n{ANSWER}"),
+                1,
+                Delta::Answer,
+            ),
+            ending("stop", 0),
+        ]
+        .concat(),
+        "tag-in-code" => answered(
+            "Use it like this:\n\n```xml\n<think>not reasoning</think>\n```\n\nThat is all.",
+            0,
+        ),
+        "prefilled" => answered(&format!("{REASONING}</think>\n\n{ANSWER}"), 0),
+        "empty-think" => answered(&format!("<think>\n\n</think>\n\n{ANSWER}"), 0),
+        "opaque" => [vec![Delta::OpaqueReasoning], answered(ANSWER, 640)].concat(),
+        "reasoning-tokens" => answered(ANSWER, 640),
+        "no-answer" => [reasoning(REASONING), ending("length", 200)].concat(),
+        // Nothing at all: no reasoning, no answer text (the empty-answer note).
+        "empty-answer" => ending("stop", 0),
+        "huge" => {
+            let sentence = "Considering one more case in detail to be thorough. ";
+            let text = sentence.repeat(1024 * 1024 / sentence.len() + 1);
+            [
+                chunks(&text, 1000, Delta::Reasoning),
+                answered(ANSWER, 250_000),
+            ]
+            .concat()
+        }
+        // Larger chunks than other scenarios (still splitting every piece):
+        // the text is long, and the suite's stories wait for it to finish.
+        "hostile-markdown" => {
+            let text = [HOSTILE_MARKDOWN, HOSTILE_MATH].concat();
+            [
+                chunks(&text, 24, Delta::Reasoning),
+                chunks(&text, 24, Delta::Answer),
+                ending("stop", 40),
+            ]
+            .concat()
+        }
+        "hostile-code" => reasoned(HOSTILE_CODE, HOSTILE_CODE, 40),
+        "topic-tags" => answered(TOPIC_TAGS, 0),
+        "code" => reasoned(CODE_REASONING, CODE_ANSWER, 90),
+        "headlines" => [chunks(HEADLINES, 4, Delta::Reasoning), answered(ANSWER, 20)].concat(),
+        _ => reasoned(REASONING, ANSWER, 20),
+    }
+}

@@ -1,0 +1,173 @@
+//! `pensive mock-upstream`: a deterministic provider speaking every dialect at
+//! its real path, so the real provider code runs over real HTTP in tests and
+//! benchmarks. Scenarios come from `mock:<name>` keywords (see `scenarios`);
+//! `--replay FILE` serves a recording instead. Every request is recorded, and
+//! so is every response stream the client closed early.
+//!
+//! This file holds the routes and picks each request's answer; beside it are
+//! what the mock records (`state`), a scenario's body with its fault
+//! (`body`), the endless bodies of a hostile upstream (`endless`) and replay
+//! (`replay`).
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::Value;
+
+use crate::server::mock::scenarios::{scenario_for, Fault};
+use crate::server::providers::wire::Dialect;
+
+mod body;
+mod endless;
+mod replay;
+mod state;
+
+pub use replay::replay_events;
+pub use state::{MockConfig, MockState, RecordedRequest};
+
+use body::scenario_body;
+use endless::huge_error_response;
+use replay::replay_body;
+use state::stream_response;
+
+/// The mock's routes.
+pub fn router(state: MockState) -> Router {
+    Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .route("/v1/responses", post(responses))
+        .route("/v1/messages", post(anthropic))
+        .route("/v1beta/models/{*rest}", post(gemini))
+        .route("/api/chat", post(ollama))
+        .route("/_mock/requests", get(list_requests))
+        .route("/_mock/stats", get(stats))
+        .with_state(state)
+}
+
+async fn chat(State(s): State<MockState>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+    serve(
+        s,
+        Dialect::Chat,
+        "/v1/chat/completions".into(),
+        headers,
+        body,
+    )
+}
+
+async fn responses(
+    State(s): State<MockState>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    serve(s, Dialect::Responses, "/v1/responses".into(), headers, body)
+}
+
+async fn anthropic(
+    State(s): State<MockState>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    serve(s, Dialect::Anthropic, "/v1/messages".into(), headers, body)
+}
+
+async fn gemini(
+    State(s): State<MockState>,
+    Path(rest): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    serve(
+        s,
+        Dialect::Gemini,
+        format!("/v1beta/models/{rest}"),
+        headers,
+        body,
+    )
+}
+
+async fn ollama(
+    State(s): State<MockState>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    serve(s, Dialect::Ollama, "/api/chat".into(), headers, body)
+}
+
+async fn list_requests(State(s): State<MockState>) -> Json<Vec<RecordedRequest>> {
+    Json(s.requests())
+}
+
+async fn stats(State(s): State<MockState>) -> Json<Value> {
+    Json(serde_json::json!({
+        "requests": s.requests().len(),
+        "active": s.active(),
+        "closed_early": s.closed_early(),
+        "sent_bytes": s.sent_bytes(),
+    }))
+}
+
+fn serve(
+    state: MockState,
+    dialect: Dialect,
+    path: String,
+    headers: HeaderMap,
+    body: Value,
+) -> Response {
+    let recorded_headers = headers
+        .iter()
+        .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+        .collect();
+    let text = body.to_string();
+    state.record(RecordedRequest {
+        dialect: dialect.name(),
+        path,
+        headers: recorded_headers,
+        body,
+    });
+    if let Some(events) = state.config.replay.clone() {
+        let delay = state.config.delay;
+        return stream_response(state, dialect, replay_body(events.as_ref().clone(), delay));
+    }
+    let scenario = scenario_for(&text, state.config.delay);
+    if let Fault::Status { code, retry_after } = scenario.fault {
+        return status_response(code, retry_after);
+    }
+    if scenario.fault == Fault::HugeErrorBody {
+        return huge_error_response(state);
+    }
+    let model = "mock-model";
+    stream_response(state, dialect, scenario_body(dialect, model, scenario))
+}
+
+fn status_response(code: u16, retry_after: Option<u64>) -> Response {
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let message = match code {
+        401 => "Incorrect API key provided.",
+        403 => "Your key does not have access to this model.",
+        404 => "The model `mock-model` does not exist or you do not have access to it.",
+        429 => "Rate limit reached for requests.",
+        503 => "The engine is currently overloaded, please try again later.",
+        _ => "The server had an error while processing your request.",
+    };
+    let body =
+        serde_json::json!({"error": {"message": message, "type": "mock_error", "code": code}});
+    let mut response = (status, Json(body)).into_response();
+    if let Some(seconds) = retry_after {
+        if let Ok(value) = seconds.to_string().parse() {
+            response.headers_mut().insert("retry-after", value);
+        }
+    }
+    response
+}
+
+/// Serves the mock on `listener` until the process ends.
+/// Like a provider's server, it writes each chunk at once (`TCP_NODELAY`): with
+/// Nagle's algorithm a paced chunk would wait for the ACK of the previous one.
+pub async fn serve_on(listener: tokio::net::TcpListener, state: MockState) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
+    axum::serve(listener, router(state)).await
+}

@@ -1,0 +1,45 @@
+//! What one `Turn::apply` reports (`Change`) and the values it carries, so a
+//! view mirrors the turn from the changes alone.
+
+use super::block::{Block, BlockState};
+use super::status::{TurnError, TurnStatus};
+use crate::turn::event::Usage;
+
+/// A thinking block's metadata as the view shows it (changes a handful of
+/// times per block, unlike its text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThinkingMeta {
+    pub duration_ms: Option<u64>,
+    pub opaque: bool,
+    pub state: BlockState,
+    pub started_at_ms: f64,
+    /// The label naming the block (latest `<topic>` or bold-only line).
+    pub headline: Option<String>,
+}
+
+/// The turn-wide values a view shows, as they are after a change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnProgress {
+    pub status: TurnStatus,
+    pub error: Option<TurnError>,
+    pub usage: Option<Usage>,
+    pub ttft_ms: Option<u64>,
+}
+
+/// What one `apply` changed, carrying the new data, so a view mirrors the turn
+/// from the changes alone and touches only what moved. What a change carries
+/// is proportional to what moved: a chunk carries its own text, never the
+/// text so far.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// A block was pushed at the end, as it opened (empty, or its first chunk).
+    Opened(Block),
+    /// `text` was appended to block `index`.
+    Appended { index: usize, text: String },
+    /// Block `index`'s metadata is now `meta` (state, duration, opaque, headline).
+    Updated { index: usize, meta: ThinkingMeta },
+    /// The block list changed shape (removal or conversion): all of it now.
+    Restructured(Vec<Block>),
+    /// Status, usage, error or time to first token changed: all of them now.
+    Status(TurnProgress),
+}
