@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::turn::reducer::{Block, BlockState, Change, Turn, TurnError, TurnProgress, TurnStatus};
+use crate::turn::reducer::{Block, BlockState, Change, ShownError, Turn, TurnProgress, TurnStatus};
 use crate::turn::Usage;
 
 pub use crate::turn::reducer::ThinkingMeta;
@@ -32,7 +32,7 @@ pub struct BlockView {
 pub struct TurnView {
     pub blocks: RwSignal<Vec<BlockView>>,
     pub status: RwSignal<TurnStatus>,
-    pub error: RwSignal<Option<TurnError>>,
+    pub error: RwSignal<Option<ShownError>>,
     pub usage: RwSignal<Option<Usage>>,
     pub started_at_ms: RwSignal<f64>,
     /// Time to the first event (the "Reasoned for" duration of hidden reasoning).

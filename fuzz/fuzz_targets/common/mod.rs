@@ -80,7 +80,7 @@ pub fn fuzz_dialect(dialect: Dialect, input: &[u8]) {
             Ok(frame) => frame,
             Err(err) => {
                 events.extend(normalizer.fail(
-                    &pensive::server::turn_error::TurnError::Malformed(err.to_string()),
+                    &pensive::turn::turn_error::TurnError::Malformed(err.to_string()),
                     0,
                 ));
                 break;

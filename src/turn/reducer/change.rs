@@ -2,7 +2,7 @@
 //! view mirrors the turn from the changes alone.
 
 use super::block::{Block, BlockState};
-use super::status::{TurnError, TurnStatus};
+use super::status::{ShownError, TurnStatus};
 use crate::turn::event::Usage;
 
 /// A thinking block's metadata as the view shows it (changes a handful of
@@ -21,7 +21,7 @@ pub struct ThinkingMeta {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnProgress {
     pub status: TurnStatus,
-    pub error: Option<TurnError>,
+    pub error: Option<ShownError>,
     pub usage: Option<Usage>,
     pub ttft_ms: Option<u64>,
 }

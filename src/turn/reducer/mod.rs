@@ -19,7 +19,7 @@ mod thinking;
 
 pub use block::{is_empty_reasoning, is_shown, Block, BlockState, Thinking};
 pub use change::{Change, ThinkingMeta, TurnProgress};
-pub use status::{EmptyOutcome, TurnError, TurnStatus};
+pub use status::{EmptyOutcome, ShownError, TurnStatus};
 
 /// An assistant turn: its blocks, state, usage and outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,7 +27,7 @@ pub struct Turn {
     pub blocks: Vec<Block>,
     pub status: TurnStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<TurnError>,
+    pub error: Option<ShownError>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,7 +135,7 @@ impl Turn {
                         });
                     }
                 }
-                self.error = Some(TurnError { kind, message });
+                self.error = Some(ShownError { kind, message });
                 self.status = TurnStatus::Error;
                 changes.push(self.status_change());
                 changes
@@ -171,7 +171,7 @@ impl Turn {
         self.blocks.is_empty()
             && matches!(
                 &self.error,
-                Some(TurnError {
+                Some(ShownError {
                     kind: ErrorKind::BadRequest | ErrorKind::RateLimit,
                     ..
                 })

@@ -1,5 +1,5 @@
 //! Where a turn stands (`TurnStatus`) and how it ended badly or empty
-//! (`TurnError`, `EmptyOutcome`).
+//! (`ShownError`, `EmptyOutcome`).
 
 use serde::{Deserialize, Serialize};
 
@@ -26,9 +26,10 @@ impl TurnStatus {
     }
 }
 
-/// What went wrong, as shown to the user.
+/// What went wrong, as the turn keeps it and the user sees it (why it went
+/// wrong is `turn_error::TurnError`, whose `event()` carries these two fields).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TurnError {
+pub struct ShownError {
     pub kind: ErrorKind,
     pub message: String,
 }
