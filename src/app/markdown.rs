@@ -16,7 +16,7 @@
 //! - a code block's language becomes a `language-…` class only if it is one
 //!   plain word (a tab or entity in it would otherwise add classes of the app's);
 //!   the block is written by `code_block.rs` (a header with the language's
-//!   label and a copy button) with its lines highlighted by `highlight.rs`,
+//!   label and a copy button) with its lines highlighted by `highlight/`,
 //!   which adds nothing but `hl-…` spans around escaped text;
 //! - table alignment would be a `style` attribute, which the CSP refuses: dropped;
 //! - footnotes carry no ids or links: a label would be an id in the page's

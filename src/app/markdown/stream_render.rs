@@ -1,5 +1,5 @@
 //! What the streaming view adds to the page as a text grows: the cuts of
-//! `stream_split.rs` rendered to sanitized HTML, as patches for
+//! `stream_split/` rendered to sanitized HTML, as patches for
 //! `app::streaming_markdown` to apply. Pure (no DOM), so its output can be
 //! checked natively against rendering the whole text at once.
 //!
