@@ -360,7 +360,7 @@ fn opens(src: &str, at: usize, run: usize) -> bool {
 }
 
 /// Whether the byte at `at` is escaped by an odd run of backslashes before it.
-fn escaped(bytes: &[u8], at: usize) -> bool {
+pub(super) fn escaped(bytes: &[u8], at: usize) -> bool {
     bytes[..at.min(bytes.len())]
         .iter()
         .rev()

@@ -6,6 +6,8 @@ use std::ops::Range;
 
 use pulldown_cmark::Event;
 
+use crate::app::markdown::remend;
+
 /// Where a paragraph can be cut: before a word, after a space (or a soft line
 /// break), at no inline depth, with nothing before it that a later character
 /// could still close or complete.
@@ -62,7 +64,7 @@ impl Cuts {
         let bytes = src.as_bytes();
         for (offset, c) in src[range.clone()].char_indices() {
             let at = range.start + offset;
-            let escaped = is_escaped(bytes, at);
+            let escaped = remend::escaped(bytes, at);
             if self.inline_depth == 0 && self.math.is_none() && at > self.start && c.is_alphabetic()
             {
                 if let Some(sep) = cut_before(bytes, at) {
@@ -89,17 +91,6 @@ impl Cuts {
             }
         }
     }
-}
-
-/// Whether the character at `at` is escaped: an odd run of backslashes before it.
-fn is_escaped(bytes: &[u8], at: usize) -> bool {
-    bytes[..at]
-        .iter()
-        .rev()
-        .take_while(|b| **b == b'\\')
-        .count()
-        % 2
-        == 1
 }
 
 /// The whitespace a paragraph may be cut after, right before `at`: one or

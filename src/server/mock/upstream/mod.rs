@@ -32,43 +32,34 @@ use endless::huge_error_response;
 use replay::replay_body;
 use state::stream_response;
 
+/// The dialects answered at one fixed path each (Gemini's path names the model).
+const FIXED_PATHS: [(Dialect, &str); 4] = [
+    (Dialect::Chat, "/v1/chat/completions"),
+    (Dialect::Responses, "/v1/responses"),
+    (Dialect::Anthropic, "/v1/messages"),
+    (Dialect::Ollama, "/api/chat"),
+];
+
 /// The mock's routes.
 pub fn router(state: MockState) -> Router {
-    Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .route("/v1/responses", post(responses))
-        .route("/v1/messages", post(anthropic))
+    FIXED_PATHS
+        .iter()
+        .fold(Router::new(), |router, &(dialect, path)| {
+            router.route(
+                path,
+                post(
+                    move |State(s): State<MockState>,
+                          headers: HeaderMap,
+                          Json(body): Json<Value>| async move {
+                        serve(s, dialect, path.into(), headers, body)
+                    },
+                ),
+            )
+        })
         .route("/v1beta/models/{*rest}", post(gemini))
-        .route("/api/chat", post(ollama))
         .route("/_mock/requests", get(list_requests))
         .route("/_mock/stats", get(stats))
         .with_state(state)
-}
-
-async fn chat(State(s): State<MockState>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
-    serve(
-        s,
-        Dialect::Chat,
-        "/v1/chat/completions".into(),
-        headers,
-        body,
-    )
-}
-
-async fn responses(
-    State(s): State<MockState>,
-    headers: HeaderMap,
-    Json(body): Json<Value>,
-) -> Response {
-    serve(s, Dialect::Responses, "/v1/responses".into(), headers, body)
-}
-
-async fn anthropic(
-    State(s): State<MockState>,
-    headers: HeaderMap,
-    Json(body): Json<Value>,
-) -> Response {
-    serve(s, Dialect::Anthropic, "/v1/messages".into(), headers, body)
 }
 
 async fn gemini(
@@ -84,14 +75,6 @@ async fn gemini(
         headers,
         body,
     )
-}
-
-async fn ollama(
-    State(s): State<MockState>,
-    headers: HeaderMap,
-    Json(body): Json<Value>,
-) -> Response {
-    serve(s, Dialect::Ollama, "/api/chat".into(), headers, body)
 }
 
 async fn list_requests(State(s): State<MockState>) -> Json<Vec<RecordedRequest>> {
