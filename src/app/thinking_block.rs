@@ -129,9 +129,18 @@ pub fn ThinkingBlock(
             return;
         }
         if let Some(el) = body_ref.get_untracked() {
-            reader_scroll_top.set_value(el.scroll_top());
-            let at_bottom = el.scroll_height() - el.scroll_top() - el.client_height() < 24;
-            stick_to_bottom.set_value(at_bottom);
+            let top = el.scroll_top();
+            let moved_up = top < reader_scroll_top.get_value();
+            reader_scroll_top.set_value(top);
+            // Only the reader moving up unpins. Our own pin scrolls down, but
+            // its scroll event arrives a frame later, when more text may
+            // already have grown the box: "not at the bottom" then is not
+            // the reader leaving it (under load that unpinned for good).
+            if el.scroll_height() - top - el.client_height() < 24 {
+                stick_to_bottom.set_value(true);
+            } else if moved_up {
+                stick_to_bottom.set_value(false);
+            }
         }
     };
     // Pinned to the bottom while the reader has not scrolled up, measured
