@@ -120,3 +120,20 @@ test('code blocks are highlighted, labelled and copy their own code, streaming a
   await expectSecondBlockCopies(page, chat.assistant().getByTestId('answer'));
   await chat.expectNoConsoleErrors();
 });
+
+test('at 375 px a long code line scrolls inside its block, and the page does not scroll sideways', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('mock:code');
+  const blocks = chat.assistant().getByTestId('answer').locator('.code-block');
+  await expect(blocks).toHaveCount(3);
+  await expect(blocks.nth(2)).toContainText('paste -sd+');
+  // The Bash line is wider than a phone: its block scrolls it…
+  const bash = blocks.nth(2).locator('pre');
+  await expect.poll(() => bash.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+  // …and nothing else is pushed past the screen's edge.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  const composer = await page.locator('form.composer').boundingBox();
+  expect(composer!.x + composer!.width).toBeLessThanOrEqual(375);
+});
