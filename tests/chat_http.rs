@@ -563,7 +563,7 @@ async fn an_oversized_body_is_refused_with_a_readable_413_before_it_is_read() {
     let text = response.into_body().collect().await.unwrap().to_bytes();
     let error = <server_fn::ServerFnError as server_fn::error::FromServerFnError>::de(text);
     assert!(
-        matches!(&error, server_fn::ServerFnError::ServerError(m) if m.contains("at most 64 KB")),
+        matches!(&error, server_fn::ServerFnError::ServerError(m) if m.contains("at most 64 KiB")),
         "{error:?}"
     );
     // A body without a declared length is cut off at the limit too.

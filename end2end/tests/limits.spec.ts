@@ -7,7 +7,7 @@ test('an oversized message is refused with a clear error, kept on screen, and th
   const huge = 'a long paste '.repeat(8_000); // ~100 KB
   await chat.send(huge);
   const refused = chat.assistant();
-  await expect(refused.getByTestId('turn-error')).toContainText('the server accepts at most 64 KB');
+  await expect(refused.getByTestId('turn-error')).toContainText('the server accepts at most 64 KiB');
   await expect(page.getByTestId('user-text').last()).toContainText('a long paste a long paste');
 
   await chat.send('Why is the sky blue?');

@@ -153,6 +153,9 @@ pub fn ThinkingBlock(
         };
         if stick_to_bottom.get_value() {
             el.set_scroll_top(el.scroll_height());
+            // What the pin's own scroll event will show: a reader scrolling up
+            // in the same frame shows less, even if the box grew meanwhile.
+            reader_scroll_top.set_value(el.scroll_top());
         } else if restore {
             el.set_scroll_top(reader_scroll_top.get_value());
         }

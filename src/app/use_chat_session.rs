@@ -98,13 +98,15 @@ impl UseChatSessionReturn {
         self.messages.set(views);
     }
 
-    /// Shows an empty conversation (stored once its first message is sent).
+    /// Shows an empty conversation (stored once its first message is sent),
+    /// and a reload shows one too.
     pub fn clear(&self) {
         self.stop_if_running();
         self.conversation
             .set_value(Conversation::new(String::new(), 0.0));
         self.messages.set(Vec::new());
         self.current_id.set(String::new());
+        history::clear_current();
     }
 
     /// Renames the shown conversation.

@@ -84,7 +84,6 @@ impl UseConversationsReturn {
     /// Starts an empty conversation (saved once its first message is sent).
     pub fn new_conversation(&self) {
         self.session.clear();
-        history::clear_current();
     }
 
     /// Shows another stored conversation.

@@ -1,6 +1,7 @@
 //! Caps request bodies on the API. An oversized request is answered with 413
-//! and a server-function error the browser shows as it is ("Your message is
-//! too long…"), rather than a reset connection or a generic failure.
+//! and a server-function error the browser shows as it is
+//! (`TurnError::RequestTooLarge`'s words), rather than a reset connection or a
+//! generic failure.
 
 use axum::body::Body;
 use axum::extract::{Request, State};

@@ -30,7 +30,7 @@ pub enum TurnError {
     NoMessages,
     #[error("The last message must be a non-empty user message.")]
     LastMessageNotFromUser,
-    #[error("This request is {} KB; the server accepts at most {} KB. Shorten the message or start a new conversation.", .bytes.div_ceil(1024), .limit / 1024)]
+    #[error("This request is {}; the server accepts at most {}. Shorten the message or start a new conversation.", human_bytes(*bytes), human_bytes(*limit))]
     RequestTooLarge { bytes: u64, limit: u64 },
     #[error("You already have {active} answers streaming; the limit is {limit}. Wait for one to finish or stop one, then try again.")]
     TooManyStreaming { active: usize, limit: usize },
@@ -91,7 +91,7 @@ pub enum TurnError {
     #[error("The connection to Pensive was lost. What arrived before it is kept; press Retry once the server is reachable again.")]
     ConnectionLost,
     /// A line of the turn's stream was not an event.
-    #[error("Unreadable event from the server ({0})")]
+    #[error("Pensive sent an event this page could not read ({0}). Press Retry; if it keeps failing, reload the page.")]
     UnreadableEvent(String),
 
     /// `pensive parse`: the failure, at a line of the recording.
@@ -363,7 +363,7 @@ mod tests {
         assert_eq!(large.kind(), ErrorKind::BadRequest);
         assert!(large
             .user_message()
-            .starts_with("This request is 69 KB; the server accepts at most 64 KB."));
+            .starts_with("This request is 68.4 KiB; the server accepts at most 64 KiB."));
         // The server's own refusal is shown in its words, unchanged.
         let refused = TurnError::Refused("The request is too large.".into());
         assert_eq!(refused.kind(), ErrorKind::BadRequest);
