@@ -54,6 +54,8 @@ pub fn StreamingMarkdown(
     // Renders what arrived since the last frame, once per frame however many
     // chunks came in it.
     let frame_pending = StoredValue::new(false);
+    // Without the renderer: how much of the text is shown as plain text.
+    let plain_shown = StoredValue::new(0usize);
     let render_now = move || {
         frame_pending.set_value(false);
         let (Some(done), Some(tail)) = (done_ref.get_untracked(), tail_ref.get_untracked()) else {
@@ -66,8 +68,7 @@ pub fn StreamingMarkdown(
             state.update_value(|s| frame = s.frame(t, last));
             if frame.is_none() && lazy_renderer::failed() {
                 // No renderer: the text as it is, rather than nothing.
-                done.set_text_content(None);
-                tail.set_text_content(Some(t));
+                plain_shown.update_value(|shown| show_plain(&done, &tail, t, shown));
             }
         });
         let framed = bench::now();
@@ -101,6 +102,21 @@ pub fn StreamingMarkdown(
         <div class="md-done" node_ref=done_ref on:click=code_copy::on_click></div>
         <div class="md-tail" node_ref=tail_ref on:click=code_copy::on_click></div>
     }
+}
+
+/// Shows `text` as plain text when the renderer could not load, `shown` bytes
+/// of it being on the page already: only what it grew by is added (a text
+/// node per frame), so a frame costs its own growth, as with the renderer. A
+/// text that shrank or changed where it was cut is written whole again, the
+/// same rule the renderer's stream follows (`lazy_renderer::Stream`).
+fn show_plain(done: &web_sys::Element, tail: &web_sys::Element, text: &str, shown: &mut usize) {
+    if *shown == 0 || *shown > text.len() || !text.is_char_boundary(*shown) {
+        done.set_text_content(None);
+        tail.set_text_content(Some(text));
+    } else if *shown < text.len() {
+        let _ = tail.append_with_str_1(&text[*shown..]);
+    }
+    *shown = text.len();
 }
 
 /// Texts that take the streaming renderer down each of its paths: finished
