@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { atMost, info, OURS, writeResults, type Row } from './results';
-import { perEvent, sampleTurn, STREAM_TIMEOUT_MS, watchMainThread, type Field, type Sample } from './stream-sampling';
+import { perChunkRows, perEvent, sampleTurn, STREAM_TIMEOUT_MS, watchMainThread, type Field, type Sample } from './stream-sampling';
 
 // Rendering cost while a long code block streams (mock:bench-code: an answer
 // that is one fenced Rust block of 350 KB, in 7,500 chunks). An open fence
@@ -57,18 +57,7 @@ test('rendering a 350 KB code block streamed in 7,500 chunks', async ({ page }) 
     info('stream duration (first event → done)', (endAt - firstEventAt) / 1000, 's'),
     info('events applied', last.events, 'events'),
   ];
-  for (let d = 0; d < 10; d++) {
-    rows.push(info(`code decile ${d + 1}: main-thread time per chunk`, perChunk(samples, d * tenth, (d + 1) * tenth) * 1000, 'µs'));
-  }
-  for (const field of ['script', 'style', 'layout'] as const) {
-    rows.push(info(`${field} time per chunk, first 10%`, perChunk(samples, 0, tenth, field) * 1000, 'µs'));
-    rows.push(info(`${field} time per chunk, last 10%`, perChunk(samples, CODE_CHUNKS - tenth, CODE_CHUNKS, field) * 1000, 'µs'));
-  }
-  // Of that, the streaming view's own frames (src/app/streaming_markdown.rs).
-  for (const [field, what] of [['render', 'in the renderer'], ['page', 'applying them to the page']] as const) {
-    rows.push(info(`streaming view ${what}, per chunk, first 10%`, perChunk(samples, 0, tenth, field) * 1000, 'µs'));
-    rows.push(info(`streaming view ${what}, per chunk, last 10%`, perChunk(samples, CODE_CHUNKS - tenth, CODE_CHUNKS, field) * 1000, 'µs'));
-  }
+  rows.push(...perChunkRows(samples, EVENTS_BEFORE_CODE, CODE_CHUNKS, 'code'));
   const eventsAt = (t: number) => samples.find((s) => s.now >= t)?.events ?? last.events;
   console.log('long tasks (start ms, duration ms, events applied):', longTasks.map((t) => [Math.round(t.start), Math.round(t.duration), eventsAt(t.start)]));
   writeResults('code-block', 'Rendering a 350 KB code block in 7,500 chunks (mock:bench-code, release build)', rows);

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { atMost, info, OURS, writeResults, type Row } from './results';
-import { perEvent, sampleTurn, STREAM_TIMEOUT_MS, taskAt, watchMainThread, type Field, type Sample } from './stream-sampling';
+import { perChunkRows, perEvent, sampleTurn, STREAM_TIMEOUT_MS, taskAt, watchMainThread, type Field, type Sample } from './stream-sampling';
 
 // Rendering cost while a long reasoning stream arrives (mock:bench-render:
 // 1 MB of reasoning in 20,000 chunks, then a 200 KB markdown answer), sampled
@@ -52,18 +52,7 @@ test('rendering a 1 MB reasoning stream and a 200 KB answer', async ({ page }) =
     info('events applied', last.events, 'events'),
   ];
   // Per-chunk time decile by decile, and where the first and last 10% go.
-  for (let d = 0; d < 10; d++) {
-    rows.push(info(`reasoning decile ${d + 1}: main-thread time per chunk`, perChunk(samples, d * tenth, (d + 1) * tenth) * 1000, 'µs'));
-  }
-  for (const field of ['script', 'style', 'layout'] as const) {
-    rows.push(info(`${field} time per chunk, first 10%`, perChunk(samples, 0, tenth, field) * 1000, 'µs'));
-    rows.push(info(`${field} time per chunk, last 10%`, perChunk(samples, REASONING_CHUNKS - tenth, REASONING_CHUNKS, field) * 1000, 'µs'));
-  }
-  // Of that, the streaming view's own frames (src/app/streaming_markdown.rs).
-  for (const [field, what] of [['render', 'in the renderer'], ['page', 'applying them to the page']] as const) {
-    rows.push(info(`streaming view ${what}, per chunk, first 10%`, perChunk(samples, 0, tenth, field) * 1000, 'µs'));
-    rows.push(info(`streaming view ${what}, per chunk, last 10%`, perChunk(samples, REASONING_CHUNKS - tenth, REASONING_CHUNKS, field) * 1000, 'µs'));
-  }
+  rows.push(...perChunkRows(samples, EVENTS_BEFORE_REASONING, REASONING_CHUNKS, 'reasoning'));
   // When the long tasks happened, by how many events the page had applied.
   const eventsAt = (t: number) => samples.find((s) => s.now >= t)?.events ?? last.events;
   const phase = (t: { start: number }) => {

@@ -1,4 +1,5 @@
 import { expect, type Page } from '@playwright/test';
+import { info, type Row } from './results';
 
 // Main-thread time per streamed chunk, shared by the rendering benchmarks
 // (render.bench.ts, code.bench.ts). The page counts applied events in
@@ -56,6 +57,31 @@ export function taskAt(samples: Sample[], events: number, field: Field = 'task')
 /** Mean `field` per event from event `from` to event `to`. */
 export function perEvent(samples: Sample[], from: number, to: number, field: Field = 'task'): number {
   return (taskAt(samples, to, field) - taskAt(samples, from, field)) / (to - from);
+}
+
+/**
+ * The per-chunk breakdown both streaming benches report for a stream of
+ * `chunks` chunks after `before` other events: main-thread time decile by
+ * decile (`<label> decile N: …`), then where the first and last 10% go
+ * (script, style, layout, and the streaming view's own share).
+ */
+export function perChunkRows(samples: Sample[], before: number, chunks: number, label: string): Row[] {
+  const perChunk = (from: number, to: number, field: Field = 'task') => perEvent(samples, before + from, before + to, field);
+  const tenth = chunks / 10;
+  const rows: Row[] = [];
+  for (let d = 0; d < 10; d++) {
+    rows.push(info(`${label} decile ${d + 1}: main-thread time per chunk`, perChunk(d * tenth, (d + 1) * tenth) * 1000, 'µs'));
+  }
+  for (const field of ['script', 'style', 'layout'] as const) {
+    rows.push(info(`${field} time per chunk, first 10%`, perChunk(0, tenth, field) * 1000, 'µs'));
+    rows.push(info(`${field} time per chunk, last 10%`, perChunk(chunks - tenth, chunks, field) * 1000, 'µs'));
+  }
+  // Of that, the streaming view's own frames (src/app/streaming_markdown.rs).
+  for (const [field, what] of [['render', 'in the renderer'], ['page', 'applying them to the page']] as const) {
+    rows.push(info(`streaming view ${what}, per chunk, first 10%`, perChunk(0, tenth, field) * 1000, 'µs'));
+    rows.push(info(`streaming view ${what}, per chunk, last 10%`, perChunk(chunks - tenth, chunks, field) * 1000, 'µs'));
+  }
+  return rows;
 }
 
 /** Sends `prompt` and samples the page every SAMPLE_MS until the turn ends. */

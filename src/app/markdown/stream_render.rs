@@ -328,37 +328,32 @@ fn list_content(html: &str) -> Option<&str> {
     };
     let items = html.get(open..)?.strip_suffix(close)?;
     // One list: its element closes at the end, not before.
-    let mut depth = 1i32;
-    for (at, _) in items.match_indices('<') {
-        let tag = &items[at..];
-        if tag.starts_with("<ul") || tag.starts_with("<ol") {
-            depth += 1;
-        } else if tag.starts_with("</ul>") || tag.starts_with("</ol>") {
-            depth -= 1;
-            if depth == 0 {
-                return None;
-            }
-        }
-    }
-    Some(items)
+    (!closes_early(items, &["<ul", "<ol"], &["</ul>", "</ol>"])).then_some(items)
 }
 
 /// The content of the one `<li>` in `items`.
 fn single_item_inner(items: &str) -> Option<&str> {
     let inner = items.strip_prefix("<li>")?.strip_suffix("</li>\n")?;
+    (!closes_early(inner, &["<li>", "<li "], &["</li>"])).then_some(inner)
+}
+
+/// Whether `inner`, the content of an element already open, closes that
+/// element before its end: a close tag (`closes`) with no open tag (`opens`)
+/// of its own before it.
+fn closes_early(inner: &str, opens: &[&str], closes: &[&str]) -> bool {
     let mut depth = 1i32;
     for (at, _) in inner.match_indices('<') {
         let tag = &inner[at..];
-        if tag.starts_with("<li>") || tag.starts_with("<li ") {
+        if opens.iter().any(|open| tag.starts_with(open)) {
             depth += 1;
-        } else if tag.starts_with("</li>") {
+        } else if closes.iter().any(|close| tag.starts_with(close)) {
             depth -= 1;
             if depth == 0 {
-                return None;
+                return true;
             }
         }
     }
-    Some(inner)
+    false
 }
 
 /// The content of rendered HTML that is exactly one paragraph.
