@@ -16,8 +16,9 @@ use super::mock::scripted;
 use super::normalizer::Normalizer;
 use super::providers::{self, DeltaStream};
 use super::turn_log::TurnLog;
+use crate::turn::effort::list_words;
 use crate::turn::turn_error::TurnError;
-use crate::turn::{ChatRequest, Role, TurnEvent};
+use crate::turn::{ChatRequest, Effort, Role, TurnEvent};
 
 /// Shared by every request (put in the Leptos context).
 #[derive(Debug, Clone)]
@@ -60,7 +61,7 @@ impl TurnService {
     /// Never fails: problems, refusals included, are `error` events.
     pub fn start(
         &self,
-        request: ChatRequest,
+        mut request: ChatRequest,
         client: &str,
     ) -> impl Stream<Item = TurnEvent> + Send + 'static {
         let config = self.config.clone();
@@ -68,15 +69,15 @@ impl TurnService {
         let mut ending = self.ending.subscribe();
         // The permit lives inside the stream: the slot frees when the turn ends
         // or the client goes away.
-        let checked = validate(&config, &request).and_then(|model| {
+        let checked = validate(&config, &request).and_then(|(model, effort)| {
             let permit = self.limiter.admit(client, Instant::now())?;
-            Ok((model.clone(), permit))
+            Ok((model.clone(), effort, permit))
         });
         let log = TurnLog::new(
-            checked.as_ref().map(|(m, _)| m.id.as_str()).unwrap_or("?"),
+            checked.as_ref().map(|(m, ..)| m.id.as_str()).unwrap_or("?"),
             checked
                 .as_ref()
-                .map(|(m, _)| m.provider.name())
+                .map(|(m, ..)| m.provider.name())
                 .unwrap_or("none"),
         );
         let mut outlet = Outlet {
@@ -87,7 +88,7 @@ impl TurnService {
         stream! {
             let started = Instant::now();
             let elapsed = move || started.elapsed().as_millis() as u64;
-            let (model, _permit) = match checked {
+            let (model, effort, _permit) = match checked {
                 Ok(admitted) => admitted,
                 Err(refused) => {
                     let mut normalizer = Normalizer::default();
@@ -96,6 +97,9 @@ impl TurnService {
                     return;
                 }
             };
+            // The providers see the effort the turn runs at (the model's
+            // default when the request named none).
+            request.effort = effort;
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let deadline = tokio::time::Instant::now() + config.first_token_timeout;
             let limits = &config.limits;
@@ -263,14 +267,16 @@ pub const MAX_MESSAGES: usize = 500;
 /// Most characters in one message.
 pub const MAX_MESSAGE_CHARS: usize = 200_000;
 
-/// Checks the request before any upstream call; `Err` is the error to stream.
+/// Checks the request before any upstream call: `Ok` is the model and the
+/// effort the turn runs at; `Err` is the error to stream.
 fn validate<'c>(
     config: &'c AppConfig,
     request: &ChatRequest,
-) -> Result<&'c ModelConfig, TurnError> {
+) -> Result<(&'c ModelConfig, Option<Effort>), TurnError> {
     let model = config
         .model(request.model.as_deref())
         .ok_or_else(|| TurnError::UnknownModel(request.model.clone().unwrap_or_default()))?;
+    let effort = effort_for(model, request.effort)?;
     if request.messages.len() > MAX_MESSAGES {
         return Err(TurnError::TooManyMessages {
             count: request.messages.len(),
@@ -292,6 +298,66 @@ fn validate<'c>(
         Some(last) if last.role != Role::User || last.content.trim().is_empty() => {
             Err(TurnError::LastMessageNotFromUser)
         }
-        Some(_) => Ok(model),
+        Some(_) => Ok((model, effort)),
+    }
+}
+
+/// The effort a turn runs at: the one asked for if the model takes it, else
+/// its default; a word it does not take is refused, naming the ones it does.
+fn effort_for(model: &ModelConfig, asked: Option<Effort>) -> Result<Option<Effort>, TurnError> {
+    let offered = &model.upstream.efforts;
+    match asked {
+        None => Ok(model.upstream.default_effort),
+        Some(effort) if offered.contains(&effort) => Ok(Some(effort)),
+        Some(effort) if offered.is_empty() => Err(TurnError::Refused(format!(
+            "{} takes no reasoning effort setting; send the request without \"effort\" (asked: {effort}).",
+            model.label
+        ))),
+        Some(effort) => Err(TurnError::Refused(format!(
+            "{} does not take the reasoning effort \"{effort}\"; it takes {}.",
+            model.label,
+            list_words(offered)
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::mock::scripted::Pace;
+    use crate::turn::{ChatMessage, ErrorKind};
+
+    fn ask(model: Option<&str>, effort: Option<Effort>) -> ChatRequest {
+        ChatRequest {
+            messages: vec![ChatMessage::user("Why?")],
+            model: model.map(str::to_owned),
+            effort,
+        }
+    }
+
+    #[test]
+    fn an_effort_the_model_does_not_take_is_refused_naming_the_ones_it_does() {
+        let mut config = AppConfig::from_lookup(|_| None).unwrap();
+        let mut plain = ModelConfig::demo(Pace::INSTANT);
+        plain.id = "plain".into();
+        plain.label = "Plain".into();
+        plain.upstream.efforts.clear();
+        plain.upstream.default_effort = None;
+        config.models.push(plain);
+        let (_, effort) = validate(&config, &ask(None, None)).unwrap();
+        assert_eq!(effort, Some(Effort::Medium), "the default");
+        let (_, effort) = validate(&config, &ask(None, Some(Effort::Off))).unwrap();
+        assert_eq!(effort, Some(Effort::Off));
+        let refused = validate(&config, &ask(None, Some(Effort::Max))).unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::BadRequest);
+        assert_eq!(
+            refused.user_message(),
+            "Demo model (scripted) does not take the reasoning effort \"max\"; it takes off, low, medium or high."
+        );
+        let (_, effort) = validate(&config, &ask(Some("plain"), None)).unwrap();
+        assert_eq!(effort, None);
+        let none = validate(&config, &ask(Some("plain"), Some(Effort::Low))).unwrap_err();
+        assert_eq!(none.kind(), ErrorKind::BadRequest);
+        assert!(none.user_message().contains("takes no reasoning effort"));
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod contract;
 pub mod duration;
+pub mod effort;
 pub mod event;
 pub mod export;
 pub mod framer;
@@ -15,6 +16,7 @@ pub mod reducer;
 pub mod request;
 pub mod turn_error;
 
+pub use effort::Effort;
 pub use event::{ErrorKind, TurnEvent, Usage};
 pub use public_model::PublicModel;
 pub use request::{ChatMessage, ChatRequest, Role};

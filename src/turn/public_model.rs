@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Effort;
+
 /// What the browser may know about a configured model (no URL, no key).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublicModel {
@@ -11,4 +13,11 @@ pub struct PublicModel {
     pub label: String,
     /// The built-in scripted demo model (labelled as such in the UI).
     pub demo: bool,
+    /// The reasoning efforts the model takes, weakest first (empty: the model
+    /// takes none, and the request must not name one).
+    #[serde(default)]
+    pub efforts: Vec<Effort>,
+    /// The effort used when the request names none (one of `efforts`).
+    #[serde(default)]
+    pub default_effort: Option<Effort>,
 }

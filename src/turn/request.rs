@@ -1,6 +1,9 @@
-//! The chat request the browser sends (`{"request": {"messages": [...], "model": ...}}`).
+//! The chat request the browser sends
+//! (`{"request": {"messages": [...], "model": ..., "effort": ...}}`).
 
 use serde::{Deserialize, Serialize};
+
+use super::Effort;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +50,10 @@ pub struct ChatRequest {
     /// One of the configured model ids; the first configured model when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// How hard the model should think: one of the model's `efforts`
+    /// (`POST /api/models`); the model's `default_effort` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<Effort>,
 }
 
 impl ChatRequest {
@@ -94,6 +101,18 @@ mod tests {
         assert_eq!(request.messages[0].role, Role::System);
         assert_eq!(request.model, None);
         assert_eq!(request.last_user_text(), "Why?");
+        assert_eq!(request.effort, None);
+    }
+
+    #[test]
+    fn effort_is_read_and_left_out_when_absent() {
+        let body = r#"{"messages":[{"role":"user","content":"q"}],"model":"m","effort":"low"}"#;
+        let request: ChatRequest = serde_json::from_str(body).unwrap();
+        assert_eq!(request.effort, Some(Effort::Low));
+        let bad = r#"{"messages":[],"effort":"extreme"}"#;
+        assert!(serde_json::from_str::<ChatRequest>(bad).is_err());
+        let plain = serde_json::to_string(&ChatRequest::default()).unwrap();
+        assert!(!plain.contains("effort"), "{plain}");
     }
 
     #[test]

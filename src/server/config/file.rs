@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::{AppConfig, ConfigError, ModelConfig, ProviderKind};
+use super::{is_llamacpp, AppConfig, ConfigError, EffortSettings, ModelConfig, ProviderKind};
 use crate::server::mock::scripted::Pace;
 use crate::server::providers::wire::UpstreamModel;
 use crate::server::secret::Secret;
@@ -102,6 +102,12 @@ struct FileModel {
     max_output_tokens: Option<u32>,
     reasoning_effort: Option<String>,
     thinking_budget: Option<u32>,
+    /// The reasoning efforts offered (narrows the model family's list).
+    efforts: Option<Vec<String>>,
+    /// The effort used when a request names none.
+    default_effort: Option<String>,
+    /// Anthropic: `adaptive`, `budget` or `none` (overrides the family).
+    thinking: Option<String>,
     tags: Option<Vec<String>>,
     #[serde(default)]
     start_in_thinking: bool,
@@ -116,9 +122,9 @@ impl FileModel {
         let provider = ProviderKind::from_name(&self.provider).ok_or(ConfigError::Invalid {
             name: "provider",
             value: self.provider.clone(),
-            why: "expected demo, openai, responses, anthropic, gemini or ollama",
+            why: super::PROVIDER_NAMES,
         })?;
-        if provider == ProviderKind::Demo {
+        let ProviderKind::Wire(dialect) = provider else {
             let mut demo = ModelConfig::demo(demo_pace);
             if let Some(id) = self.id {
                 demo.id = id;
@@ -127,30 +133,44 @@ impl FileModel {
                 demo.label = label;
             }
             return Ok(demo);
-        }
+        };
         let (Some(base_url), Some(upstream_model)) = (self.base_url, self.model) else {
             return Err(ConfigError::Incomplete(self.provider));
         };
+        let settings = EffortSettings::parse(
+            self.efforts.as_deref(),
+            self.default_effort.as_deref(),
+            self.thinking.as_deref(),
+        )?;
         let id = self.id.unwrap_or_else(|| upstream_model.clone());
         let tags = match self.tags {
             Some(list) => TagSet::parse(list.iter().map(String::as_str))?,
             None => TagSet::default(),
         };
+        let mut upstream = UpstreamModel {
+            base_url,
+            api_key: self
+                .api_key
+                .or_else(|| self.api_key_env.and_then(|name| get(&name)))
+                .map(Secret::from),
+            name: upstream_model,
+            max_output_tokens: self.max_output_tokens,
+            reasoning_effort: self.reasoning_effort,
+            thinking_budget: self.thinking_budget,
+            llamacpp: is_llamacpp(&self.provider),
+            ..UpstreamModel::default()
+        };
+        settings
+            .apply(dialect, &mut upstream)
+            .map_err(|e| match e {
+                ConfigError::Effort(why) => ConfigError::Effort(format!("model {id}: {why}")),
+                other => other,
+            })?;
         Ok(ModelConfig {
             label: self.label.unwrap_or_else(|| id.clone()),
             id,
             provider,
-            upstream: UpstreamModel {
-                base_url,
-                api_key: self
-                    .api_key
-                    .or_else(|| self.api_key_env.and_then(|name| get(&name)))
-                    .map(Secret::from),
-                name: upstream_model,
-                max_output_tokens: self.max_output_tokens,
-                reasoning_effort: self.reasoning_effort,
-                thinking_budget: self.thinking_budget,
-            },
+            upstream,
             demo_pace,
             tags,
             start_in_thinking: self.start_in_thinking,

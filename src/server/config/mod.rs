@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use super::limits::Limits;
 use super::mock::scripted::Pace;
+use super::providers::reasoning::{self, ThinkingStyle};
 use super::providers::wire::{Dialect, UpstreamModel};
 use super::secret::Secret;
 use super::tags::TagSet;
-use crate::turn::PublicModel;
+use crate::turn::{Effort, PublicModel};
 
 /// Where a model's turns come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,10 +25,15 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
-    /// Parses `PENSIVE_PROVIDER` (`openai` = chat completions).
+    /// Parses `PENSIVE_PROVIDER` (`openai` = chat completions; `llamacpp` is
+    /// chat completions too, with llama.cpp's reasoning controls: see
+    /// `is_llamacpp`).
     pub fn from_name(name: &str) -> Option<Self> {
         if name.trim().eq_ignore_ascii_case("demo") {
             return Some(ProviderKind::Demo);
+        }
+        if is_llamacpp(name) {
+            return Some(ProviderKind::Wire(Dialect::Chat));
         }
         Dialect::from_name(name).map(ProviderKind::Wire)
     }
@@ -38,6 +44,78 @@ impl ProviderKind {
             ProviderKind::Demo => "demo",
             ProviderKind::Wire(dialect) => dialect.name(),
         }
+    }
+}
+
+/// The provider name `llamacpp` (also `llama.cpp`, `llama-cpp`).
+pub fn is_llamacpp(name: &str) -> bool {
+    matches!(
+        name.trim().to_ascii_lowercase().as_str(),
+        "llamacpp" | "llama.cpp" | "llama-cpp"
+    )
+}
+
+/// The provider names a setting may hold, for error messages.
+const PROVIDER_NAMES: &str =
+    "expected demo, openai, responses, anthropic, gemini, ollama or llamacpp";
+
+/// The reasoning settings of one model, as configured (TOML keys or
+/// `PENSIVE_*` variables), before its family narrows them.
+#[derive(Debug, Clone, Default)]
+pub struct EffortSettings {
+    /// `efforts = ["low", "high"]`.
+    pub efforts: Option<Vec<Effort>>,
+    /// `default_effort = "low"`.
+    pub default_effort: Option<Effort>,
+    /// `thinking = "adaptive" | "budget" | "none"` (Anthropic).
+    pub thinking: Option<ThinkingStyle>,
+}
+
+impl EffortSettings {
+    /// Reads the settings' words; `source` names the keys in errors.
+    pub fn parse(
+        efforts: Option<&[String]>,
+        default_effort: Option<&str>,
+        thinking: Option<&str>,
+    ) -> Result<Self, ConfigError> {
+        let word =
+            |w: &str| Effort::parse(w).map_err(|e| ConfigError::Effort(format!("efforts: {e}")));
+        Ok(Self {
+            efforts: efforts
+                .map(|list| list.iter().map(|w| word(w)).collect::<Result<_, _>>())
+                .transpose()?,
+            default_effort: default_effort
+                .map(|w| {
+                    Effort::parse(w)
+                        .map_err(|e| ConfigError::Effort(format!("default_effort: {e}")))
+                })
+                .transpose()?,
+            thinking: thinking
+                .map(|t| {
+                    ThinkingStyle::from_name(t).ok_or_else(|| {
+                        ConfigError::Effort(
+                            "thinking: expected \"adaptive\", \"budget\" or \"none\"".into(),
+                        )
+                    })
+                })
+                .transpose()?,
+        })
+    }
+
+    /// Applies the settings to `upstream` of a `dialect` model: the efforts
+    /// it offers and its default (`reasoning::resolve`).
+    pub fn apply(self, dialect: Dialect, upstream: &mut UpstreamModel) -> Result<(), ConfigError> {
+        upstream.thinking = self.thinking;
+        let (efforts, default) = reasoning::resolve(
+            dialect,
+            upstream,
+            self.efforts.as_deref(),
+            self.default_effort,
+        )
+        .map_err(ConfigError::Effort)?;
+        upstream.efforts = efforts;
+        upstream.default_effort = default;
+        Ok(())
     }
 }
 
@@ -68,6 +146,10 @@ impl ModelConfig {
             provider: ProviderKind::Demo,
             upstream: UpstreamModel {
                 name: "demo".into(),
+                // The script does not change with the effort; the words are
+                // offered so the control can be tried without a provider.
+                efforts: vec![Effort::Off, Effort::Low, Effort::Medium, Effort::High],
+                default_effort: Some(Effort::Medium),
                 ..UpstreamModel::default()
             },
             demo_pace: pace,
@@ -82,6 +164,8 @@ impl ModelConfig {
             id: self.id.clone(),
             label: self.label.clone(),
             demo: self.provider == ProviderKind::Demo,
+            efforts: self.upstream.efforts.clone(),
+            default_effort: self.upstream.default_effort,
         }
     }
 }
@@ -139,6 +223,9 @@ pub enum ConfigError {
     },
     #[error("cannot read the configuration file {path}: {why}")]
     File { path: String, why: String },
+    /// A reasoning-effort setting a model cannot take.
+    #[error("{0}")]
+    Effort(String),
     #[error("PENSIVE_TAGS: {0}")]
     Tags(#[from] super::tags::TagError),
     #[error("PENSIVE_PROVIDER={0} needs PENSIVE_BASE_URL (or OPENAI_BASE_URL) and PENSIVE_MODEL")]
@@ -183,9 +270,10 @@ impl AppConfig {
             Some(name) => ProviderKind::from_name(&name).ok_or(ConfigError::Invalid {
                 name: "PENSIVE_PROVIDER",
                 value: name.clone(),
-                why: "expected demo, openai, responses, anthropic, gemini or ollama",
+                why: PROVIDER_NAMES,
             })?,
         };
+        let llamacpp = get("PENSIVE_PROVIDER").is_some_and(|name| is_llamacpp(&name));
         let max_output_tokens = get("PENSIVE_MAX_OUTPUT_TOKENS")
             .map(|v| parse_number(&v, "PENSIVE_MAX_OUTPUT_TOKENS").map(|n| n as u32))
             .transpose()?;
@@ -201,20 +289,31 @@ impl AppConfig {
                 let (Some(base_url), Some(upstream_model)) = (base_url, upstream_model) else {
                     return Err(ConfigError::Incomplete(dialect.name().into()));
                 };
+                let efforts: Option<Vec<String>> = get("PENSIVE_EFFORTS")
+                    .map(|list| list.split(',').map(|w| w.trim().to_owned()).collect());
+                let settings = EffortSettings::parse(
+                    efforts.as_deref(),
+                    get("PENSIVE_DEFAULT_EFFORT").as_deref(),
+                    get("PENSIVE_THINKING").as_deref(),
+                )?;
+                let mut upstream = UpstreamModel {
+                    base_url,
+                    api_key,
+                    name: upstream_model.clone(),
+                    max_output_tokens,
+                    reasoning_effort: get("PENSIVE_REASONING_EFFORT"),
+                    thinking_budget: get("PENSIVE_THINKING_BUDGET")
+                        .map(|v| parse_number(&v, "PENSIVE_THINKING_BUDGET").map(|n| n as u32))
+                        .transpose()?,
+                    llamacpp,
+                    ..UpstreamModel::default()
+                };
+                settings.apply(dialect, &mut upstream)?;
                 ModelConfig {
                     id: upstream_model.clone(),
                     label: upstream_model.clone(),
                     provider,
-                    upstream: UpstreamModel {
-                        base_url,
-                        api_key,
-                        name: upstream_model,
-                        max_output_tokens,
-                        reasoning_effort: get("PENSIVE_REASONING_EFFORT"),
-                        thinking_budget: get("PENSIVE_THINKING_BUDGET")
-                            .map(|v| parse_number(&v, "PENSIVE_THINKING_BUDGET").map(|n| n as u32))
-                            .transpose()?,
-                    },
+                    upstream,
                     demo_pace: pace,
                     tags,
                     start_in_thinking,
@@ -500,6 +599,87 @@ mod tests {
         assert_eq!(c.models[2].provider, ProviderKind::Demo);
         assert_eq!(c.first_token_timeout, Duration::from_secs(30));
         assert_eq!(c.model(None).map(|m| m.id.as_str()), Some("r1"));
+    }
+
+    #[test]
+    fn reasoning_settings_narrow_each_models_efforts() {
+        let text = r#"
+            [[models]]
+            provider = "anthropic"
+            base_url = "https://api.anthropic.com"
+            model = "claude-opus-4-7"
+            efforts = ["high", "low", "xhigh"]
+            default_effort = "low"
+            [[models]]
+            provider = "anthropic"
+            base_url = "https://proxy.example"
+            model = "house-claude"
+            thinking = "adaptive"
+            [[models]]
+            provider = "responses"
+            base_url = "https://api.openai.com/v1"
+            model = "gpt-5"
+            reasoning_effort = "minimal"
+            [[models]]
+            provider = "llamacpp"
+            base_url = "http://localhost:8080/v1"
+            model = "qwen3"
+        "#;
+        let c = AppConfig::from_toml(text, |_| None).unwrap();
+        let public: Vec<PublicModel> = c.models.iter().map(ModelConfig::public).collect();
+        use Effort::*;
+        assert_eq!(public[0].efforts, vec![Low, High, Xhigh]);
+        assert_eq!(public[0].default_effort, Some(Low));
+        assert_eq!(public[1].efforts, vec![Off, Low, Medium, High, Max]);
+        assert_eq!(public[1].default_effort, Some(High));
+        assert_eq!(c.models[1].upstream.thinking, Some(ThinkingStyle::Adaptive));
+        assert_eq!(public[2].default_effort, Some(Minimal), "the old key");
+        assert_eq!(c.models[3].provider, ProviderKind::Wire(Dialect::Chat));
+        assert!(c.models[3].upstream.llamacpp);
+        assert_eq!(public[3].efforts, vec![Off, Low, Medium, High]);
+        let demo = AppConfig::from_lookup(|_| None).unwrap();
+        assert_eq!(demo.models[0].public().default_effort, Some(Medium));
+        let json = serde_json::to_value(&public[0]).unwrap();
+        assert_eq!(json["efforts"], serde_json::json!(["low", "high", "xhigh"]));
+        assert_eq!(json["default_effort"], "low");
+    }
+
+    #[test]
+    fn a_reasoning_setting_the_model_cannot_take_stops_the_server() {
+        let model = |extra: &str| {
+            format!(
+                "[[models]]\nprovider = \"gemini\"\nbase_url = \"https://g\"\nmodel = \"gemini-3-pro-preview\"\n{extra}"
+            )
+        };
+        let err = AppConfig::from_toml(&model("efforts = [\"minimal\"]"), |_| None).unwrap_err();
+        assert!(
+            err.to_string().contains("takes low or high, not minimal"),
+            "{err}"
+        );
+        let err = AppConfig::from_toml(&model("efforts = [\"huge\"]"), |_| None).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown reasoning effort"),
+            "{err}"
+        );
+        let err =
+            AppConfig::from_toml(&model("default_effort = \"medium\""), |_| None).unwrap_err();
+        assert!(err.to_string().contains("default_effort"), "{err}");
+        let err = AppConfig::from_toml(&model("thinking = \"sometimes\""), |_| None).unwrap_err();
+        assert!(err.to_string().contains("adaptive"), "{err}");
+        let env = config(&[
+            ("PENSIVE_PROVIDER", "llamacpp"),
+            ("PENSIVE_BASE_URL", "http://localhost:8080/v1"),
+            ("PENSIVE_MODEL", "qwen3"),
+            ("PENSIVE_EFFORTS", "off, high"),
+            ("PENSIVE_DEFAULT_EFFORT", "off"),
+        ])
+        .unwrap();
+        assert!(env.models[0].upstream.llamacpp);
+        assert_eq!(
+            env.models[0].upstream.efforts,
+            vec![Effort::Off, Effort::High]
+        );
+        assert_eq!(env.models[0].upstream.default_effort, Some(Effort::Off));
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod gemini;
 pub mod http;
 pub mod ollama;
 pub mod openai_chat;
+pub mod reasoning;
 pub mod responses;
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -8,6 +8,7 @@ use crate::server::delta::Delta;
 use crate::server::framing::{Framing, WireEvent};
 use crate::server::secret::Secret;
 use crate::turn::turn_error::TurnError;
+use crate::turn::Effort;
 
 /// Turns a dialect's events into deltas. One decoder per upstream response
 /// stream (a recording of a tool loop holds several responses: keep going).
@@ -100,10 +101,22 @@ pub struct UpstreamModel {
     /// The model name sent upstream.
     pub name: String,
     pub max_output_tokens: Option<u32>,
-    /// Reasoning effort for providers that take one (`low`, `medium`, `high`).
+    /// The old `reasoning_effort` setting: the default effort where the
+    /// model takes that word, and sent as is for a model of unknown family.
     pub reasoning_effort: Option<String>,
-    /// Thinking token budget for providers that take one (Anthropic, Gemini).
+    /// Thinking token budget for the default effort (Anthropic before 4.6,
+    /// Gemini 2.5), or for every turn of a model of unknown family.
     pub thinking_budget: Option<u32>,
+    /// Anthropic: how thinking is asked for, when the configuration forces it
+    /// (`thinking = "adaptive" | "budget" | "none"`); else the name decides.
+    pub thinking: Option<super::reasoning::ThinkingStyle>,
+    /// The efforts the model takes, weakest first (decided at startup:
+    /// `reasoning::resolve`); empty: none may be asked for.
+    pub efforts: Vec<Effort>,
+    /// The effort used when a request names none.
+    pub default_effort: Option<Effort>,
+    /// Chat completions on a llama.cpp server (`provider = "llamacpp"`).
+    pub llamacpp: bool,
 }
 
 /// A provider's real HTTP request for one turn. `Debug` names the headers but

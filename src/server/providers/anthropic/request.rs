@@ -87,6 +87,7 @@ mod tests {
                 ChatMessage::user("Why?"),
             ],
             model: None,
+            effort: None,
         };
         let req = build_request(&model, &request);
         assert_eq!(req.url, "https://api.anthropic.com/v1/messages");

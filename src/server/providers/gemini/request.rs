@@ -75,6 +75,7 @@ mod tests {
                 ChatMessage::user("Why?"),
             ],
             model: None,
+            effort: None,
         };
         let req = build_request(&model, &request);
         assert_eq!(

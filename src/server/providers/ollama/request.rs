@@ -51,6 +51,7 @@ mod tests {
         let request = ChatRequest {
             messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Why?")],
             model: None,
+            effort: None,
         };
         let req = build_request(&model, &request);
         assert_eq!(req.url, "http://localhost:11434/api/chat");
