@@ -57,6 +57,12 @@ pub async fn open(
     let budget = ByteBudget::new(max_bytes);
     match dialect {
         Dialect::Chat => openai_chat::open(model, request, budget).await,
+        Dialect::Anthropic => {
+            let upstream = build_request(dialect, model, request);
+            http::open(dialect, upstream, budget)
+                .await
+                .map_err(anthropic::explain_refusal)
+        }
         dialect => http::open(dialect, build_request(dialect, model, request), budget).await,
     }
 }

@@ -144,7 +144,7 @@ pub fn gemini_family(name: &str) -> Option<GeminiFamily> {
 }
 
 /// The reasoning families of OpenAI's own model names (both dialects).
-fn openai_efforts(name: &str) -> Option<Efforts> {
+pub fn openai_efforts(name: &str) -> Option<Efforts> {
     let lower = name.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     if name.starts_with("gpt-oss") {

@@ -22,6 +22,7 @@ use crate::server::providers::wire::Dialect;
 mod body;
 mod endless;
 mod replay;
+mod rules;
 mod state;
 
 pub use replay::replay_events;
@@ -102,12 +103,16 @@ fn serve(
         .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
         .collect();
     let text = body.to_string();
+    let refused = rules::refusal(dialect, &path, &body);
     state.record(RecordedRequest {
         dialect: dialect.name(),
         path,
         headers: recorded_headers,
         body,
     });
+    if let Some(refusal) = refused {
+        return refusal;
+    }
     if let Some(events) = state.config.replay.clone() {
         let delay = state.config.delay;
         return stream_response(state, dialect, replay_body(events.as_ref().clone(), delay));

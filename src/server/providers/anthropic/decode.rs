@@ -17,6 +17,11 @@ pub struct AnthropicDecoder {
     input_tokens: Option<u64>,
     /// Index of the reasoning block started and not yet stopped.
     open_reasoning: Option<u64>,
+    /// The open reasoning block has shown something: text, or its redaction.
+    /// One that ends with neither was omitted by the provider (a signature
+    /// only: Claude 4.7's default `display: "omitted"`), so it is hidden
+    /// reasoning, timed from its start to its stop.
+    open_shown: bool,
 }
 
 impl Decoder for AnthropicDecoder {
@@ -45,13 +50,16 @@ impl Decoder for AnthropicDecoder {
                 let block = value.get("content_block").unwrap_or(&Value::Null);
                 match str_at(block, "type") {
                     Some("thinking") => {
+                        // Opens at once, so an omitted block is timed too.
                         self.new_reasoning_block(index, &mut out);
-                        push(&mut out, Delta::Reasoning, str_at(block, "thinking"));
+                        out.push(Delta::ReasoningStarted);
+                        self.push_reasoning(&mut out, str_at(block, "thinking"));
                     }
                     Some("redacted_thinking") => {
                         // Hidden from the start: the block opens, opaque, now.
                         self.new_reasoning_block(index, &mut out);
                         out.push(Delta::OpaqueReasoning);
+                        self.open_shown = true;
                     }
                     Some("text") => push(&mut out, Delta::Answer, str_at(block, "text")),
                     _ => {}
@@ -61,7 +69,7 @@ impl Decoder for AnthropicDecoder {
                 let delta = value.get("delta").unwrap_or(&Value::Null);
                 match str_at(delta, "type") {
                     Some("thinking_delta") => {
-                        push(&mut out, Delta::Reasoning, str_at(delta, "thinking"));
+                        self.push_reasoning(&mut out, str_at(delta, "thinking"));
                     }
                     Some("text_delta") => push(&mut out, Delta::Answer, str_at(delta, "text")),
                     // Signatures, tool input JSON, citations: nothing to show.
@@ -88,6 +96,9 @@ impl Decoder for AnthropicDecoder {
                 if self.open_reasoning.is_some() && self.open_reasoning == index =>
             {
                 self.open_reasoning = None;
+                if !self.open_shown {
+                    out.push(Delta::OpaqueReasoning);
+                }
                 out.push(Delta::ReasoningBoundary);
             }
             "error" => return Err(stream_error(value.get("error").unwrap_or(&value))),
@@ -106,6 +117,15 @@ impl AnthropicDecoder {
         }
         // A start without an index still gets its boundary from the next start.
         self.open_reasoning = Some(index.unwrap_or(u64::MAX));
+        self.open_shown = false;
+    }
+
+    /// Reasoning text of the open block (nothing for missing or empty text).
+    fn push_reasoning(&mut self, out: &mut Vec<Delta>, text: Option<&str>) {
+        if text.is_some_and(|t| !t.is_empty()) {
+            self.open_shown = true;
+        }
+        push(out, Delta::Reasoning, text);
     }
 }
 
@@ -190,7 +210,46 @@ mod tests {
                     r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"42"}}"#
                 ),
             ]),
-            vec![r("hm"), Delta::ReasoningBoundary, a("42")]
+            vec![
+                Delta::ReasoningStarted,
+                r("hm"),
+                Delta::ReasoningBoundary,
+                a("42")
+            ]
+        );
+    }
+
+    /// Claude Opus 4.7 leaves thinking out unless asked (`display: "omitted"`):
+    /// a thinking block with a signature and no text is hidden reasoning,
+    /// timed from its start to its stop.
+    #[test]
+    fn an_omitted_thinking_block_is_hidden_reasoning_with_its_true_duration() {
+        let mut timed = Timed::new(AnthropicDecoder::default());
+        let mut at = |ms: u64, name: &str, data: &str| timed.at(ms, Some(name), data);
+        assert_eq!(
+            at(
+                100,
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#
+            ),
+            vec![TurnEvent::ThinkingStart]
+        );
+        assert!(at(
+            4000,
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCkYIB"}}"#
+        )
+        .is_empty());
+        assert_eq!(
+            at(
+                4100,
+                "content_block_stop",
+                r#"{"type":"content_block_stop","index":0}"#
+            ),
+            vec![TurnEvent::ThinkingEnd {
+                duration_ms: 4000,
+                opaque: true
+            }]
         );
     }
 
@@ -220,10 +279,12 @@ mod tests {
                 ),
             ]),
             vec![
+                Delta::ReasoningStarted,
                 r("first"),
                 Delta::ReasoningBoundary,
                 Delta::OpaqueReasoning,
                 Delta::ReasoningBoundary,
+                Delta::ReasoningStarted,
                 r("second")
             ]
         );

@@ -1,10 +1,19 @@
 //! The Anthropic request for one turn: its body, and the full upstream
 //! request (URL, headers) built from plain `UpstreamModel` values.
+//!
+//! Thinking is asked for as the model family takes it (`reasoning`):
+//! adaptive models (Claude 4.6+) get `thinking: {type: "adaptive", display:
+//! "summarized"}` and `output_config: {effort}`, never a budget; older ones
+//! `thinking: {type: "enabled", budget_tokens}` with the effort mapped to a
+//! budget of at least 1024 and below `max_tokens`; `off` sends no thinking.
+//! Pensive sends no `temperature`, `top_p` or `top_k` (Opus 4.7 refuses them).
 
 use serde_json::{json, Value};
 
+use crate::server::providers::reasoning::{anthropic_family, ThinkingStyle};
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
-use crate::turn::{ChatRequest, Role};
+use crate::turn::turn_error::TurnError;
+use crate::turn::{ChatRequest, Effort, Role};
 
 /// The API version Pensive speaks (sent as `anthropic-version`).
 pub const API_VERSION: &str = "2023-06-01";
@@ -14,15 +23,43 @@ const DEFAULT_MAX_TOKENS: u32 = 16_000;
 const DEFAULT_THINKING_BUDGET: u32 = 8_000;
 /// Room left for the answer when the budget would not fit under `max_tokens`.
 const ANSWER_HEADROOM: u32 = 4_096;
+/// The smallest budget the API takes.
+const MIN_THINKING_BUDGET: u32 = 1_024;
 
-/// The request body: extended thinking on, system messages in `system`.
-pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
-    let budget = model.thinking_budget.unwrap_or(DEFAULT_THINKING_BUDGET);
-    let mut max_tokens = model.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-    // The API rejects a budget that is not below max_tokens.
-    if budget >= max_tokens {
-        max_tokens = budget.saturating_add(ANSWER_HEADROOM);
+/// The budget for `effort` on a budget-thinking model: the configured
+/// `thinking_budget` for the default effort (or when no effort is known),
+/// else a fixed budget per word.
+fn budget_for(model: &UpstreamModel, effort: Option<Effort>) -> u32 {
+    let configured = model
+        .thinking_budget
+        .filter(|_| effort.is_none() || effort == model.default_effort);
+    let budget = configured.unwrap_or(match effort {
+        None | Some(Effort::Medium) => DEFAULT_THINKING_BUDGET,
+        Some(Effort::Off | Effort::Minimal | Effort::Low) => 2_048,
+        Some(Effort::High) => 16_000,
+        Some(Effort::Xhigh | Effort::Max) => 32_000,
+    });
+    budget.max(MIN_THINKING_BUDGET)
+}
+
+/// `output_config.effort` in Anthropic's words (low, medium, high, xhigh, max).
+fn adaptive_word(effort: Effort) -> &'static str {
+    match effort {
+        Effort::Off | Effort::Minimal | Effort::Low => "low",
+        Effort::Medium => "medium",
+        Effort::High => "high",
+        Effort::Xhigh => "xhigh",
+        Effort::Max => "max",
     }
+}
+
+/// The request body: thinking as the model family takes it (see the module
+/// docs), system messages in `system`.
+pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
+    // A name that is not a Claude model (a proxy's alias) keeps the budget
+    // request every Claude model before Opus 4.7 takes.
+    let style = anthropic_family(model).map_or(ThinkingStyle::Budget, |f| f.style);
+    let mut max_tokens = model.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     // The API rejects empty text content (an answer that was all thinking).
     let messages: Vec<Value> = request
         .dialogue()
@@ -39,13 +76,60 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
         "model": model.name,
         "max_tokens": max_tokens,
         "stream": true,
-        "thinking": {"type": "enabled", "budget_tokens": budget},
         "messages": messages,
     });
+    match (style, request.effort) {
+        (ThinkingStyle::None, _) | (_, Some(Effort::Off)) => {}
+        (ThinkingStyle::Adaptive, effort) => {
+            body["thinking"] = json!({"type": "adaptive", "display": "summarized"});
+            if let Some(effort) = effort {
+                body["output_config"] = json!({"effort": adaptive_word(effort)});
+            }
+        }
+        (ThinkingStyle::Budget, effort) => {
+            let budget = budget_for(model, effort);
+            // The API rejects a budget that is not below max_tokens.
+            if budget >= max_tokens {
+                max_tokens = budget.saturating_add(ANSWER_HEADROOM);
+                body["max_tokens"] = json!(max_tokens);
+            }
+            body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+        }
+    }
     if let Some(system) = request.system_prompt() {
         body["system"] = json!(system);
     }
     body
+}
+
+/// A 400 about how thinking was asked for gets the configuration key that
+/// changes it, after the provider's own words.
+pub fn explain_refusal(error: TurnError) -> TurnError {
+    match error {
+        TurnError::Http {
+            status: 400,
+            message,
+        } if [
+            "thinking",
+            "budget_tokens",
+            "output_config",
+            "effort",
+            "temperature",
+            "top_p",
+            "top_k",
+        ]
+        .iter()
+        .any(|word| message.contains(word)) =>
+        {
+            TurnError::Http {
+                status: 400,
+                message: format!(
+                    "{message} Pensive chose how to ask for thinking from the model's name; set thinking = \"adaptive\" | \"budget\" | \"none\" for this model in the configuration file (PENSIVE_THINKING) to choose it yourself."
+                ),
+            }
+        }
+        other => other,
+    }
 }
 
 /// The full upstream request.
@@ -126,5 +210,60 @@ mod tests {
         assert_eq!(req.body["max_tokens"], json!(8096));
         assert_eq!(req.body["thinking"]["budget_tokens"], json!(4000));
         assert!(req.body.get("system").is_none());
+    }
+
+    #[test]
+    fn a_400_about_thinking_names_the_configuration_key_and_others_pass() {
+        let thinking = TurnError::from_status(
+            400,
+            "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
+        );
+        let explained = explain_refusal(thinking).user_message();
+        assert!(explained.contains("budget_tokens"), "{explained}");
+        assert!(explained.contains("thinking = \"adaptive\" | \"budget\" | \"none\""));
+        let other = TurnError::from_status(400, "messages: at least one message is required");
+        assert_eq!(explain_refusal(other.clone()), other);
+        let auth = TurnError::from_status(401, "thinking");
+        assert_eq!(explain_refusal(auth.clone()), auth);
+    }
+
+    #[test]
+    fn efforts_map_to_adaptive_words_or_budgets_and_off_sends_no_thinking() {
+        let ask = |name: &str, effort| {
+            let model = UpstreamModel {
+                name: name.into(),
+                ..UpstreamModel::default()
+            };
+            let request = ChatRequest {
+                effort,
+                ..ChatRequest::default()
+            };
+            request_body(&model, &request)
+        };
+        let adaptive = ask("claude-opus-4-7", Some(Effort::Xhigh));
+        assert_eq!(
+            adaptive["thinking"],
+            json!({"type": "adaptive", "display": "summarized"})
+        );
+        assert_eq!(adaptive["output_config"], json!({"effort": "xhigh"}));
+        let budget = ask("claude-opus-4-5", Some(Effort::High));
+        assert_eq!(
+            budget["thinking"],
+            json!({"type": "enabled", "budget_tokens": 16000})
+        );
+        assert_eq!(budget["max_tokens"], json!(20096));
+        assert!(ask("claude-opus-4-5", Some(Effort::Off))
+            .get("thinking")
+            .is_none());
+        let small = UpstreamModel {
+            name: "claude-opus-4-1".into(),
+            thinking_budget: Some(100),
+            ..UpstreamModel::default()
+        };
+        assert_eq!(
+            request_body(&small, &ChatRequest::default())["thinking"]["budget_tokens"],
+            json!(1024),
+            "never below the API's minimum"
+        );
     }
 }

@@ -1,0 +1,281 @@
+//! Reasoning control per provider row (issue 20): Pensive's `POST /api/chat`
+//! with an `effort`, against the mock upstream, which enforces each
+//! provider's real rules for reasoning parameters by model name and answers
+//! a wrong request with the provider's own 400 body. Per row: Pensive's
+//! request is accepted and carries the effort in the provider's words; a
+//! wrong request (forced by configuration) is refused as the provider refuses
+//! it; a word the model does not take never reaches the provider.
+
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::Request;
+use http_body_util::BodyExt;
+use leptos::config::LeptosOptions;
+use pensive::server::config::{EffortSettings, ModelConfig, ProviderKind};
+use pensive::server::mock::scripted::Pace;
+use pensive::server::mock::upstream::MockState;
+use pensive::server::providers::wire::{Dialect, UpstreamModel};
+use pensive::server::router::build_router;
+use pensive::server::tags::TagSet;
+use pensive::server::{AppConfig, TurnService};
+use pensive::turn::contract::check_stream;
+use pensive::turn::framer::NdjsonFramer;
+use pensive::turn::{Effort, ErrorKind, TurnEvent};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+/// One configured model: dialect, upstream name, and its TOML-like settings.
+struct Row {
+    dialect: Dialect,
+    name: &'static str,
+    efforts: Option<&'static [&'static str]>,
+    default_effort: Option<&'static str>,
+    thinking: Option<&'static str>,
+    llamacpp: bool,
+    base_path: &'static str,
+}
+
+impl Row {
+    fn new(dialect: Dialect, name: &'static str) -> Self {
+        Self {
+            dialect,
+            name,
+            efforts: None,
+            default_effort: None,
+            thinking: None,
+            llamacpp: false,
+            base_path: match dialect {
+                Dialect::Chat | Dialect::Responses => "/v1",
+                _ => "",
+            },
+        }
+    }
+
+    fn thinking(mut self, style: &'static str) -> Self {
+        self.thinking = Some(style);
+        self
+    }
+
+    fn efforts(mut self, words: &'static [&'static str]) -> Self {
+        self.efforts = Some(words);
+        self
+    }
+
+    fn model(&self, base: &str) -> ModelConfig {
+        let mut upstream = UpstreamModel {
+            base_url: format!("{base}{}", self.base_path),
+            api_key: Some("sk-test".into()),
+            name: self.name.into(),
+            llamacpp: self.llamacpp,
+            ..UpstreamModel::default()
+        };
+        let efforts: Option<Vec<String>> = self
+            .efforts
+            .map(|list| list.iter().map(|w| w.to_string()).collect());
+        EffortSettings::parse(efforts.as_deref(), self.default_effort, self.thinking)
+            .and_then(|settings| settings.apply(self.dialect, &mut upstream))
+            .expect("valid settings");
+        ModelConfig {
+            id: "m".into(),
+            label: self.name.into(),
+            provider: ProviderKind::Wire(self.dialect),
+            upstream,
+            demo_pace: Pace::INSTANT,
+            tags: TagSet::default(),
+            start_in_thinking: false,
+        }
+    }
+}
+
+/// The mock, and Pensive with `row` as its only model.
+async fn setup(row: &Row) -> (axum::Router, MockState, ModelConfig) {
+    let (port, mock) = common::start_mock_in_process().await;
+    let model = row.model(&format!("http://127.0.0.1:{port}"));
+    let config = AppConfig {
+        models: vec![model.clone()],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    };
+    let app = build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    );
+    (app, mock, model)
+}
+
+/// One turn at `effort` (none: the model's default); its events, checked
+/// against the contract.
+async fn turn(app: &axum::Router, effort: Option<&str>) -> Vec<TurnEvent> {
+    let mut request =
+        json!({"messages": [{"role": "user", "content": "Why? mock:normal"}], "model": "m"});
+    if let Some(effort) = effort {
+        request["effort"] = json!(effort);
+    }
+    let body = json!({ "request": request });
+    let response = app
+        .clone()
+        .oneshot(
+            Request::post("/api/chat")
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string()))
+                .expect("request"),
+        )
+        .await
+        .expect("response");
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    let mut framer = NdjsonFramer::new();
+    let mut events: Vec<TurnEvent> = framer
+        .push(&bytes)
+        .into_iter()
+        .map(|e| e.expect("ndjson"))
+        .collect();
+    events.extend(framer.finish().map(|e| e.expect("ndjson")));
+    check_stream(&events).unwrap_or_else(|e| panic!("{e}\n{events:?}"));
+    events
+}
+
+fn done(events: &[TurnEvent]) -> bool {
+    matches!(events.last(), Some(TurnEvent::Done { .. }))
+}
+
+fn error(events: &[TurnEvent]) -> Option<(ErrorKind, String)> {
+    match events.last() {
+        Some(TurnEvent::Error { kind, message }) => Some((*kind, message.clone())),
+        _ => None,
+    }
+}
+
+/// The body of the last request the mock received.
+fn last_body(mock: &MockState) -> Value {
+    mock.requests()
+        .last()
+        .expect("a request upstream")
+        .body
+        .clone()
+}
+
+/// Pensive's request at `effort` is accepted; returns what was sent.
+async fn accepted(row: &Row, effort: Option<&str>) -> Value {
+    let (app, mock, _) = setup(row).await;
+    let events = turn(&app, effort).await;
+    assert!(
+        done(&events),
+        "{} at {effort:?}: {events:?}\nsent: {}",
+        row.name,
+        last_body(&mock)
+    );
+    last_body(&mock)
+}
+
+/// A word the model does not take is refused before anything goes upstream,
+/// naming the words it takes.
+async fn refused_before_upstream(row: &Row, effort: &str, names: &str) {
+    let (app, mock, _) = setup(row).await;
+    let events = turn(&app, Some(effort)).await;
+    let (kind, message) = error(&events).expect("an error");
+    assert_eq!(kind, ErrorKind::BadRequest);
+    assert!(message.contains(names), "{message}");
+    assert!(mock.requests().is_empty(), "nothing sent upstream");
+}
+
+#[tokio::test]
+async fn anthropic_opus_4_7_gets_adaptive_thinking_summarized_with_its_effort() {
+    let row = Row::new(Dialect::Anthropic, "claude-opus-4-7");
+    let (_, _, model) = setup(&row).await;
+    let public = model.public();
+    use Effort::*;
+    assert_eq!(public.efforts, vec![Off, Low, Medium, High, Xhigh, Max]);
+    assert_eq!(public.default_effort, Some(High));
+    for (effort, word) in [
+        (None, "high"),
+        (Some("low"), "low"),
+        (Some("xhigh"), "xhigh"),
+        (Some("max"), "max"),
+    ] {
+        let sent = accepted(&row, effort).await;
+        assert_eq!(
+            sent["thinking"],
+            json!({"type": "adaptive", "display": "summarized"})
+        );
+        assert_eq!(sent["output_config"], json!({"effort": word}));
+        for absent in ["temperature", "top_p", "top_k"] {
+            assert!(sent.get(absent).is_none(), "{absent} sent: {sent}");
+        }
+        assert!(sent.pointer("/thinking/budget_tokens").is_none());
+    }
+    let off = accepted(&row, Some("off")).await;
+    assert!(off.get("thinking").is_none() && off.get("output_config").is_none());
+    refused_before_upstream(&row, "minimal", "off, low, medium, high, xhigh or max").await;
+}
+
+#[tokio::test]
+async fn anthropic_forced_budget_on_opus_4_7_gets_the_real_400_naming_the_thinking_key() {
+    let row = Row::new(Dialect::Anthropic, "claude-opus-4-7").thinking("budget");
+    let (app, mock, _) = setup(&row).await;
+    let events = turn(&app, Some("high")).await;
+    let (kind, message) = error(&events).expect("refused upstream");
+    assert_eq!(kind, ErrorKind::BadRequest);
+    assert!(
+        message.contains("\"thinking.type.enabled\" is not supported for this model"),
+        "{message}"
+    );
+    assert!(
+        message.contains("thinking = \"adaptive\" | \"budget\" | \"none\""),
+        "{message}"
+    );
+    assert_eq!(last_body(&mock)["thinking"]["type"], "enabled");
+}
+
+#[tokio::test]
+async fn anthropic_sonnet_4_6_is_adaptive_without_xhigh_and_forced_adaptive_on_4_5_is_refused() {
+    let row = Row::new(Dialect::Anthropic, "claude-sonnet-4-6");
+    let sent = accepted(&row, Some("max")).await;
+    assert_eq!(sent["output_config"]["effort"], "max");
+    refused_before_upstream(&row, "xhigh", "off, low, medium, high or max").await;
+    let wrong = Row::new(Dialect::Anthropic, "claude-sonnet-4-5").thinking("adaptive");
+    let (app, _, _) = setup(&wrong).await;
+    let (_, message) = error(&turn(&app, None).await).expect("refused");
+    assert!(
+        message.contains("adaptive thinking is not supported"),
+        "{message}"
+    );
+    assert!(message.contains("thinking = "), "{message}");
+}
+
+#[tokio::test]
+async fn anthropic_before_4_6_gets_a_budget_between_1024_and_max_tokens() {
+    let row = Row::new(Dialect::Anthropic, "claude-sonnet-4-5");
+    for (effort, budget) in [(None, 8000), (Some("low"), 2048), (Some("high"), 16000)] {
+        let sent = accepted(&row, effort).await;
+        assert_eq!(sent["thinking"]["type"], "enabled");
+        assert_eq!(sent["thinking"]["budget_tokens"], json!(budget));
+        assert!(sent["max_tokens"].as_u64() > Some(budget));
+        assert!(sent.get("output_config").is_none());
+    }
+    assert!(accepted(&row, Some("off")).await.get("thinking").is_none());
+    refused_before_upstream(&row, "max", "off, low, medium or high").await;
+}
+
+#[tokio::test]
+async fn anthropic_thinking_none_and_claude_3_5_send_no_thinking() {
+    let none = Row::new(Dialect::Anthropic, "claude-opus-4-7").thinking("none");
+    assert!(accepted(&none, None).await.get("thinking").is_none());
+    refused_before_upstream(&none, "high", "takes no reasoning effort").await;
+    let old = Row::new(Dialect::Anthropic, "claude-3-5-haiku-latest");
+    assert!(accepted(&old, None).await.get("thinking").is_none());
+}
