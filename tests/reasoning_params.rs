@@ -279,3 +279,99 @@ async fn anthropic_thinking_none_and_claude_3_5_send_no_thinking() {
     let old = Row::new(Dialect::Anthropic, "claude-3-5-haiku-latest");
     assert!(accepted(&old, None).await.get("thinking").is_none());
 }
+
+#[tokio::test]
+async fn gemini_3_takes_thinking_levels_pro_low_high_flash_minimal_to_high() {
+    let pro = Row::new(Dialect::Gemini, "gemini-3-pro-preview");
+    for (effort, level) in [(None, "high"), (Some("low"), "low")] {
+        let sent = accepted(&pro, effort).await;
+        let config = &sent["generationConfig"]["thinkingConfig"];
+        assert_eq!(
+            config,
+            &json!({"includeThoughts": true, "thinkingLevel": level})
+        );
+    }
+    refused_before_upstream(&pro, "medium", "low or high").await;
+    let flash = Row::new(Dialect::Gemini, "gemini-3-flash-preview");
+    for level in ["minimal", "low", "medium", "high"] {
+        let sent = accepted(&flash, Some(level)).await;
+        assert_eq!(
+            sent["generationConfig"]["thinkingConfig"]["thinkingLevel"],
+            level
+        );
+    }
+}
+
+#[tokio::test]
+async fn gemini_2_5_takes_budgets_off_only_on_flash_and_never_both_fields() {
+    let flash = Row::new(Dialect::Gemini, "gemini-2.5-flash");
+    let off = accepted(&flash, Some("off")).await;
+    assert_eq!(
+        off["generationConfig"]["thinkingConfig"],
+        json!({"thinkingBudget": 0})
+    );
+    for (effort, budget) in [(None, -1), (Some("low"), 1024), (Some("high"), 24576)] {
+        let sent = accepted(&flash, effort).await;
+        let config = &sent["generationConfig"]["thinkingConfig"];
+        assert_eq!(
+            config,
+            &json!({"includeThoughts": true, "thinkingBudget": budget})
+        );
+        assert!(config.get("thinkingLevel").is_none());
+    }
+    let pro = Row::new(Dialect::Gemini, "gemini-2.5-pro");
+    assert_eq!(
+        accepted(&pro, Some("high")).await["generationConfig"]["thinkingConfig"]["thinkingBudget"],
+        32768
+    );
+    refused_before_upstream(&pro, "off", "low, medium or high").await;
+}
+
+#[tokio::test]
+async fn gemini_rules_refuse_both_fields_a_level_on_2_5_and_budget_0_on_pro() {
+    use pensive::server::providers::wire::UpstreamRequest;
+    let (port, _) = common::start_mock_in_process().await;
+    let url = |model: &str| {
+        format!("http://127.0.0.1:{port}/v1beta/models/{model}:streamGenerateContent?alt=sse")
+    };
+    let cases = [
+        (
+            "gemini-3-pro-preview",
+            json!({"thinkingLevel": "low", "thinkingBudget": 1024}),
+            "only set one of thinking budget and thinking level",
+        ),
+        (
+            "gemini-2.5-flash",
+            json!({"thinkingLevel": "low"}),
+            "Thinking level is not supported",
+        ),
+        (
+            "gemini-2.5-pro",
+            json!({"thinkingBudget": 0}),
+            "Budget 0 is invalid. This model only works in thinking mode.",
+        ),
+        (
+            "gemini-3-pro-preview",
+            json!({"thinkingLevel": "medium"}),
+            "Thinking level MEDIUM is not supported",
+        ),
+    ];
+    for (model, config, words) in cases {
+        let request = UpstreamRequest {
+            url: url(model),
+            headers: Vec::new(),
+            body: json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "generationConfig": {"thinkingConfig": config}}),
+        };
+        let response = reqwest::Client::new()
+            .post(&request.url)
+            .json(&request.body)
+            .send()
+            .await
+            .expect("mock answers");
+        assert_eq!(response.status(), 400, "{model}");
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(body["error"]["status"], "INVALID_ARGUMENT");
+        let message = body["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains(words), "{model}: {message}");
+    }
+}

@@ -78,10 +78,12 @@ fn claude_version(name: &str) -> Option<(&'static str, u32, u32)> {
             "haiku" => tier = Some("haiku"),
             "mythos" => tier = Some("mythos"),
             // Dates (8 digits) and `v1` are not versions.
-            p if !p.is_empty() && p.len() <= 2 && p.bytes().all(|b| b.is_ascii_digit()) => {
-                if numbers.len() < 2 {
-                    numbers.push(p.parse::<u32>().ok()?);
-                }
+            p if !p.is_empty()
+                && p.len() <= 2
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && numbers.len() < 2 =>
+            {
+                numbers.push(p.parse::<u32>().ok()?);
             }
             _ => {}
         }
@@ -345,8 +347,7 @@ pub fn resolve(
         None => legacy.or_else(|| {
             let preferred = family.as_ref().map_or(Medium, |f| f.default);
             let on = || words.iter().copied().filter(|e| *e != Off);
-            on().filter(|e| *e <= preferred)
-                .next_back()
+            on().rfind(|e| *e <= preferred)
                 .or_else(|| on().next())
                 .or_else(|| words.first().copied())
         }),

@@ -3,8 +3,51 @@
 
 use serde_json::{json, Value};
 
+use crate::server::providers::reasoning::{gemini_family, GeminiFamily};
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
-use crate::turn::{ChatRequest, Role};
+use crate::turn::{ChatRequest, Effort, Role};
+
+/// `thinkingConfig` for the turn's effort: Gemini 3+ takes `thinkingLevel`,
+/// 2.5 `thinkingBudget` (0 off where allowed, -1 dynamic), never both;
+/// `includeThoughts` whenever thinking is on. A model of unknown family gets
+/// what Pensive always sent: thoughts included, the configured budget if any.
+fn thinking_config(model: &UpstreamModel, effort: Option<Effort>) -> Value {
+    let mut config = json!({"includeThoughts": true});
+    let family = gemini_family(&model.name);
+    match (family, effort) {
+        (Some(GeminiFamily::Level { .. }), Some(effort)) => {
+            let level = match effort {
+                Effort::Off | Effort::Minimal => "minimal",
+                Effort::Low => "low",
+                Effort::Medium => "medium",
+                Effort::High | Effort::Xhigh | Effort::Max => "high",
+            };
+            config["thinkingLevel"] = json!(level);
+        }
+        (Some(GeminiFamily::Budget { .. }), Some(Effort::Off)) => {
+            return json!({"thinkingBudget": 0});
+        }
+        (Some(GeminiFamily::Budget { pro }), Some(effort)) => {
+            let configured = model
+                .thinking_budget
+                .filter(|_| Some(effort) == model.default_effort);
+            let budget: i64 = match effort {
+                Effort::Off | Effort::Minimal | Effort::Low => 1024,
+                // The model's own dynamic budget (its default).
+                Effort::Medium => -1,
+                Effort::High | Effort::Xhigh | Effort::Max if pro => 32_768,
+                Effort::High | Effort::Xhigh | Effort::Max => 24_576,
+            };
+            config["thinkingBudget"] = json!(configured.map_or(budget, i64::from));
+        }
+        _ => {
+            if let Some(budget) = model.thinking_budget {
+                config["thinkingBudget"] = json!(budget);
+            }
+        }
+    }
+    config
+}
 
 /// The request body: thoughts included, system messages as `systemInstruction`.
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
@@ -20,11 +63,7 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
             json!({"role": role, "parts": [{"text": m.content}]})
         })
         .collect();
-    let mut thinking = json!({"includeThoughts": true});
-    if let Some(budget) = model.thinking_budget {
-        thinking["thinkingBudget"] = json!(budget);
-    }
-    let mut generation = json!({"thinkingConfig": thinking});
+    let mut generation = json!({"thinkingConfig": thinking_config(model, request.effort)});
     if let Some(max) = model.max_output_tokens {
         generation["maxOutputTokens"] = json!(max);
     }
