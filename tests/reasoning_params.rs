@@ -375,3 +375,47 @@ async fn gemini_rules_refuse_both_fields_a_level_on_2_5_and_budget_0_on_pro() {
         assert!(message.contains(words), "{model}: {message}");
     }
 }
+
+#[tokio::test]
+async fn responses_sends_reasoning_effort_in_openai_words_always_with_a_summary() {
+    let row = Row::new(Dialect::Responses, "gpt-5.2");
+    for (effort, word) in [
+        (None, "medium"),
+        (Some("off"), "none"),
+        (Some("xhigh"), "xhigh"),
+    ] {
+        let sent = accepted(&row, effort).await;
+        assert_eq!(
+            sent["reasoning"],
+            json!({"summary": "auto", "effort": word})
+        );
+    }
+    refused_before_upstream(&row, "max", "off, low, medium, high or xhigh").await;
+    let gpt5 = Row::new(Dialect::Responses, "gpt-5-mini");
+    assert_eq!(
+        accepted(&gpt5, Some("minimal")).await["reasoning"]["effort"],
+        "minimal"
+    );
+    refused_before_upstream(&gpt5, "off", "minimal, low, medium or high").await;
+}
+
+#[tokio::test]
+async fn responses_an_effort_the_model_lacks_gets_openais_real_400() {
+    // Pensive never sends such a request (its families know the words), so
+    // the mock is asked directly with what an older Pensive would have sent.
+    let (port, _) = common::start_mock_in_process().await;
+    let response = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/v1/responses"))
+        .json(&json!({"model": "gpt-5.1", "input": [], "stream": true, "reasoning": {"summary": "auto", "effort": "minimal"}}))
+        .send()
+        .await
+        .expect("mock answers");
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(
+        body["error"]["message"],
+        "Unsupported value: 'minimal' is not supported with the 'gpt-5.1' model. Supported values are: 'none', 'low', 'medium', and 'high'."
+    );
+    assert_eq!(body["error"]["param"], "reasoning.effort");
+    assert_eq!(body["error"]["code"], "unsupported_value");
+}

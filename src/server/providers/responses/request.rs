@@ -4,14 +4,26 @@
 use serde_json::{json, Value};
 
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
-use crate::turn::ChatRequest;
+use crate::turn::{ChatRequest, Effort};
 
-/// The request body: streaming on, reasoning summaries requested, effort and
-/// output limit if set.
+/// An effort in OpenAI's words (`off` is `none`).
+pub fn openai_word(effort: Effort) -> &'static str {
+    match effort {
+        Effort::Off => "none",
+        other => other.as_str(),
+    }
+}
+
+/// The request body: streaming on, reasoning summaries always requested,
+/// the turn's effort in OpenAI's words (`off` → `none`), output limit if set.
+/// Without an effort (a model of unknown family), the old configured
+/// `reasoning_effort` is sent as written.
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let mut reasoning = json!({"summary": "auto"});
-    if let Some(effort) = &model.reasoning_effort {
-        reasoning["effort"] = json!(effort);
+    match (request.effort, &model.reasoning_effort) {
+        (Some(effort), _) => reasoning["effort"] = json!(openai_word(effort)),
+        (None, Some(configured)) => reasoning["effort"] = json!(configured),
+        (None, None) => {}
     }
     let mut body = json!({
         "model": model.name,
