@@ -419,3 +419,85 @@ async fn responses_an_effort_the_model_lacks_gets_openais_real_400() {
     assert_eq!(body["error"]["param"], "reasoning.effort");
     assert_eq!(body["error"]["code"], "unsupported_value");
 }
+
+#[tokio::test]
+async fn chat_on_openai_sends_reasoning_effort_and_refuses_template_kwargs() {
+    let row = Row::new(Dialect::Chat, "gpt-5.1");
+    assert_eq!(accepted(&row, None).await["reasoning_effort"], "medium");
+    let off = accepted(&row, Some("off")).await;
+    assert_eq!(off["reasoning_effort"], "none");
+    assert!(off.get("chat_template_kwargs").is_none());
+    refused_before_upstream(&row, "minimal", "off, low, medium or high").await;
+    let (port, _) = common::start_mock_in_process().await;
+    let refused = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/v1/chat/completions"))
+        .json(&json!({"model": "gpt-5.1", "messages": [], "chat_template_kwargs": {"enable_thinking": false}}))
+        .send()
+        .await
+        .expect("mock answers");
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.expect("json");
+    assert_eq!(
+        body["error"]["message"],
+        "Unrecognized request argument supplied: chat_template_kwargs"
+    );
+}
+
+#[tokio::test]
+async fn chat_on_deepseek_switches_thinking_and_sends_high_or_max() {
+    let row = Row::new(Dialect::Chat, "deepseek-v4-pro");
+    let (_, _, model) = setup(&row).await;
+    assert_eq!(
+        model.public().efforts,
+        vec![Effort::Off, Effort::High, Effort::Max]
+    );
+    let on = accepted(&row, None).await;
+    assert_eq!(on["thinking"], json!({"type": "enabled"}));
+    assert_eq!(on["reasoning_effort"], "high");
+    assert_eq!(accepted(&row, Some("max")).await["reasoning_effort"], "max");
+    let off = accepted(&row, Some("off")).await;
+    assert_eq!(off["thinking"], json!({"type": "disabled"}));
+    assert!(off.get("reasoning_effort").is_none());
+    refused_before_upstream(&row, "low", "off, high or max").await;
+}
+
+#[tokio::test]
+async fn chat_on_vllm_turns_qwen3_thinking_off_through_the_template() {
+    let row = Row::new(Dialect::Chat, "Qwen/Qwen3-8B");
+    let off = accepted(&row, Some("off")).await;
+    assert_eq!(
+        off["chat_template_kwargs"],
+        json!({"enable_thinking": false})
+    );
+    let on = accepted(&row, None).await;
+    assert_eq!(on["chat_template_kwargs"], json!({"enable_thinking": true}));
+    refused_before_upstream(&row, "medium", "off or high").await;
+    // A model of unknown family offers what the configuration lists.
+    let listed = Row::new(Dialect::Chat, "house-model").efforts(&["off", "low", "high"]);
+    assert_eq!(
+        accepted(&listed, Some("low")).await["reasoning_effort"],
+        "low"
+    );
+}
+
+#[tokio::test]
+async fn llamacpp_asks_for_reasoning_control_and_can_end_thinking() {
+    let mut row = Row::new(Dialect::Chat, "qwen3.5-27b");
+    row.llamacpp = true;
+    let sent = accepted(&row, Some("off")).await;
+    assert_eq!(sent["reasoning_control"], true);
+    assert_eq!(
+        sent["chat_template_kwargs"],
+        json!({"enable_thinking": false})
+    );
+    let (_, mock, model) = setup(&row).await;
+    pensive::server::providers::openai_chat::end_reasoning(&model.upstream, "chatcmpl-42")
+        .await
+        .expect("the control is accepted");
+    let control = mock.requests().pop().expect("the control request");
+    assert_eq!(control.path, "/v1/chat/completions/control");
+    assert_eq!(
+        control.body,
+        json!({"id": "chatcmpl-42", "action": "reasoning_end"})
+    );
+}

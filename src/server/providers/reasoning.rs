@@ -183,7 +183,8 @@ pub fn openai_efforts(name: &str) -> Option<Efforts> {
 /// Which server a chat-completions model is behind, for its reasoning words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChatServer {
-    /// api.openai.com: `reasoning_effort` in OpenAI's words.
+    /// api.openai.com, or an OpenAI model name (`gpt-5*`, `o3`, …) behind
+    /// any other host: `reasoning_effort` in OpenAI's words.
     OpenAi,
     /// api.deepseek.com (or a DeepSeek API model name): `thinking` + `reasoning_effort`.
     DeepSeek,
@@ -224,7 +225,10 @@ pub fn chat_server(model: &UpstreamModel) -> ChatServer {
         ChatServer::DeepSeek
     } else if host_is(&host, "openrouter.ai") {
         ChatServer::OpenRouter
-    } else if host_is(&host, "openai.com") {
+    } else if host_is(&host, "openai.com")
+        || (!name.contains("gpt-oss") && openai_efforts(&name).is_some())
+    {
+        // OpenAI's own names behind a proxy (Azure, LiteLLM) take its words too.
         ChatServer::OpenAi
     } else {
         ChatServer::Other

@@ -58,6 +58,7 @@ pub fn router(state: MockState) -> Router {
             )
         })
         .route("/v1beta/models/{*rest}", post(gemini))
+        .route("/v1/chat/completions/control", post(control))
         .route("/_mock/requests", get(list_requests))
         .route("/_mock/stats", get(stats))
         .with_state(state)
@@ -76,6 +77,30 @@ async fn gemini(
         headers,
         body,
     )
+}
+
+/// llama.cpp's reasoning control (`reasoning_end`): recorded and
+/// acknowledged. The scripted stream does not change (its reasoning is short).
+async fn control(State(s): State<MockState>, Json(body): Json<Value>) -> Response {
+    s.record(RecordedRequest {
+        dialect: "chat",
+        path: "/v1/chat/completions/control".into(),
+        headers: Vec::new(),
+        body: body.clone(),
+    });
+    let id = body.get("id").and_then(Value::as_str);
+    let action = body.get("action").and_then(Value::as_str);
+    match (id, action) {
+        (Some(id), Some("reasoning_end")) => {
+            Json(serde_json::json!({"id": id, "action": "reasoning_end", "success": true}))
+                .into_response()
+        }
+        _ => (
+            StatusCode::BAD_REQUEST,
+            Json(serde_json::json!({"error": {"code": 400, "message": "expected {\"id\": <completion id>, \"action\": \"reasoning_end\"}", "type": "invalid_request_error"}})),
+        )
+            .into_response(),
+    }
 }
 
 async fn list_requests(State(s): State<MockState>) -> Json<Vec<RecordedRequest>> {

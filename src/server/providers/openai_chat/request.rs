@@ -1,12 +1,59 @@
 //! The Chat completions request for one turn: its body, and the full upstream
 //! request (URL, headers) built from plain `UpstreamModel` values.
+//!
+//! The turn's effort goes in the words of the server behind the model
+//! (`reasoning::chat_server`): OpenAI `reasoning_effort` (`off` → `none`);
+//! DeepSeek `thinking: {type}` plus `reasoning_effort` high/max; OpenRouter
+//! `reasoning: {effort}`; llama.cpp, vLLM, SGLang and other servers
+//! `chat_template_kwargs: {enable_thinking: false}` for `off`, the template's
+//! switch on for on/off families (Qwen3, GLM), else `reasoning_effort`.
+//! llama.cpp also gets `reasoning_control: true`, so its thinking can be
+//! ended on request (`control`).
 
 use serde_json::{json, Value};
 
+use crate::server::providers::reasoning::{chat_server, switch_only_family, ChatServer};
+use crate::server::providers::responses::openai_word;
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
-use crate::turn::ChatRequest;
+use crate::turn::{ChatRequest, Effort};
 
-/// The request body: streaming on, usage requested, reasoning effort if set.
+/// Adds the turn's reasoning parameters to `body`.
+fn add_reasoning(body: &mut Value, model: &UpstreamModel, effort: Option<Effort>) {
+    let server = chat_server(model);
+    if server == ChatServer::LlamaCpp {
+        body["reasoning_control"] = json!(true);
+    }
+    let Some(effort) = effort else {
+        // A model of unknown family: the old setting, as written.
+        if let Some(configured) = &model.reasoning_effort {
+            body["reasoning_effort"] = json!(configured);
+        }
+        return;
+    };
+    match (server, effort) {
+        (ChatServer::OpenAi, effort) => body["reasoning_effort"] = json!(openai_word(effort)),
+        (ChatServer::DeepSeek, Effort::Off) => body["thinking"] = json!({"type": "disabled"}),
+        (ChatServer::DeepSeek, effort) => {
+            body["thinking"] = json!({"type": "enabled"});
+            body["reasoning_effort"] = json!(if effort >= Effort::Max { "max" } else { "high" });
+        }
+        (ChatServer::OpenRouter, effort) => {
+            body["reasoning"] = json!({"effort": openai_word(effort)});
+        }
+        (ChatServer::LlamaCpp | ChatServer::Other, Effort::Off) => {
+            body["chat_template_kwargs"] = json!({"enable_thinking": false});
+        }
+        (ChatServer::LlamaCpp | ChatServer::Other, _) if switch_only_family(&model.name) => {
+            body["chat_template_kwargs"] = json!({"enable_thinking": true});
+        }
+        (ChatServer::LlamaCpp | ChatServer::Other, effort) => {
+            body["reasoning_effort"] = json!(effort.as_str());
+        }
+    }
+}
+
+/// The request body: streaming on, usage requested, the turn's reasoning
+/// parameters (see the module docs), output limit if set.
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let mut body = json!({
         "model": model.name,
@@ -17,13 +64,89 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     if let Some(max) = model.max_output_tokens {
         body["max_tokens"] = json!(max);
     }
-    if let Some(effort) = &model.reasoning_effort {
-        body["reasoning_effort"] = json!(effort);
-    }
+    add_reasoning(&mut body, model, request.effort);
     body
 }
 
 /// The full upstream request (used by tests and the mock to check what is sent).
 pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     UpstreamRequest::bearer(model, "/chat/completions", request_body(model, request))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sent(base: &str, name: &str, llamacpp: bool, effort: Option<Effort>) -> Value {
+        let model = UpstreamModel {
+            base_url: base.into(),
+            name: name.into(),
+            llamacpp,
+            reasoning_effort: Some("low".into()),
+            ..UpstreamModel::default()
+        };
+        let request = ChatRequest {
+            effort,
+            ..ChatRequest::default()
+        };
+        let mut body = request_body(&model, &request);
+        for common in ["model", "messages", "stream", "stream_options"] {
+            body.as_object_mut().map(|b| b.remove(common));
+        }
+        body
+    }
+
+    #[test]
+    fn each_server_gets_the_effort_in_its_own_words() {
+        let openai = "https://api.openai.com/v1";
+        assert_eq!(
+            sent(openai, "gpt-5.1", false, Some(Effort::Off)),
+            json!({"reasoning_effort": "none"})
+        );
+        let deepseek = "https://api.deepseek.com";
+        assert_eq!(
+            sent(deepseek, "deepseek-v4-pro", false, Some(Effort::Off)),
+            json!({"thinking": {"type": "disabled"}})
+        );
+        assert_eq!(
+            sent(deepseek, "deepseek-v4-pro", false, Some(Effort::Max)),
+            json!({"thinking": {"type": "enabled"}, "reasoning_effort": "max"})
+        );
+        assert_eq!(
+            sent(
+                "https://openrouter.ai/api/v1",
+                "x/y",
+                false,
+                Some(Effort::Minimal)
+            ),
+            json!({"reasoning": {"effort": "minimal"}})
+        );
+        let vllm = "http://localhost:8000/v1";
+        assert_eq!(
+            sent(vllm, "Qwen/Qwen3-8B", false, Some(Effort::Off)),
+            json!({"chat_template_kwargs": {"enable_thinking": false}})
+        );
+        assert_eq!(
+            sent(vllm, "Qwen/Qwen3-8B", false, Some(Effort::High)),
+            json!({"chat_template_kwargs": {"enable_thinking": true}})
+        );
+        assert_eq!(
+            sent(vllm, "openai/gpt-oss-20b", false, Some(Effort::High)),
+            json!({"reasoning_effort": "high"})
+        );
+        let llama = "http://localhost:8080/v1";
+        assert_eq!(
+            sent(llama, "model", true, Some(Effort::Low)),
+            json!({"reasoning_control": true, "reasoning_effort": "low"})
+        );
+        assert_eq!(
+            sent(llama, "model", true, Some(Effort::Off)),
+            json!({"reasoning_control": true, "chat_template_kwargs": {"enable_thinking": false}})
+        );
+        assert_eq!(
+            sent(vllm, "mock-model", false, None),
+            json!({"reasoning_effort": "low"}),
+            "unknown family: the old setting as written"
+        );
+    }
 }
