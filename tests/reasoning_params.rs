@@ -501,3 +501,34 @@ async fn llamacpp_asks_for_reasoning_control_and_can_end_thinking() {
         json!({"id": "chatcmpl-42", "action": "reasoning_end"})
     );
 }
+
+#[tokio::test]
+async fn ollama_thinks_at_a_level_on_gpt_oss_and_on_or_off_elsewhere() {
+    let oss = Row::new(Dialect::Ollama, "gpt-oss:20b");
+    for (effort, think) in [
+        (None, json!("medium")),
+        (Some("low"), json!("low")),
+        (Some("high"), json!("high")),
+    ] {
+        assert_eq!(accepted(&oss, effort).await["think"], think);
+    }
+    refused_before_upstream(&oss, "off", "low, medium or high").await;
+    let qwen = Row::new(Dialect::Ollama, "qwen3:8b");
+    assert_eq!(accepted(&qwen, None).await["think"], json!(true));
+    assert_eq!(accepted(&qwen, Some("off")).await["think"], json!(false));
+    refused_before_upstream(&qwen, "low", "off or high").await;
+    // A level forced on a switch-only model (an unknown alias configured with
+    // levels would send one): the mock refuses it as Ollama does.
+    let (port, _) = common::start_mock_in_process().await;
+    let refused = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/api/chat"))
+        .json(&json!({"model": "qwen3:8b", "messages": [], "think": "low"}))
+        .send()
+        .await
+        .expect("mock answers");
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.expect("json");
+    assert!(body["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("not supported")));
+}

@@ -4,20 +4,39 @@
 use serde_json::{json, Value};
 
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
-use crate::turn::ChatRequest;
+use crate::turn::{ChatRequest, Effort};
 
-/// The request body: streaming and thinking on (at the configured effort when
-/// it is one Ollama knows), output limit if set.
+/// `think` for the turn's effort: `false` for off; a level for the models
+/// that take levels (gpt-oss: low, medium, high); `true` for the on/off
+/// families; for a model of unknown family, the configured level if it is
+/// one Ollama knows, else `true`.
+fn think(model: &UpstreamModel, effort: Option<Effort>) -> Value {
+    let levels = model
+        .efforts
+        .iter()
+        .any(|e| matches!(e, Effort::Low | Effort::Medium));
+    match effort {
+        Some(Effort::Off) => json!(false),
+        Some(Effort::Minimal | Effort::Low) if levels => json!("low"),
+        Some(Effort::Medium) if levels => json!("medium"),
+        Some(Effort::High | Effort::Xhigh | Effort::Max) if levels => json!("high"),
+        Some(_) => json!(true),
+        None => match model
+            .reasoning_effort
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+        {
+            // Models like gpt-oss take a level; other values would be rejected.
+            Some(level) if matches!(level.as_str(), "low" | "medium" | "high") => json!(level),
+            _ => json!(true),
+        },
+    }
+}
+
+/// The request body: streaming on, thinking as the turn's effort asks
+/// (`think`), output limit if set.
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
-    // Models like gpt-oss take a level; other values would be rejected.
-    let think = match model
-        .reasoning_effort
-        .as_deref()
-        .map(str::to_ascii_lowercase)
-    {
-        Some(level) if matches!(level.as_str(), "low" | "medium" | "high") => json!(level),
-        _ => json!(true),
-    };
+    let think = think(model, request.effort);
     let mut body = json!({
         "model": model.name,
         "messages": request.messages,
