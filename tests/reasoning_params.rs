@@ -532,3 +532,92 @@ async fn ollama_thinks_at_a_level_on_gpt_oss_and_on_or_off_elsewhere() {
         .as_str()
         .is_some_and(|e| e.contains("not supported")));
 }
+
+#[tokio::test]
+async fn answer_now_on_llamacpp_ends_the_running_completions_thinking() {
+    use futures::StreamExt;
+    use pensive::turn::{AnswerNow, ChatMessage, ChatRequest};
+    let mut row = Row::new(Dialect::Chat, "qwen3.5-27b");
+    row.llamacpp = true;
+    let (port, mock) = common::start_mock_in_process().await;
+    let model = row.model(&format!("http://127.0.0.1:{port}"));
+    let service = TurnService::new(AppConfig {
+        models: vec![model],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(10),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    });
+    let request = ChatRequest {
+        // Reasoning starts, then 3 s of silence: time to press the button.
+        messages: vec![ChatMessage::user("Why? mock:hidden-reasoning")],
+        turn_id: Some("turn-1".into()),
+        ..ChatRequest::default()
+    };
+    let mut events = Box::pin(service.start(request, "client-a"));
+    assert_eq!(events.next().await, Some(TurnEvent::ThinkingStart));
+    assert_eq!(
+        service.answer_now("turn-1", "client-b").await,
+        AnswerNow::AskAgain { effort: None },
+        "another client's turn is out of reach"
+    );
+    assert_eq!(
+        service.answer_now("turn-1", "client-a").await,
+        AnswerNow::Ended
+    );
+    let control = mock.requests().pop().expect("the control request");
+    assert_eq!(control.path, "/v1/chat/completions/control");
+    assert_eq!(
+        control.body,
+        json!({"id": "chatcmpl-mock", "action": "reasoning_end"})
+    );
+    drop(events);
+    assert_eq!(
+        service.answer_now("turn-1", "client-a").await,
+        AnswerNow::AskAgain { effort: None },
+        "a finished turn is forgotten"
+    );
+}
+
+#[tokio::test]
+async fn answer_now_elsewhere_asks_again_at_the_weakest_effort_with_the_reasoning_so_far() {
+    let row = Row::new(Dialect::Anthropic, "claude-opus-4-7");
+    let (app, mock, _) = setup(&row).await;
+    let body = json!({"request": {
+        "messages": [{"role": "user", "content": "Why? mock:normal"}],
+        "model": "m",
+        "reasoning_so_far": "The sky scatters blue light more.",
+    }});
+    let response = app
+        .clone()
+        .oneshot(
+            Request::post("/api/chat")
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string()))
+                .expect("request"),
+        )
+        .await
+        .expect("response");
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    assert!(String::from_utf8_lossy(&bytes).contains("\"done\""));
+    let sent = last_body(&mock);
+    assert!(sent.get("thinking").is_none(), "off, the weakest: {sent}");
+    let question = sent["messages"][0]["content"].as_str().unwrap_or("");
+    assert!(question.starts_with("Why? mock:normal"), "{question}");
+    assert!(
+        question.contains("The sky scatters blue light more."),
+        "{question}"
+    );
+    assert!(
+        question.ends_with("without further thinking."),
+        "{question}"
+    );
+}

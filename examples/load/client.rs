@@ -105,7 +105,7 @@ pub async fn via_app(
     let request = ChatRequest {
         messages: vec![ChatMessage::user(prompt)],
         model: None,
-        effort: None,
+        ..ChatRequest::default()
     };
     let started = Instant::now();
     let mut response = client
@@ -167,7 +167,7 @@ pub async fn direct(
     let request = ChatRequest {
         messages: vec![ChatMessage::user(prompt)],
         model: None,
-        effort: None,
+        ..ChatRequest::default()
     };
     let upstream = build_request(dialect, &model.upstream, &request);
     let mut builder = client.post(&upstream.url).json(&upstream.body);

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod active_turns;
+pub mod answer_now;
 pub mod body_limit;
 pub mod client;
 pub mod config;

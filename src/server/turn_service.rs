@@ -9,16 +9,17 @@ use async_stream::stream;
 use futures::{Stream, StreamExt};
 
 use super::active_turns::{ActiveTurn, ActiveTurns};
+use super::answer_now::{self, AnswerNowRegistry, Registered};
 use super::config::{AppConfig, ModelConfig, ProviderKind};
 use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
 use super::mock::scripted;
 use super::normalizer::Normalizer;
-use super::providers::{self, DeltaStream};
+use super::providers::{self, CompletionId, DeltaStream};
 use super::turn_log::TurnLog;
 use crate::turn::effort::list_words;
 use crate::turn::turn_error::TurnError;
-use crate::turn::{ChatRequest, Effort, Role, TurnEvent};
+use crate::turn::{AnswerNow, ChatRequest, Effort, Role, TurnEvent};
 
 /// Shared by every request (put in the Leptos context).
 #[derive(Debug, Clone)]
@@ -30,6 +31,8 @@ pub struct TurnService {
     limiter: TurnLimiter,
     /// Flips to true when a shutdown's grace period is over: running turns end.
     ending: tokio::sync::watch::Sender<bool>,
+    /// The running turns the browser named, for "Answer now".
+    answers: AnswerNowRegistry,
 }
 
 impl TurnService {
@@ -39,7 +42,16 @@ impl TurnService {
             limiter: TurnLimiter::new(config.limits.clone()),
             config: std::sync::Arc::new(config),
             active: Default::default(),
+            answers: Default::default(),
         }
+    }
+
+    /// "Answer now" for `client`'s running turn `turn_id` (the request's
+    /// `turn_id`): ends its thinking where the provider can (llama.cpp; the
+    /// same stream goes on with the answer), else says to ask again with
+    /// `reasoning_so_far` (see `answer_now`).
+    pub async fn answer_now(&self, turn_id: &str, client: &str) -> AnswerNow {
+        self.answers.answer_now(turn_id, client).await
     }
 
     /// How many turns are streaming right now.
@@ -73,6 +85,13 @@ impl TurnService {
             let permit = self.limiter.admit(client, Instant::now())?;
             Ok((model.clone(), effort, permit))
         });
+        let (registered, completion_id) = match (&checked, request.turn_id.as_deref()) {
+            (Ok((model, ..)), Some(turn_id)) => self
+                .answers
+                .register(turn_id, client, model)
+                .map_or((None, None), |(registered, slot)| (Some(registered), slot)),
+            _ => (None, None),
+        };
         let log = TurnLog::new(
             checked.as_ref().map(|(m, ..)| m.id.as_str()).unwrap_or("?"),
             checked
@@ -82,6 +101,7 @@ impl TurnService {
         );
         let mut outlet = Outlet {
             _active: self.active.enter(),
+            _answer_now: registered,
             log,
             hidden: (!show_thinking).then(HiddenThinking::default),
         };
@@ -100,13 +120,14 @@ impl TurnService {
             // The providers see the effort the turn runs at (the model's
             // default when the request named none).
             request.effort = effort;
+            answer_now::fold_reasoning(&mut request);
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let deadline = tokio::time::Instant::now() + config.first_token_timeout;
             let limits = &config.limits;
             let turn_deadline = (!limits.max_turn_duration.is_zero())
                 .then(|| tokio::time::Instant::now() + limits.max_turn_duration);
             let opened = tokio::select! {
-                opened = tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes)) => opened,
+                opened = tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes, completion_id)) => opened,
                 cut = cut_short(&mut ending, turn_deadline) => {
                     let events = normalizer.fail(&cut.error(limits.max_turn_duration), elapsed());
                     for event in outlet.pass(events, &normalizer) { yield event; }
@@ -172,6 +193,7 @@ async fn open(
     model: &ModelConfig,
     request: &ChatRequest,
     max_bytes: u64,
+    completion_id: Option<CompletionId>,
 ) -> Result<DeltaStream, TurnError> {
     match model.provider {
         ProviderKind::Demo => {
@@ -179,7 +201,7 @@ async fn open(
             Ok(scripted::play(steps).map(Ok).boxed())
         }
         ProviderKind::Wire(dialect) => {
-            providers::open(dialect, &model.upstream, request, max_bytes).await
+            providers::open(dialect, &model.upstream, request, max_bytes, completion_id).await
         }
     }
 }
@@ -189,6 +211,8 @@ async fn open(
 struct Outlet {
     /// Counts the turn in `active_turns` while its stream exists.
     _active: ActiveTurn,
+    /// Keeps the turn reachable by "Answer now" while its stream exists.
+    _answer_now: Option<Registered>,
     log: TurnLog,
     hidden: Option<HiddenThinking>,
 }
@@ -276,7 +300,20 @@ fn validate<'c>(
     let model = config
         .model(request.model.as_deref())
         .ok_or_else(|| TurnError::UnknownModel(request.model.clone().unwrap_or_default()))?;
-    let effort = effort_for(model, request.effort)?;
+    let effort = match (request.effort, &request.reasoning_so_far) {
+        // "Answer now" asked again: the model's weakest effort.
+        (None, Some(_)) => answer_now::weakest(model),
+        (asked, _) => effort_for(model, asked)?,
+    };
+    if let Some(reasoning) = &request.reasoning_so_far {
+        let chars = reasoning.chars().count();
+        if chars > MAX_MESSAGE_CHARS {
+            return Err(TurnError::MessageTooLong {
+                chars,
+                limit: MAX_MESSAGE_CHARS,
+            });
+        }
+    }
     if request.messages.len() > MAX_MESSAGES {
         return Err(TurnError::TooManyMessages {
             count: request.messages.len(),
@@ -332,6 +369,7 @@ mod tests {
             messages: vec![ChatMessage::user("Why?")],
             model: model.map(str::to_owned),
             effort,
+            ..ChatRequest::default()
         }
     }
 

@@ -19,4 +19,4 @@ pub mod turn_error;
 pub use effort::Effort;
 pub use event::{ErrorKind, TurnEvent, Usage};
 pub use public_model::PublicModel;
-pub use request::{ChatMessage, ChatRequest, Role};
+pub use request::{AnswerNow, ChatMessage, ChatRequest, Role};

@@ -54,6 +54,32 @@ pub struct ChatRequest {
     /// (`POST /api/models`); the model's `default_effort` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effort: Option<Effort>,
+    /// An id the browser gives the turn, so "Answer now" can name it
+    /// (`POST /api/answer_now`); at most 100 characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    /// "Answer now" on a provider without a control: the reasoning the
+    /// stopped turn showed. The server asks again at the model's weakest
+    /// effort (unless `effort` names one), with this reasoning given to the
+    /// model as its own, and asks for the answer at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_so_far: Option<String>,
+}
+
+/// What `POST /api/answer_now` did for a thinking turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum AnswerNow {
+    /// The provider was told to end the thinking (llama.cpp): the same stream
+    /// goes on with the answer.
+    Ended,
+    /// The provider has no such control (or the turn is not known, or has not
+    /// started yet): stop the turn and send it again with `reasoning_so_far`
+    /// and this effort (the model's weakest; none if it takes none).
+    AskAgain {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        effort: Option<Effort>,
+    },
 }
 
 impl ChatRequest {
@@ -113,6 +139,26 @@ mod tests {
         assert!(serde_json::from_str::<ChatRequest>(bad).is_err());
         let plain = serde_json::to_string(&ChatRequest::default()).unwrap();
         assert!(!plain.contains("effort"), "{plain}");
+        assert_eq!(plain, r#"{"messages":[]}"#);
+    }
+
+    #[test]
+    fn answer_now_outcomes_are_tagged() {
+        assert_eq!(
+            serde_json::to_value(AnswerNow::Ended).unwrap(),
+            serde_json::json!({"outcome": "ended"})
+        );
+        assert_eq!(
+            serde_json::to_value(AnswerNow::AskAgain {
+                effort: Some(Effort::Off)
+            })
+            .unwrap(),
+            serde_json::json!({"outcome": "ask_again", "effort": "off"})
+        );
+        let body = r#"{"messages":[],"turn_id":"t1","reasoning_so_far":"so far"}"#;
+        let request: ChatRequest = serde_json::from_str(body).unwrap();
+        assert_eq!(request.turn_id.as_deref(), Some("t1"));
+        assert_eq!(request.reasoning_so_far.as_deref(), Some("so far"));
     }
 
     #[test]

@@ -26,6 +26,10 @@ use wire::{Dialect, UpstreamModel, UpstreamRequest};
 /// A provider's stream: each item is one upstream chunk's deltas, in order.
 pub type DeltaStream = BoxStream<'static, Result<Vec<Delta>, TurnError>>;
 
+/// Where a chat-completions stream leaves the completion id of its chunks
+/// (llama.cpp's reasoning control names the completion by it).
+pub type CompletionId = std::sync::Arc<std::sync::OnceLock<String>>;
+
 /// Most bytes of an error response read for its message: the provider's own
 /// words fit many times over, and an endless error body costs nothing more.
 pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
@@ -47,16 +51,18 @@ pub fn build_request(
 
 /// Opens the model's stream for a request in `dialect`. The stream ends with
 /// `TurnError::TooLarge` once the provider has sent more than `max_bytes`
-/// (0: no limit) in this turn.
+/// (0: no limit) in this turn. A chat-completions stream leaves its
+/// completion id in `completion_id`, if given.
 pub async fn open(
     dialect: Dialect,
     model: &UpstreamModel,
     request: &ChatRequest,
     max_bytes: u64,
+    completion_id: Option<CompletionId>,
 ) -> Result<DeltaStream, TurnError> {
     let budget = ByteBudget::new(max_bytes);
     match dialect {
-        Dialect::Chat => openai_chat::open(model, request, budget).await,
+        Dialect::Chat => openai_chat::open(model, request, budget, completion_id).await,
         Dialect::Anthropic => {
             let upstream = build_request(dialect, model, request);
             http::open(dialect, upstream, budget)

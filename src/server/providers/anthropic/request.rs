@@ -171,7 +171,7 @@ mod tests {
                 ChatMessage::user("Why?"),
             ],
             model: None,
-            effort: None,
+            ..ChatRequest::default()
         };
         let req = build_request(&model, &request);
         assert_eq!(req.url, "https://api.anthropic.com/v1/messages");

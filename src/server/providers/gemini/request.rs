@@ -114,7 +114,7 @@ mod tests {
                 ChatMessage::user("Why?"),
             ],
             model: None,
-            effort: None,
+            ..ChatRequest::default()
         };
         let req = build_request(&model, &request);
         assert_eq!(

@@ -70,7 +70,7 @@ mod tests {
         let request = ChatRequest {
             messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Why?")],
             model: None,
-            effort: None,
+            ..ChatRequest::default()
         };
         let req = build_request(&model, &request);
         assert_eq!(req.url, "http://localhost:11434/api/chat");

@@ -13,6 +13,9 @@ use crate::turn::Usage;
 /// One streamed chunk, only the fields we read.
 #[derive(Debug, Deserialize)]
 pub struct ChatChunk {
+    /// The completion's id (the same in every chunk of a stream).
+    #[serde(default)]
+    id: Option<String>,
     #[serde(default)]
     choices: Vec<Choice>,
     #[serde(default)]
@@ -72,6 +75,11 @@ struct CompletionDetails {
 }
 
 impl ChatChunk {
+    /// The completion id the chunk carries, if any.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
     /// The chunk's deltas: reasoning (from exactly one source) before answer text.
     pub fn into_deltas(self) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {

@@ -17,16 +17,17 @@ use super::decode::ChatChunk;
 use super::request::request_body;
 use crate::server::framing::{Framer, Framing};
 use crate::server::providers::wire::UpstreamModel;
-use crate::server::providers::{ByteBudget, DeltaStream};
+use crate::server::providers::{ByteBudget, CompletionId, DeltaStream};
 use crate::turn::turn_error::{NetworkFailure, TurnError};
 use crate::turn::ChatRequest;
 
 /// Opens a live stream through async-openai, the body's bytes counted
-/// against `budget`.
+/// against `budget`; the first completion id seen goes to `completion_id`.
 pub async fn open(
     model: &UpstreamModel,
     request: &ChatRequest,
     budget: ByteBudget,
+    completion_id: Option<CompletionId>,
 ) -> Result<DeltaStream, TurnError> {
     let config = OpenAIConfig::new()
         .with_api_base(model.base_url.trim_end_matches('/'))
@@ -54,9 +55,19 @@ pub async fn open(
                 Some(refusal) => refusal,
                 None => map_error(err),
             })
+            .inspect(|chunk| note_id(completion_id.as_ref(), chunk))
             .and_then(ChatChunk::into_deltas)
         })
         .boxed())
+}
+
+/// Keeps the first completion id of the stream in `slot`.
+fn note_id(slot: Option<&CompletionId>, chunk: &ChatChunk) {
+    if let (Some(slot), Some(id)) = (slot, chunk.id()) {
+        if slot.get().is_none() {
+            let _ = slot.set(id.to_owned());
+        }
+    }
 }
 
 /// What the transport and the turn share that async-openai's types have no

@@ -60,7 +60,7 @@ mod tests {
         let request = ChatRequest {
             messages: vec![ChatMessage::system("Be brief."), ChatMessage::user("Why?")],
             model: None,
-            effort: None,
+            ..ChatRequest::default()
         };
         let req = build_request(&model, &request);
         assert_eq!(req.url, "https://api.openai.com/v1/responses");

@@ -1,0 +1,195 @@
+//! "Answer now" (issue 20): the user ends a model's thinking and gets the
+//! answer at once. Two paths:
+//!
+//! - llama.cpp (`provider = "llamacpp"`): the running completion is told to
+//!   end its reasoning (`providers::openai_chat::end_reasoning`, with the
+//!   completion id of its chunks); the same stream goes on with the answer.
+//! - Every other provider has no such control: the browser stops the turn and
+//!   sends it again with `reasoning_so_far`; the server asks at the model's
+//!   weakest effort (`off` where the model has it) and gives the model its
+//!   own reasoning so far as part of the question (`fold_reasoning`: no
+//!   dialect takes readable reasoning back as the model's own — Anthropic's
+//!   and Gemini's thoughts carry signatures, Responses' reasoning items are
+//!   encrypted, and Claude Opus 4.7 refuses an assistant prefill — so the one
+//!   place every dialect allows is the user's last message).
+//!
+//! The registry knows each running turn that the browser named (`turn_id`),
+//! for the client that started it, until its stream ends.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::config::ModelConfig;
+use super::providers::wire::UpstreamModel;
+use super::providers::CompletionId;
+use crate::turn::{AnswerNow, ChatRequest, Effort, Role};
+
+/// Longest turn id kept (the browser makes them; a longer one is ignored).
+pub const MAX_TURN_ID: usize = 100;
+
+/// The running turns "Answer now" may reach.
+#[derive(Debug, Clone, Default)]
+pub struct AnswerNowRegistry {
+    turns: Arc<Mutex<HashMap<String, Entry>>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    client: String,
+    /// Present for llama.cpp models: where the stream leaves its completion id.
+    control: Option<(UpstreamModel, CompletionId)>,
+    weakest: Option<Effort>,
+}
+
+/// A registered turn; dropping it (the turn's stream ended) forgets the turn.
+#[derive(Debug)]
+pub struct Registered {
+    turns: Arc<Mutex<HashMap<String, Entry>>>,
+    turn_id: String,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Ok(mut turns) = self.turns.lock() {
+            turns.remove(&self.turn_id);
+        }
+    }
+}
+
+impl AnswerNowRegistry {
+    /// Registers the turn `turn_id` of `client` on `model`; the slot, for a
+    /// llama.cpp model, is where its stream must leave its completion id.
+    pub fn register(
+        &self,
+        turn_id: &str,
+        client: &str,
+        model: &ModelConfig,
+    ) -> Option<(Registered, Option<CompletionId>)> {
+        if turn_id.is_empty() || turn_id.len() > MAX_TURN_ID {
+            return None;
+        }
+        let control = model.upstream.llamacpp
+            && matches!(model.provider, super::config::ProviderKind::Wire(_));
+        let slot = control.then(CompletionId::default);
+        let entry = Entry {
+            client: client.to_owned(),
+            control: slot.clone().map(|slot| (model.upstream.clone(), slot)),
+            weakest: model.upstream.efforts.first().copied(),
+        };
+        self.turns.lock().ok()?.insert(turn_id.to_owned(), entry);
+        Some((
+            Registered {
+                turns: self.turns.clone(),
+                turn_id: turn_id.to_owned(),
+            },
+            slot,
+        ))
+    }
+
+    /// Ends the thinking of `client`'s turn `turn_id` if its provider can;
+    /// otherwise says to ask again (at the model's weakest effort).
+    pub async fn answer_now(&self, turn_id: &str, client: &str) -> AnswerNow {
+        let found = self.turns.lock().ok().and_then(|turns| {
+            let entry = turns.get(turn_id).filter(|e| e.client == client)?;
+            let control = entry
+                .control
+                .as_ref()
+                .and_then(|(model, slot)| Some((model.clone(), slot.get()?.clone())));
+            Some((control, entry.weakest))
+        });
+        let Some((control, weakest)) = found else {
+            return AnswerNow::AskAgain { effort: None };
+        };
+        if let Some((model, completion_id)) = control {
+            match super::providers::openai_chat::end_reasoning(&model, &completion_id).await {
+                Ok(()) => return AnswerNow::Ended,
+                Err(err) => {
+                    tracing::warn!(kind = ?err.kind(), "llama.cpp's reasoning control failed; asking again instead");
+                }
+            }
+        }
+        AnswerNow::AskAgain { effort: weakest }
+    }
+}
+
+/// The effort a re-asked turn runs at when the request names none: the
+/// model's weakest.
+pub fn weakest(model: &ModelConfig) -> Option<Effort> {
+    model.upstream.efforts.first().copied()
+}
+
+/// Moves `reasoning_so_far` into the question: the last user message gets
+/// the model's reasoning so far and the request to answer now.
+pub fn fold_reasoning(request: &mut ChatRequest) {
+    let Some(reasoning) = request.reasoning_so_far.take() else {
+        return;
+    };
+    if reasoning.trim().is_empty() {
+        return;
+    }
+    if let Some(last) = request
+        .messages
+        .iter_mut()
+        .rev()
+        .find(|m| m.role == Role::User)
+    {
+        last.content.push_str(&format!(
+            "\n\n[Your reasoning so far, before you were asked to answer now]\n{}\n[End of your reasoning so far]\n\nGive your answer now, without further thinking.",
+            reasoning.trim_end()
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::mock::scripted::Pace;
+    use crate::turn::ChatMessage;
+
+    #[test]
+    fn the_reasoning_so_far_joins_the_last_question() {
+        let mut request = ChatRequest {
+            messages: vec![
+                ChatMessage::user("Why?"),
+                ChatMessage::assistant("Because."),
+                ChatMessage::user("And?"),
+            ],
+            reasoning_so_far: Some("Let me see…\n".into()),
+            ..ChatRequest::default()
+        };
+        fold_reasoning(&mut request);
+        assert_eq!(request.reasoning_so_far, None);
+        assert_eq!(request.messages[0].content, "Why?");
+        let last = &request.messages[2].content;
+        assert!(last.starts_with("And?\n\n[Your reasoning so far"), "{last}");
+        assert!(last.contains("Let me see…\n[End of your reasoning so far]"));
+        assert!(last.ends_with("without further thinking."));
+    }
+
+    #[tokio::test]
+    async fn an_unknown_turn_or_another_clients_is_asked_again() {
+        let registry = AnswerNowRegistry::default();
+        let demo = ModelConfig::demo(Pace::INSTANT);
+        let (guard, slot) = registry.register("t1", "alice", &demo).unwrap();
+        assert!(slot.is_none(), "the demo model has no control");
+        assert_eq!(
+            registry.answer_now("t1", "alice").await,
+            AnswerNow::AskAgain {
+                effort: Some(Effort::Off)
+            }
+        );
+        assert_eq!(
+            registry.answer_now("t1", "mallory").await,
+            AnswerNow::AskAgain { effort: None }
+        );
+        drop(guard);
+        assert_eq!(
+            registry.answer_now("t1", "alice").await,
+            AnswerNow::AskAgain { effort: None }
+        );
+        assert!(registry.register("", "alice", &demo).is_none());
+        assert!(registry
+            .register(&"x".repeat(101), "alice", &demo)
+            .is_none());
+    }
+}
