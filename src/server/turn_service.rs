@@ -11,6 +11,7 @@ use futures::{Stream, StreamExt};
 use super::active_turns::{ActiveTurn, ActiveTurns};
 use super::answer_now::{self, AnswerNowRegistry, Registered};
 use super::config::{AppConfig, ModelConfig, ProviderKind};
+use super::delta::Delta;
 use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
 use super::mock::scripted;
@@ -197,7 +198,16 @@ async fn open(
 ) -> Result<DeltaStream, TurnError> {
     match model.provider {
         ProviderKind::Demo => {
-            let steps = scripted::demo_script(request.last_user_text(), model.demo_pace);
+            let mut steps = scripted::demo_script(request.last_user_text(), model.demo_pace);
+            if request.effort == Some(Effort::Off) {
+                // Thinking off: the script's answer alone.
+                for step in &mut steps {
+                    step.deltas.retain(|d| {
+                        matches!(d, Delta::Answer(_) | Delta::Usage(_) | Delta::Finish(_))
+                    });
+                }
+                steps.retain(|step| !step.deltas.is_empty());
+            }
             Ok(scripted::play(steps).map(Ok).boxed())
         }
         ProviderKind::Wire(dialect) => {
@@ -371,6 +381,31 @@ mod tests {
             effort,
             ..ChatRequest::default()
         }
+    }
+
+    #[tokio::test]
+    async fn the_demo_model_with_thinking_off_only_answers() {
+        let config = AppConfig {
+            models: vec![ModelConfig::demo(Pace::INSTANT)],
+            ..AppConfig::from_lookup(|_| None).unwrap()
+        };
+        let service = TurnService::new(config);
+        let events: Vec<TurnEvent> = service
+            .start(ask(None, Some(Effort::Off)), "c")
+            .collect()
+            .await;
+        assert!(
+            matches!(events.last(), Some(TurnEvent::Done { .. })),
+            "{events:?}"
+        );
+        assert!(events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::AnswerDelta { .. })));
+        assert!(!events.iter().any(|e| matches!(e, TurnEvent::ThinkingStart)));
+        let thinking: Vec<TurnEvent> = service.start(ask(None, None), "c").collect().await;
+        assert!(thinking
+            .iter()
+            .any(|e| matches!(e, TurnEvent::ThinkingStart)));
     }
 
     #[test]
