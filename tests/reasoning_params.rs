@@ -490,10 +490,13 @@ async fn llamacpp_asks_for_reasoning_control_and_can_end_thinking() {
         sent["chat_template_kwargs"],
         json!({"enable_thinking": false})
     );
+    // The control names a running completion; an unknown id is refused.
     let (_, mock, model) = setup(&row).await;
-    pensive::server::providers::openai_chat::end_reasoning(&model.upstream, "chatcmpl-42")
-        .await
-        .expect("the control is accepted");
+    let refused =
+        pensive::server::providers::openai_chat::end_reasoning(&model.upstream, "chatcmpl-42")
+            .await
+            .expect_err("no such completion");
+    assert_eq!(refused.kind(), ErrorKind::BadRequest);
     let control = mock.requests().pop().expect("the control request");
     assert_eq!(control.path, "/v1/chat/completions/control");
     assert_eq!(
@@ -564,6 +567,7 @@ async fn answer_now_on_llamacpp_ends_the_running_completions_thinking() {
         AnswerNow::AskAgain { effort: None },
         "another client's turn is out of reach"
     );
+    let pressed = std::time::Instant::now();
     assert_eq!(
         service.answer_now("turn-1", "client-a").await,
         AnswerNow::Ended
@@ -572,7 +576,23 @@ async fn answer_now_on_llamacpp_ends_the_running_completions_thinking() {
     assert_eq!(control.path, "/v1/chat/completions/control");
     assert_eq!(
         control.body,
-        json!({"id": "chatcmpl-mock", "action": "reasoning_end"})
+        json!({"id": "chatcmpl-mock-1", "action": "reasoning_end"})
+    );
+    // The same stream goes on with the answer at once (not after the 3 s).
+    let rest: Vec<TurnEvent> = events.by_ref().collect().await;
+    assert!(
+        pressed.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        pressed.elapsed()
+    );
+    assert!(
+        rest.iter()
+            .any(|e| matches!(e, TurnEvent::AnswerDelta { .. })),
+        "{rest:?}"
+    );
+    assert!(
+        matches!(rest.last(), Some(TurnEvent::Done { .. })),
+        "{rest:?}"
     );
     drop(events);
     assert_eq!(

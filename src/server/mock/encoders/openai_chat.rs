@@ -11,19 +11,27 @@ use crate::server::framing::WireEvent;
 /// Writes chat-completion chunks (mock upstream).
 pub struct ChatEncoder {
     model: String,
+    /// The completion id every chunk carries.
+    id: String,
 }
 
 impl ChatEncoder {
     pub fn new(model: &str) -> Self {
+        Self::with_id(model, "chatcmpl-mock")
+    }
+
+    /// An encoder whose chunks carry `id` (llama.cpp's control names it).
+    pub fn with_id(model: &str, id: &str) -> Self {
         Self {
             model: model.to_owned(),
+            id: id.to_owned(),
         }
     }
 
     fn chunk(&self, delta: Value, finish_reason: Option<&str>) -> WireEvent {
         WireEvent::data(
             json!({
-                "id": "chatcmpl-mock",
+                "id": self.id,
                 "object": "chat.completion.chunk",
                 "model": self.model,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
@@ -63,7 +71,7 @@ impl Encoder for ChatEncoder {
                 Delta::Finish(reason) => Some(self.chunk(json!({}), reason.as_deref().or(Some("stop")))),
                 Delta::Usage(usage) => Some(WireEvent::data(
                     json!({
-                        "id": "chatcmpl-mock",
+                        "id": self.id,
                         "object": "chat.completion.chunk",
                         "model": self.model,
                         "choices": [],

@@ -30,13 +30,44 @@ pub(super) fn frame_bytes(dialect: Dialect, frame: &WireEvent) -> String {
     }
 }
 
-/// `scenario`'s body in `dialect`: its steps' frames, with its fault.
+/// A chat stream started with `reasoning_control: true` (llama.cpp): its
+/// completion id, and the flag `POST /v1/chat/completions/control` raises to
+/// end its reasoning.
+pub(super) struct Control {
+    pub id: String,
+    pub ended: tokio::sync::watch::Receiver<bool>,
+}
+
+/// Only reasoning (or nothing): what an ended reasoning leaves out.
+fn reasoning_only(deltas: &[Delta]) -> bool {
+    deltas.iter().all(|d| {
+        matches!(
+            d,
+            Delta::Reasoning(_)
+                | Delta::ReasoningStarted
+                | Delta::OpaqueReasoning
+                | Delta::ReasoningBoundary
+        )
+    })
+}
+
+/// `scenario`'s body in `dialect`: its steps' frames, with its fault. Under a
+/// `control`, once its reasoning is ended the remaining reasoning is left out
+/// (a pause before it cut short) and the answer follows at once.
 pub(super) fn scenario_body(
     dialect: Dialect,
     model: &str,
     scenario: Scenario,
+    control: Option<Control>,
 ) -> impl futures::Stream<Item = Chunk> + Send {
-    let mut encoder = encoders::encoder(dialect, model);
+    let mut encoder: Box<dyn encoders::Encoder> = match &control {
+        Some(control) => Box::new(encoders::openai_chat::ChatEncoder::with_id(
+            model,
+            &control.id,
+        )),
+        None => encoders::encoder(dialect, model),
+    };
+    let mut control = control;
     stream! {
         if let Fault::SlowFirst(wait) = scenario.fault {
             tokio::time::sleep(wait).await;
@@ -77,15 +108,41 @@ pub(super) fn scenario_body(
                 }
                 _ => {}
             }
-            if !step.delay.is_zero() {
-                tokio::time::sleep(step.delay).await;
+            let ended = |control: &Option<Control>| {
+                control.as_ref().is_some_and(|c| *c.ended.borrow())
+            };
+            if ended(&control) && reasoning_only(&step.deltas) {
+                continue;
             }
-            let stamped;
-            let deltas = if scenario.stamp_send_time {
-                stamped = with_send_time(&step.deltas);
-                &stamped
+            if !step.delay.is_zero() {
+                match control.as_mut() {
+                    Some(c) => {
+                        tokio::select! {
+                            _ = tokio::time::sleep(step.delay) => {}
+                            _ = c.ended.wait_for(|ended| *ended) => {}
+                        }
+                    }
+                    None => tokio::time::sleep(step.delay).await,
+                }
+            }
+            let kept;
+            let step_deltas = if ended(&control) {
+                kept = step
+                    .deltas
+                    .iter()
+                    .filter(|d| !reasoning_only(std::slice::from_ref(*d)))
+                    .cloned()
+                    .collect::<Vec<_>>();
+                &kept
             } else {
                 &step.deltas
+            };
+            let stamped;
+            let deltas = if scenario.stamp_send_time {
+                stamped = with_send_time(step_deltas);
+                &stamped
+            } else {
+                step_deltas
             };
             for frame in encoder.step(deltas) {
                 let text = frame_bytes(dialect, &frame);

@@ -79,8 +79,8 @@ async fn gemini(
     )
 }
 
-/// llama.cpp's reasoning control (`reasoning_end`): recorded and
-/// acknowledged. The scripted stream does not change (its reasoning is short).
+/// llama.cpp's reasoning control (`reasoning_end`): recorded; the stream of
+/// that completion id leaves out the rest of its reasoning and answers.
 async fn control(State(s): State<MockState>, Json(body): Json<Value>) -> Response {
     s.record(RecordedRequest {
         dialect: "chat",
@@ -91,13 +91,13 @@ async fn control(State(s): State<MockState>, Json(body): Json<Value>) -> Respons
     let id = body.get("id").and_then(Value::as_str);
     let action = body.get("action").and_then(Value::as_str);
     match (id, action) {
-        (Some(id), Some("reasoning_end")) => {
+        (Some(id), Some("reasoning_end")) if s.end_reasoning(id) => {
             Json(serde_json::json!({"id": id, "action": "reasoning_end", "success": true}))
                 .into_response()
         }
         _ => (
             StatusCode::BAD_REQUEST,
-            Json(serde_json::json!({"error": {"code": 400, "message": "expected {\"id\": <completion id>, \"action\": \"reasoning_end\"}", "type": "invalid_request_error"}})),
+            Json(serde_json::json!({"error": {"code": 400, "message": "expected {\"id\": <the id of a running completion started with reasoning_control>, \"action\": \"reasoning_end\"}", "type": "invalid_request_error"}})),
         )
             .into_response(),
     }
@@ -129,6 +129,8 @@ fn serve(
         .collect();
     let text = body.to_string();
     let refused = rules::refusal(dialect, &path, &body);
+    let controlled =
+        dialect == Dialect::Chat && body.get("reasoning_control") == Some(&Value::Bool(true));
     state.record(RecordedRequest {
         dialect: dialect.name(),
         path,
@@ -150,7 +152,12 @@ fn serve(
         return huge_error_response(state);
     }
     let model = "mock-model";
-    stream_response(state, dialect, scenario_body(dialect, model, scenario))
+    let control = controlled.then(|| state.new_control()).flatten();
+    stream_response(
+        state.clone(),
+        dialect,
+        scenario_body(dialect, model, scenario, control),
+    )
 }
 
 fn status_response(code: u16, retry_after: Option<u64>) -> Response {

@@ -2,6 +2,7 @@
 //! received, and counts of its response streams (being written, closed early
 //! by the client, bytes sent), kept by wrapping every body it answers with.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -46,6 +47,9 @@ pub struct MockState {
     active: Arc<AtomicUsize>,
     /// Bytes of response bodies handed to the connection so far.
     sent_bytes: Arc<AtomicUsize>,
+    /// llama.cpp-style streams (`reasoning_control: true`) by completion id:
+    /// the flag that ends their reasoning.
+    controls: Arc<Mutex<HashMap<String, tokio::sync::watch::Sender<bool>>>>,
 }
 
 impl MockState {
@@ -75,6 +79,24 @@ impl MockState {
     /// stops this growing, once the buffers between are full).
     pub fn sent_bytes(&self) -> usize {
         self.sent_bytes.load(Ordering::SeqCst)
+    }
+
+    /// A new controllable stream: its completion id and its flag.
+    pub(super) fn new_control(&self) -> Option<super::body::Control> {
+        let mut controls = self.controls.lock().ok()?;
+        let id = format!("chatcmpl-mock-{}", controls.len() + 1);
+        let (sender, ended) = tokio::sync::watch::channel(false);
+        controls.insert(id.clone(), sender);
+        Some(super::body::Control { id, ended })
+    }
+
+    /// Ends the reasoning of the stream `id`; false for an unknown id.
+    pub(super) fn end_reasoning(&self, id: &str) -> bool {
+        self.controls
+            .lock()
+            .ok()
+            .and_then(|controls| controls.get(id).map(|flag| flag.send_replace(true)))
+            .is_some()
     }
 
     /// Keeps a request for `requests`.
