@@ -4,13 +4,16 @@
 
 use std::time::Instant;
 
-use crate::turn::TurnEvent;
+use crate::turn::{Effort, TurnEvent};
 
 /// Counters of one turn, fed every event the normalizer produced.
 #[derive(Debug)]
 pub struct TurnLog {
     model: String,
     provider: &'static str,
+    /// The reasoning effort the turn ran at (none for a refused turn or a
+    /// model that takes none).
+    effort: Option<Effort>,
     started: Instant,
     ttft_ms: Option<u128>,
     thinking_blocks: u32,
@@ -25,6 +28,7 @@ impl TurnLog {
         Self {
             model: model.to_owned(),
             provider,
+            effort: None,
             started: Instant::now(),
             ttft_ms: None,
             thinking_blocks: 0,
@@ -33,6 +37,11 @@ impl TurnLog {
             reasoning_tokens: 0,
             outcome: "cancelled",
         }
+    }
+
+    /// Notes the effort the turn runs at.
+    pub fn set_effort(&mut self, effort: Option<Effort>) {
+        self.effort = effort;
     }
 
     pub fn record(&mut self, event: &TurnEvent) {
@@ -66,6 +75,7 @@ impl Drop for TurnLog {
         tracing::info!(
             model = %self.model,
             provider = self.provider,
+            effort = self.effort.map(Effort::as_str),
             outcome = self.outcome,
             ttft_ms = self.ttft_ms.map(|v| v as u64),
             thinking_blocks = self.thinking_blocks,

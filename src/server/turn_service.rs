@@ -93,13 +93,14 @@ impl TurnService {
                 .map_or((None, None), |(registered, slot)| (Some(registered), slot)),
             _ => (None, None),
         };
-        let log = TurnLog::new(
+        let mut log = TurnLog::new(
             checked.as_ref().map(|(m, ..)| m.id.as_str()).unwrap_or("?"),
             checked
                 .as_ref()
                 .map(|(m, ..)| m.provider.name())
                 .unwrap_or("none"),
         );
+        log.set_effort(checked.as_ref().ok().and_then(|(_, effort, _)| *effort));
         let mut outlet = Outlet {
             _active: self.active.enter(),
             _answer_now: registered,
