@@ -124,7 +124,7 @@ pub fn explain_refusal(error: TurnError) -> TurnError {
             TurnError::Http {
                 status: 400,
                 message: format!(
-                    "{message} Pensive chose how to ask for thinking from the model's name; set thinking = \"adaptive\" | \"budget\" | \"none\" for this model in the configuration file (PENSIVE_THINKING) to choose it yourself."
+                    "{message} How Pensive asks this model to think is set by thinking = \"adaptive\" | \"budget\" | \"none\" for the model in the configuration file (PENSIVE_THINKING); without it, the model's name decides."
                 ),
             }
         }
