@@ -238,7 +238,7 @@ async fn pages_allow_only_their_own_nonced_script_and_each_page_gets_a_new_nonce
         // Images from the site only; HTML sinks take only the one policy's output.
         assert!(policy.contains("img-src 'self';"), "{policy}");
         assert!(
-            policy.contains("require-trusted-types-for 'script'; trusted-types pensive-markdown"),
+            policy.contains("require-trusted-types-for 'script'; trusted-types pensive-markdown pensive-restore"),
             "{policy}"
         );
         let scripts = html.matches("<script").count();

@@ -63,7 +63,7 @@ test('HTML sinks take only the markdown renderer output: a raw string is refused
 }) => {
   const response = await page.goto(`${MOCKED}/`);
   const policy = response?.headers()['content-security-policy'] ?? '';
-  expect(policy).toContain("require-trusted-types-for 'script'; trusted-types pensive-markdown");
+  expect(policy).toContain("require-trusted-types-for 'script'; trusted-types pensive-markdown pensive-restore");
   const chat = new ChatPage(page);
   await chat.hydrated();
 
@@ -94,6 +94,8 @@ test('HTML sinks take only the markdown renderer output: a raw string is refused
       insertAdjacentHTML: attempt(() => holder.insertAdjacentHTML('beforeend', '<b>raw</b>')),
       fragment: attempt(() => holder.append(document.createRange().createContextualFragment('<b>raw</b>'))),
       samePolicy: attempt(() => tt.createPolicy('pensive-markdown', identity)),
+      // Claimed by the reload snapshot's script on every load, snapshot or not.
+      restorePolicy: attempt(() => tt.createPolicy('pensive-restore', identity)),
       defaultPolicy: attempt(() => tt.createPolicy('default', identity)),
       otherPolicy: attempt(() => tt.createPolicy('attacker', identity)),
       children: holder.childNodes.length,
@@ -104,6 +106,7 @@ test('HTML sinks take only the markdown renderer output: a raw string is refused
     insertAdjacentHTML: 'refused',
     fragment: 'refused',
     samePolicy: 'refused',
+    restorePolicy: 'refused',
     defaultPolicy: 'refused',
     otherPolicy: 'refused',
     children: 0,

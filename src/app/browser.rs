@@ -163,3 +163,50 @@ fn with_bench_perf(f: impl FnOnce(&wasm_bindgen::JsValue)) {
         }
     });
 }
+
+/// Whether the reader asked for less motion (`prefers-reduced-motion`):
+/// scrolling then jumps instead of gliding.
+pub fn prefers_reduced_motion() -> bool {
+    #[cfg(feature = "hydrate")]
+    {
+        web_sys::window()
+            .and_then(|w| {
+                w.match_media("(prefers-reduced-motion: reduce)")
+                    .ok()
+                    .flatten()
+            })
+            .is_some_and(|query| query.matches())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        true
+    }
+}
+
+/// Scrolls `element` smoothly to `top`.
+pub fn smooth_scroll_to(element: &leptos::web_sys::Element, top: f64) {
+    #[cfg(feature = "hydrate")]
+    {
+        let options = web_sys::ScrollToOptions::new();
+        options.set_top(top);
+        options.set_behavior(web_sys::ScrollBehavior::Smooth);
+        element.scroll_to_with_scroll_to_options(&options);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (element, top);
+}
+
+/// Whether the page is hidden (another tab, a minimised window, a phone
+/// switching apps): the last moment it is sure to run.
+pub fn page_hidden() -> bool {
+    #[cfg(feature = "hydrate")]
+    {
+        web_sys::window()
+            .and_then(|w| w.document())
+            .is_some_and(|d| d.hidden())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        false
+    }
+}

@@ -8,14 +8,17 @@ use super::api::{list_models, PublicModel};
 use super::assistant_message::AssistantMessage;
 use super::composer::Composer;
 use super::history::Notice;
+use super::jump_to_latest::JumpToLatest;
 use super::message_view::MessageView;
-use super::preferences::{provide_fold_preference, FoldPreferencePicker};
+use super::page_menu::PageMenu;
+use super::preferences::provide_fold_preference;
 use super::restore_shell;
 use super::sidebar::Sidebar;
 use super::use_chat_session::{use_chat_session, UseChatSessionReturn};
 use super::use_conversations::use_conversations;
 use super::use_import_export::use_import_export;
 use super::use_notices::{use_notices, UseNoticesReturn};
+use super::use_stick_to_bottom::use_stick_to_bottom;
 use super::user_message::UserMessage;
 
 /// The chat page.
@@ -30,12 +33,48 @@ pub fn ChatPage() -> impl IntoView {
     let conversations = use_conversations(session, index, notices);
     let files = use_import_export(session, index, notices);
     let fold_preference = provide_fold_preference();
+    let stick = use_stick_to_bottom();
+    let running = session.running();
     Effect::new(move |_| {
         conversations.load_history();
-        restore_shell::restored();
+        // A reload opens at the latest turn, as it looked (restore_shell).
+        let has_messages = !session.messages.with_untracked(Vec::is_empty);
+        restore_shell::reveal_when_rendered(has_messages, move || stick.follow(true));
+    });
+    // What was on screen is kept when the page goes away (a reload, a closed
+    // tab, a phone switching apps): the turn as it stands, and its picture.
+    let snapshot = move || {
+        let id = session.current_id.get_untracked();
+        restore_shell::capture_snapshot(stick.content.get_untracked(), &id);
+    };
+    let _ = window_event_listener(leptos::ev::pagehide, move |_| {
+        session.page_leaving();
+        snapshot();
+    });
+    let _ = window_event_listener(leptos::ev::pageshow, move |_| session.page_shown_again());
+    let _ = window_event_listener_untyped("visibilitychange", move |_| {
+        if super::browser::page_hidden() {
+            session.save();
+            snapshot();
+        }
+    });
+    // A turn ended: its picture, once its last frame is drawn.
+    Effect::new(move |was_running: Option<bool>| {
+        let now_running = running.get();
+        if was_running == Some(true) && !now_running {
+            request_animation_frame(move || request_animation_frame(snapshot));
+        }
+        now_running
+    });
+    // Another conversation shown: open it at its latest turn too.
+    Effect::new(move |previous: Option<String>| {
+        let id = session.current_id.get();
+        if previous.is_some_and(|p| p != id) {
+            stick.follow(true);
+        }
+        id
     });
     let models = Resource::new(|| (), |_| list_models());
-    let running = session.running();
     let now = Signal::from(session.clock);
 
     let notice_list = move || {
@@ -55,10 +94,14 @@ pub fn ChatPage() -> impl IntoView {
         <div class="page">
             <header class="topbar">
                 <h1 class="brand">"Pensive"</h1>
-                <FoldPreferencePicker preference=fold_preference/>
-                <Suspense fallback=|| ()>
-                    {move || models.get().and_then(Result::ok).map(|list| model_chooser(session, list))}
-                </Suspense>
+                // Its own box: a Suspense must be the last child of its
+                // parent to hydrate (siblings after it went unmatched).
+                <div class="model-line">
+                    <Suspense fallback=|| ()>
+                        {move || models.get().and_then(Result::ok).map(|list| model_chooser(session, list))}
+                    </Suspense>
+                </div>
+                <PageMenu preference=fold_preference files empty=Signal::derive(move || session.messages.with(Vec::is_empty))/>
             </header>
             <For
                 each=notice_list
@@ -72,26 +115,23 @@ pub fn ChatPage() -> impl IntoView {
                     <button on:click=move |_| conversations.deleted.set(None)>"Dismiss"</button>
                 </div>
             })}
-            <div class="conversation-actions">
-                <button class="copy-button" data-testid="export-markdown"
-                    disabled=move || session.messages.with(Vec::is_empty)
-                    on:click=move |_| files.export(false)>"Export Markdown"</button>
-                <button class="copy-button" data-testid="export-json"
-                    disabled=move || session.messages.with(Vec::is_empty)
-                    on:click=move |_| files.export(true)>"Export JSON"</button>
-                <label class="copy-button import-label">
-                    "Import JSON"
-                    <input type="file" accept="application/json,.json" class="visually-hidden" data-testid="import-json"
-                        on:change=move |ev| {
-                            if let Some(target) = ev.target() {
-                                leptos::task::spawn_local(async move {
-                                    files.import(super::browser::read_chosen_file(target).await);
-                                });
-                            }
-                        }/>
-                </label>
-            </div>
-            <main class="conversation" data-testid="conversation">
+            <div class="conversation-wrap">
+            <main
+                class="conversation"
+                data-testid="conversation"
+                aria-label="Conversation"
+                tabindex="0"
+                node_ref=stick.scroller
+                on:scroll=move |_| stick.on_scroll()
+                on:wheel=move |ev| stick.on_wheel(ev)
+                on:keydown=move |ev| stick.on_keydown(ev)
+                on:touchstart=move |ev| stick.on_touchstart(ev)
+                on:touchmove=move |ev| stick.on_touchmove(ev)
+            >
+                // Filled before hydration with how the conversation looked
+                // (restore_shell): never rendered into by the app.
+                <div id=restore_shell::SNAPSHOT_ID class="restore-snapshot" inert=true aria-hidden="true"></div>
+                <div class="conversation-content" node_ref=stick.content>
                 <Show when=move || session.messages.with(Vec::is_empty)>
                     <div class="empty-state">
                         // Texts as blocks: shown again after hydration, these
@@ -127,13 +167,20 @@ pub fn ChatPage() -> impl IntoView {
                         }
                     }
                 />
+                </div>
             </main>
+            <JumpToLatest stick/>
+            </div>
             <div class="visually-hidden" role="status" aria-live="polite" data-testid="status">
                 {move || session.announcement.get()}
             </div>
             <Composer
                 running
-                on_send=Callback::new(move |text| session.send(text))
+                on_send=Callback::new(move |text| {
+                    // The new question comes into view, and the turn is followed.
+                    stick.follow(true);
+                    session.send(text);
+                })
                 on_stop=Callback::new(move |_| session.stop())
             />
         </div>

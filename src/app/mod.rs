@@ -10,12 +10,14 @@ pub mod code_copy;
 pub mod composer;
 pub mod headline;
 pub mod history;
+pub mod jump_to_latest;
 pub mod markdown;
 // The renderer's safety property as a checker: for its tests and `make fuzz` only.
 pub mod lazy_renderer;
 #[cfg(any(test, fuzzing))]
 pub mod markdown_check;
 pub mod message_view;
+pub mod page_menu;
 pub mod preferences;
 pub mod restore_shell;
 pub mod sidebar;
@@ -30,6 +32,7 @@ pub mod use_conversations;
 pub mod use_copy;
 pub mod use_import_export;
 pub mod use_notices;
+pub mod use_stick_to_bottom;
 pub mod use_thinking_fold;
 pub mod user_message;
 
@@ -61,6 +64,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             </head>
             <body>
                 <App/>
+                // After the app's HTML, before hydration: the conversation as it looked.
+                <restore_shell::SnapshotScript/>
             </body>
         </html>
     }

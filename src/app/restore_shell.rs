@@ -9,6 +9,16 @@
 //! that class is there. The app removes it once history is loaded. It touches
 //! only `<html>`, which is never hydrated, so the hydrated body matches the
 //! server's HTML exactly. It must never read more than key names.
+//!
+//! The conversation itself paints in the first frame too, as it looked:
+//! when the page goes away (and when a turn ends) [`capture_snapshot`] keeps
+//! the HTML of the conversation's latest messages beside the quick-restore
+//! copy, and a second inline script at the end of `<body>` puts it into an
+//! empty, inert box at the top of the conversation before hydration (through
+//! a Trusted Types policy of its own, `pensive-restore`, used for that one
+//! string) and scrolls to the bottom. The app's own messages stay hidden
+//! until they are formatted ([`reveal_when_rendered`]), then take the
+//! snapshot's place in one frame: no blank answers, no jump.
 
 use leptos::prelude::*;
 
@@ -28,6 +38,79 @@ pub fn RestoringScript() -> impl IntoView {
     view! { <script nonce=nonce>{SCRIPT}</script> }
 }
 
+/// The snapshot box's element id (empty in every render: only the script fills it).
+pub const SNAPSHOT_ID: &str = "restore-snapshot";
+/// Where the snapshot is kept: `{"id": <conversation id>, "html": ...}`.
+pub const SNAPSHOT_KEY: &str = "pensive.snapshot";
+/// The Trusted Types policy the snapshot script makes (the page's CSP lists it).
+pub const RESTORE_POLICY_NAME: &str = "pensive-restore";
+/// The most HTML a snapshot keeps: the latest messages that fit. A reload
+/// opens at the latest turn, so that is what the first frame needs.
+pub const SNAPSHOT_BYTES: usize = 128 * 1024;
+/// Reveal the conversation after this long even if the renderer has not
+/// arrived (it then fills the answers in when it does).
+#[cfg(feature = "hydrate")]
+const REVEAL_TIMEOUT_MS: u64 = 3000;
+
+/// Paints the stored snapshot of the current conversation into its box,
+/// scrolled to the bottom. It claims the policy name even when there is
+/// nothing to paint, so no other script can; the policy lives in a local and
+/// turns one string into HTML, once. Until the app takes over, the view stays
+/// at the bottom if the conversation's box changes size (the model line in
+/// the top bar streams in after the body).
+const SNAPSHOT_SCRIPT: &str = r#"(function(){try{var t=window.trustedTypes,u=0,p=t&&t.createPolicy("pensive-restore",{createHTML:function(h){if(u++)throw 0;return h}}),s=localStorage,r=JSON.parse(s.getItem("pensive.snapshot")||"null"),b=document.getElementById("restore-snapshot");if(!r||!b||typeof r.html!=="string"||r.id!==s.getItem("pensive.current")||!document.documentElement.classList.contains("restoring"))return;b.innerHTML=p?p.createHTML(r.html):r.html;var m=b.parentElement,c=document.documentElement.classList,o=function(){if(c.contains("restoring"))m.scrollTop=m.scrollHeight;else if(w)w.disconnect()},w=window.ResizeObserver&&new ResizeObserver(o);o();if(w)w.observe(m)}catch(e){}})()"#;
+
+/// The snapshot script, for the end of `<body>` (after the app, which it
+/// never touches but for the empty box).
+#[component]
+pub fn SnapshotScript() -> impl IntoView {
+    let nonce = leptos::nonce::use_nonce();
+    view! { <script nonce=nonce>{SNAPSHOT_SCRIPT}</script> }
+}
+
+/// Keeps how the conversation `id` looks now (the messages in `content`, the
+/// latest first, up to [`SNAPSHOT_BYTES`]) for the next load's first frame.
+/// Reasoning bodies are left out: a reload shows Thinking blocks folded.
+pub fn capture_snapshot(content: Option<leptos::web_sys::HtmlDivElement>, id: &str) {
+    #[cfg(feature = "hydrate")]
+    snapshot::capture(content, id);
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (content, id);
+}
+
+/// Shows the loaded conversation once its answers are formatted (the
+/// renderer has arrived and drawn them), in place of the snapshot, and then
+/// calls `then` (which scrolls to the latest turn). With nothing to show, at
+/// once.
+pub fn reveal_when_rendered(has_messages: bool, then: impl Fn() + Copy + 'static) {
+    #[cfg(feature = "hydrate")]
+    {
+        use super::lazy_renderer;
+        let done = StoredValue::new(false);
+        let finish = move || {
+            if !done.get_value() {
+                done.set_value(true);
+                restored();
+                then();
+            }
+        };
+        if !has_messages {
+            finish();
+            return;
+        }
+        // The views render a frame after the renderer arrives; the swap is
+        // the frame after that.
+        Effect::new(move |_| {
+            if lazy_renderer::ready() || lazy_renderer::failed() {
+                request_animation_frame(move || request_animation_frame(finish));
+            }
+        });
+        set_timeout(finish, std::time::Duration::from_millis(REVEAL_TIMEOUT_MS));
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (has_messages, then);
+}
+
 /// History is loaded (or found unreadable): let the page show what it has,
 /// including the welcome when there turned out to be nothing to show.
 pub fn restored() {
@@ -37,6 +120,105 @@ pub fn restored() {
         .and_then(|d| d.document_element())
     {
         let _ = html.class_list().remove_1(RESTORING_CLASS);
+        if let Some(snapshot) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(SNAPSHOT_ID))
+        {
+            snapshot.set_text_content(None);
+        }
+    }
+}
+
+#[cfg(feature = "hydrate")]
+mod snapshot {
+    use serde::Serialize;
+    use wasm_bindgen::JsCast;
+    use web_sys::{Element, HtmlDivElement};
+
+    use super::{SNAPSHOT_BYTES, SNAPSHOT_KEY};
+    use crate::app::storage;
+
+    #[derive(Serialize)]
+    struct Snapshot<'a> {
+        id: &'a str,
+        html: String,
+    }
+
+    pub fn capture(content: Option<HtmlDivElement>, id: &str) {
+        let html = content.and_then(|c| latest_messages_html(&c));
+        match html {
+            Some(html) if !id.is_empty() => {
+                if storage::set(SNAPSHOT_KEY, &Snapshot { id, html }).is_err() {
+                    // Full storage: better no snapshot than a stale one.
+                    storage::delete(SNAPSHOT_KEY);
+                }
+            }
+            _ => storage::delete(SNAPSHOT_KEY),
+        }
+    }
+
+    /// The latest messages' HTML, in order, as much as fits.
+    fn latest_messages_html(content: &HtmlDivElement) -> Option<String> {
+        let children = content.children();
+        let mut parts = Vec::new();
+        let mut total = 0;
+        for i in (0..children.length()).rev() {
+            let Some(message) = children.item(i) else {
+                continue;
+            };
+            if !message.class_list().contains("message") {
+                continue;
+            }
+            let Some(copy) = message
+                .clone_node_with_deep(true)
+                .ok()
+                .and_then(|n| n.dyn_into::<Element>().ok())
+            else {
+                continue;
+            };
+            tidy(&copy);
+            let html = copy.outer_html();
+            if total + html.len() > SNAPSHOT_BYTES {
+                break;
+            }
+            total += html.len();
+            parts.push(html);
+        }
+        parts.reverse();
+        (!parts.is_empty()).then(|| parts.concat())
+    }
+
+    /// A picture, not a second copy of the app: folded reasoning (a reload
+    /// shows it folded) and no ids or test ids, which belong to the live page.
+    fn tidy(copy: &Element) {
+        if let Ok(bodies) = copy.query_selector_all(".thinking-body") {
+            for i in 0..bodies.length() {
+                if let Some(body) = bodies.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                    body.set_text_content(None);
+                    let _ = body.set_attribute("hidden", "");
+                }
+            }
+        }
+        if let Ok(headers) = copy.query_selector_all("[aria-expanded]") {
+            for i in 0..headers.length() {
+                if let Some(header) = headers.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                    let _ = header.set_attribute("aria-expanded", "false");
+                }
+            }
+        }
+        let strip = |el: &Element| {
+            for name in ["id", "data-testid", "aria-controls"] {
+                let _ = el.remove_attribute(name);
+            }
+        };
+        strip(copy);
+        if let Ok(marked) = copy.query_selector_all("[id],[data-testid],[aria-controls]") {
+            for i in 0..marked.length() {
+                if let Some(el) = marked.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                    strip(&el);
+                }
+            }
+        }
     }
 }
 
@@ -49,6 +231,16 @@ mod tests {
         assert!(SCRIPT.contains(&format!("classList.add(\"{RESTORING_CLASS}\")")));
         let css = include_str!("../../style/main.css");
         assert!(css.contains(&format!("html.{RESTORING_CLASS} .empty-state")));
+    }
+
+    #[test]
+    fn the_snapshot_script_uses_the_names_the_app_and_the_csp_use() {
+        assert!(SNAPSHOT_SCRIPT.contains(&format!("createPolicy(\"{RESTORE_POLICY_NAME}\"")));
+        assert!(SNAPSHOT_SCRIPT.contains(&format!("getItem(\"{SNAPSHOT_KEY}\")")));
+        assert!(SNAPSHOT_SCRIPT.contains(&format!("getElementById(\"{SNAPSHOT_ID}\")")));
+        assert!(SNAPSHOT_SCRIPT.contains("getItem(\"pensive.current\")"));
+        let css = include_str!("../../style/main.css");
+        assert!(css.contains(&format!("html.{RESTORING_CLASS} .conversation-content")));
     }
 
     #[test]

@@ -121,6 +121,8 @@ pub fn ThinkingBlock(
     // Where the reader had scrolled to, put back when the block is reopened.
     let reader_scroll_top = StoredValue::new(0);
     let restore_scroll = StoredValue::new(false);
+    // Where the pin last put the view.
+    let pinned_top = StoredValue::new(None::<i32>);
     let on_scroll = move |_| {
         // Folding collapses the box to zero height, which scrolls it to 0 and
         // fires a scroll event: that is not the reader moving, so it must not
@@ -130,6 +132,11 @@ pub fn ThinkingBlock(
         }
         if let Some(el) = body_ref.get_untracked() {
             let top = el.scroll_top();
+            // The last pin's own scroll event, arriving after the block
+            // finished: not the reader, who will reopen it at its top.
+            if !streaming.get_untracked() && Some(top) == pinned_top.get_value() {
+                return;
+            }
             let moved_up = top < reader_scroll_top.get_value();
             reader_scroll_top.set_value(top);
             // Only the reader moving up unpins. Our own pin scrolls down, but
@@ -151,14 +158,27 @@ pub fn ThinkingBlock(
         let Some(el) = body_ref.get_untracked() else {
             return;
         };
-        if stick_to_bottom.get_value() {
+        // Only a live block follows its end; a finished one is read from its top.
+        if stick_to_bottom.get_value() && streaming.get_untracked() {
             el.set_scroll_top(el.scroll_height());
             // What the pin's own scroll event will show: a reader scrolling up
             // in the same frame shows less, even if the box grew meanwhile.
             reader_scroll_top.set_value(el.scroll_top());
+            pinned_top.set_value(Some(el.scroll_top()));
         } else if restore {
             el.set_scroll_top(reader_scroll_top.get_value());
         }
+    });
+
+    // A finished block, reopened, starts at its top (where it stood while it
+    // streamed was its end); a reader who scrolls it after that is kept.
+    Effect::new(move |was_streaming: Option<bool>| {
+        let now_streaming = streaming.get();
+        if was_streaming == Some(true) && !now_streaming {
+            reader_scroll_top.set_value(0);
+            stick_to_bottom.set_value(false);
+        }
+        now_streaming
     });
 
     let UseCopyReturn { copied, copy } = use_copy();

@@ -43,6 +43,9 @@ pub struct UseChatSessionReturn {
     notices: UseNoticesReturn,
     autosave: StoredValue<Autosave>,
     views: MessageViews,
+    /// The page is going away (`pagehide`): what is on screen has been saved,
+    /// and the stream's end that the unload causes is not the turn's outcome.
+    leaving: StoredValue<bool>,
 }
 
 /// A session showing an empty conversation; saves go to `index`'s history
@@ -63,6 +66,7 @@ pub fn use_chat_session(
         notices,
         autosave: StoredValue::new(Autosave::default()),
         views: MessageViews::new(),
+        leaving: StoredValue::new(false),
     }
 }
 
@@ -178,6 +182,7 @@ impl UseChatSessionReturn {
             let request = ChatRequest {
                 messages: c.to_chat_messages(),
                 model: c.model.clone(),
+                ..ChatRequest::default()
             };
             c.messages.push(Message::Assistant(Turn::new(now)));
             c.updated_at = wall;
@@ -185,9 +190,23 @@ impl UseChatSessionReturn {
         })
     }
 
+    /// The page is going away: keep the conversation as it stands now. The
+    /// connection the unload cuts ends the stream with an error a moment
+    /// later; that is not what happened to the turn (a reload shows it
+    /// stopped where it was), so nothing after this is applied or saved.
+    pub fn page_leaving(&self) {
+        self.save();
+        self.leaving.set_value(true);
+    }
+
+    /// The page came back from the back/forward cache: carry on as before.
+    pub fn page_shown_again(&self) {
+        self.leaving.set_value(false);
+    }
+
     /// Folds one event into the live turn and its view.
     fn apply(&self, event: TurnEvent) {
-        if self.live_view().is_none() {
+        if self.leaving.get_value() || self.live_view().is_none() {
             return; // the conversation changed under a late event
         }
         let now = now_ms();
@@ -289,7 +308,9 @@ impl UseChatSessionReturn {
         if self.is_running() {
             self.running.set(None);
         }
-        self.save();
+        if !self.leaving.get_value() {
+            self.save();
+        }
     }
 
     /// Saves the shown conversation and makes it the one a reload shows.

@@ -85,6 +85,7 @@ pub const KEYWORDS: &[&str] = &[
     "code",
     "bench-code",
     "half-written",
+    "long-reasoning",
 ];
 
 /// Keywords of a hostile or broken upstream that does not end by itself

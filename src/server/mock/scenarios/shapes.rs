@@ -52,6 +52,33 @@ pub(super) fn deltas(name: &str) -> Vec<Delta> {
             ]
             .concat()
         }
+        // Reasoning taller than the Thinking block's box and an answer of
+        // several paragraphs, in about four seconds at the suite's pace: for
+        // the stories of a reader following (and scrolling) a long session.
+        "long-reasoning" => {
+            let reasoning: String = (1..=40)
+                .map(|step| {
+                    format!(
+                        "Step {step}: I check one more part of the question, weigh what it \
+                         changes, and note what is still open before going on.\n\n"
+                    )
+                })
+                .collect();
+            let answer_text = (1..=6)
+                .map(|part| {
+                    format!(
+                        "**Part {part}.** The answer goes on with a paragraph of its own, long \
+                         enough to wrap over a few lines on a phone.\n\n"
+                    )
+                })
+                .collect::<String>();
+            [
+                chunks(&reasoning, 120, Delta::Reasoning),
+                chunks(&answer_text, 40, Delta::Answer),
+                ending("stop", 512),
+            ]
+            .concat()
+        }
         // Larger chunks than other scenarios (still splitting every piece):
         // the text is long, and the suite's stories wait for it to finish.
         "hostile-markdown" => {

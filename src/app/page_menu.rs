@@ -1,0 +1,54 @@
+//! The conversation's options: the Thinking fold preference and export /
+//! import. Wide screens show them in the top bar; on a phone they sit behind
+//! one "Options" button, so the conversation keeps the screen (DESIGN §4).
+
+use leptos::prelude::*;
+
+use super::preferences::{FoldPreference, FoldPreferencePicker};
+use super::use_import_export::UseImportExportReturn;
+
+/// The options menu.
+#[component]
+pub fn PageMenu(
+    /// The fold preference (`provide_fold_preference`).
+    preference: RwSignal<FoldPreference>,
+    /// Export and import of conversations.
+    files: UseImportExportReturn,
+    /// True while the shown conversation has no messages (nothing to export).
+    #[prop(into)]
+    empty: Signal<bool>,
+) -> impl IntoView {
+    let open = RwSignal::new(false);
+    view! {
+        <div class="page-menu">
+            <button
+                class="page-menu-toggle"
+                aria-expanded=move || open.get().to_string()
+                aria-controls="page-menu-panel"
+                on:click=move |_| open.update(|o| *o = !*o)
+            >"Options"</button>
+            <div id="page-menu-panel" class="page-menu-panel" class:open=move || open.get()>
+                <FoldPreferencePicker preference/>
+                <div class="conversation-actions">
+                    <button class="copy-button" data-testid="export-markdown"
+                        disabled=move || empty.get()
+                        on:click=move |_| files.export(false)>"Export Markdown"</button>
+                    <button class="copy-button" data-testid="export-json"
+                        disabled=move || empty.get()
+                        on:click=move |_| files.export(true)>"Export JSON"</button>
+                    <label class="copy-button import-label">
+                        "Import JSON"
+                        <input type="file" accept="application/json,.json" class="visually-hidden" data-testid="import-json"
+                            on:change=move |ev| {
+                                if let Some(target) = ev.target() {
+                                    leptos::task::spawn_local(async move {
+                                        files.import(super::browser::read_chosen_file(target).await);
+                                    });
+                                }
+                            }/>
+                    </label>
+                </div>
+            </div>
+        </div>
+    }
+}
