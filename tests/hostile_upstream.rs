@@ -22,8 +22,7 @@ use pensive::server::mock::upstream::MockState;
 use pensive::server::normalizer::MAX_HELD_WHITESPACE;
 use pensive::server::router::build_router;
 use pensive::server::{AppConfig, TurnService};
-use pensive::turn::contract::{answer_text, check_stream, thinking_text};
-use pensive::turn::framer::NdjsonFramer;
+use pensive::turn::contract::{answer_text, thinking_text};
 use pensive::turn::{ErrorKind, TurnEvent};
 use tower::ServiceExt;
 
@@ -66,26 +65,7 @@ async fn turn(app: &axum::Router, model: &str, text: &str) -> Vec<TurnEvent> {
         "messages": [{"role": "user", "content": text}],
         "model": model,
     }});
-    let request = Request::post("/api/chat")
-        .header("content-type", "application/json")
-        .body(Body::from(body.to_string()))
-        .expect("request");
-    let response = app.clone().oneshot(request).await.expect("response");
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
-    let mut framer = NdjsonFramer::new();
-    let mut events: Vec<TurnEvent> = framer
-        .push(&bytes)
-        .into_iter()
-        .map(|e| e.expect("ndjson"))
-        .collect();
-    events.extend(framer.finish().map(|e| e.expect("ndjson")));
-    check_stream(&events).unwrap_or_else(|e| panic!("{model}: {e}\n{events:?}"));
-    events
+    common::post_chat(app, &body, model).await
 }
 
 /// The turn's final error, which must be of `kind`.

@@ -12,9 +12,6 @@ mod common;
 
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::http::Request;
-use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
 use pensive::server::config::{EffortSettings, ModelConfig, ProviderKind};
 use pensive::server::mock::scripted::Pace;
@@ -23,11 +20,8 @@ use pensive::server::providers::wire::{Dialect, UpstreamModel};
 use pensive::server::router::build_router;
 use pensive::server::tags::TagSet;
 use pensive::server::{AppConfig, TurnService};
-use pensive::turn::contract::check_stream;
-use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::{Effort, ErrorKind, TurnEvent};
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
 /// One configured model: dialect, upstream name, and its TOML-like settings.
 struct Row {
@@ -121,32 +115,7 @@ async fn turn(app: &axum::Router, effort: Option<&str>) -> Vec<TurnEvent> {
     if let Some(effort) = effort {
         request["effort"] = json!(effort);
     }
-    let body = json!({ "request": request });
-    let response = app
-        .clone()
-        .oneshot(
-            Request::post("/api/chat")
-                .header("content-type", "application/json")
-                .body(Body::from(body.to_string()))
-                .expect("request"),
-        )
-        .await
-        .expect("response");
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
-    let mut framer = NdjsonFramer::new();
-    let mut events: Vec<TurnEvent> = framer
-        .push(&bytes)
-        .into_iter()
-        .map(|e| e.expect("ndjson"))
-        .collect();
-    events.extend(framer.finish().map(|e| e.expect("ndjson")));
-    check_stream(&events).unwrap_or_else(|e| panic!("{e}\n{events:?}"));
-    events
+    common::post_chat(app, &json!({ "request": request }), "the turn").await
 }
 
 fn done(events: &[TurnEvent]) -> bool {
@@ -611,22 +580,7 @@ async fn answer_now_elsewhere_asks_again_at_the_weakest_effort_with_the_reasonin
         "model": "m",
         "reasoning_so_far": "The sky scatters blue light more.",
     }});
-    let response = app
-        .clone()
-        .oneshot(
-            Request::post("/api/chat")
-                .header("content-type", "application/json")
-                .body(Body::from(body.to_string()))
-                .expect("request"),
-        )
-        .await
-        .expect("response");
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
+    let bytes = common::post_chat_bytes(&app, &body).await;
     assert!(String::from_utf8_lossy(&bytes).contains("\"done\""));
     let sent = last_body(&mock);
     assert!(sent.get("thinking").is_none(), "off, the weakest: {sent}");

@@ -48,8 +48,13 @@ pub fn ChatPage() -> impl IntoView {
         restore_shell::capture_snapshot(stick.content.get_untracked(), &id);
     };
     let _ = window_event_listener(leptos::ev::pagehide, move |_| {
-        session.page_leaving();
-        snapshot();
+        // Browsers hide the page before unloading it, and the hidden handler
+        // below has kept everything then; save here only if it did not run.
+        let kept = super::browser::page_hidden();
+        session.page_leaving(!kept);
+        if !kept {
+            snapshot();
+        }
     });
     let _ = window_event_listener(leptos::ev::pageshow, move |_| session.page_shown_again());
     let _ = window_event_listener_untyped("visibilitychange", move |_| {

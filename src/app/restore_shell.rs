@@ -56,9 +56,10 @@ const REVEAL_TIMEOUT_MS: u64 = 3000;
 /// scrolled to the bottom. It claims the policy name even when there is
 /// nothing to paint, so no other script can; the policy lives in a local and
 /// turns one string into HTML, once. Until the app takes over, the view stays
-/// at the bottom if the conversation's box changes size (the model line in
-/// the top bar streams in after the body).
-const SNAPSHOT_SCRIPT: &str = r#"(function(){try{var t=window.trustedTypes,u=0,p=t&&t.createPolicy("pensive-restore",{createHTML:function(h){if(u++)throw 0;return h}}),s=localStorage,r=JSON.parse(s.getItem("pensive.snapshot")||"null"),b=document.getElementById("restore-snapshot");if(!r||!b||typeof r.html!=="string"||r.id!==s.getItem("pensive.current")||!document.documentElement.classList.contains("restoring"))return;b.innerHTML=p?p.createHTML(r.html):r.html;var m=b.parentElement,c=document.documentElement.classList,o=function(){if(c.contains("restoring"))m.scrollTop=m.scrollHeight;else if(w)w.disconnect()},w=window.ResizeObserver&&new ResizeObserver(o);o();if(w)w.observe(m)}catch(e){}})()"#;
+/// at the bottom if the conversation's box or the snapshot changes size (the
+/// model line streams into the top bar after the body; the snapshot's text
+/// can settle a few pixels taller after the script measured it).
+const SNAPSHOT_SCRIPT: &str = r#"(function(){try{var t=window.trustedTypes,u=0,p=t&&t.createPolicy("pensive-restore",{createHTML:function(h){if(u++)throw 0;return h}}),s=localStorage,r=JSON.parse(s.getItem("pensive.snapshot")||"null"),b=document.getElementById("restore-snapshot");if(!r||!b||typeof r.html!=="string"||r.id!==s.getItem("pensive.current")||!document.documentElement.classList.contains("restoring"))return;b.innerHTML=p?p.createHTML(r.html):r.html;var m=b.parentElement,c=document.documentElement.classList,o=function(){if(c.contains("restoring"))m.scrollTop=m.scrollHeight;else if(w)w.disconnect()},w=window.ResizeObserver&&new ResizeObserver(o);o();if(w){w.observe(m);w.observe(b)}}catch(e){}})()"#;
 
 /// The snapshot script, for the end of `<body>` (after the app, which it
 /// never touches but for the empty box).

@@ -190,12 +190,15 @@ impl UseChatSessionReturn {
         })
     }
 
-    /// The page is going away: keep the conversation as it stands now. The
+    /// The page is going away: keep the conversation as it stands now
+    /// (`save`: unless that was just done when the page was hidden). The
     /// connection the unload cuts ends the stream with an error a moment
     /// later; that is not what happened to the turn (a reload shows it
     /// stopped where it was), so nothing after this is applied or saved.
-    pub fn page_leaving(&self) {
-        self.save();
+    pub fn page_leaving(&self, save: bool) {
+        if save {
+            self.save();
+        }
         self.leaving.set_value(true);
     }
 

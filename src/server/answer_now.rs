@@ -74,7 +74,7 @@ impl AnswerNowRegistry {
         let entry = Entry {
             client: client.to_owned(),
             control: slot.clone().map(|slot| (model.upstream.clone(), slot)),
-            weakest: model.upstream.efforts.first().copied(),
+            weakest: weakest(model),
         };
         self.turns.lock().ok()?.insert(turn_id.to_owned(), entry);
         Some((

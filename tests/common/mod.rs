@@ -253,3 +253,38 @@ pub async fn start_mock_in_process() -> (u16, pensive::server::mock::upstream::M
     tokio::spawn(serve_on(listener, state.clone()));
     (port, state)
 }
+
+/// `POST /api/chat` with `body` through the router in process: the raw
+/// response body.
+pub async fn post_chat_bytes(app: &axum::Router, body: &serde_json::Value) -> Vec<u8> {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let request = axum::http::Request::post("/api/chat")
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(body.to_string()))
+        .expect("request");
+    let response = app.clone().oneshot(request).await.expect("response");
+    response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes()
+        .to_vec()
+}
+
+/// `POST /api/chat` with `body` in process: its events, checked against the
+/// wire contract (`what` names the turn in a failure).
+pub async fn post_chat(app: &axum::Router, body: &serde_json::Value, what: &str) -> Vec<TurnEvent> {
+    let bytes = post_chat_bytes(app, body).await;
+    let mut framer = NdjsonFramer::new();
+    let mut events: Vec<TurnEvent> = framer
+        .push(&bytes)
+        .into_iter()
+        .map(|e| e.expect("ndjson"))
+        .collect();
+    events.extend(framer.finish().map(|e| e.expect("ndjson")));
+    pensive::turn::contract::check_stream(&events)
+        .unwrap_or_else(|e| panic!("{what}: {e}\n{events:?}"));
+    events
+}
