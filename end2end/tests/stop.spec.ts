@@ -12,7 +12,7 @@ test('Stop ends the turn mid-thinking: the timer freezes, the reasoning stays, t
 
   await expect(chat.assistant()).toHaveAttribute('data-status', 'stopped');
   // Stopped just after the demo's first bold headline, the block is named by it.
-  await expect(chat.header(block)).toHaveText(/^Stopped after \d+s( · Identifying the core question)?$/);
+  await expect(chat.header(block)).toHaveText(/^Stopped after \d+s · medium effort( · Identifying the core question)?$/);
   await expect(chat.body(block)).toContainText('Explain entropy');
   await expect(chat.composer).toBeEnabled();
   const frozen = await chat.header(block).textContent();

@@ -22,7 +22,7 @@ test('thinking streams open with a ticking timer, folds at the answer, toggles, 
   // The first answer token folds it, with the server-measured duration.
   await expect(chat.assistant().getByTestId('answer')).toContainText('Pensive');
   // Named by the reasoning's latest bold headline (issue 11, item 3).
-  await expect(header).toHaveText(/^Thought for (\d+s|less than a second)( · \d+ tokens)? · Planning the answer$/);
+  await expect(header).toHaveText(/^Thought for (\d+s|less than a second) · medium effort( · \d+ tokens)? · Planning the answer$/);
   await expect(header).toHaveAttribute('aria-expanded', 'false');
   await expect(chat.body(block)).toBeHidden();
 

@@ -62,7 +62,15 @@ pub fn AssistantMessage(
             });
             let answer_started = followed_by_another(key);
             let open = use_thinking_fold(block, answer_started);
-            view! { <ThinkingBlock block open now reasoning_tokens=tokens/> }.into_any()
+            match turn.effort {
+                Some(effort) => {
+                    view! { <ThinkingBlock block open now reasoning_tokens=tokens effort/> }
+                        .into_any()
+                }
+                None => {
+                    view! { <ThinkingBlock block open now reasoning_tokens=tokens/> }.into_any()
+                }
+            }
         }
         BlockKind::Answer => {
             // Its text is whole once the turn has ended or a block follows it.

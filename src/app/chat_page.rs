@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use super::api::{list_models, PublicModel};
 use super::assistant_message::AssistantMessage;
 use super::composer::Composer;
+use super::effort_picker::EffortPicker;
 use super::history::Notice;
 use super::jump_to_latest::JumpToLatest;
 use super::message_view::MessageView;
@@ -103,7 +104,10 @@ pub fn ChatPage() -> impl IntoView {
                 // parent to hydrate (siblings after it went unmatched).
                 <div class="model-line">
                     <Suspense fallback=|| ()>
-                        {move || models.get().and_then(Result::ok).map(|list| model_chooser(session, list))}
+                        {move || models.get().and_then(Result::ok).map(|list| view! {
+                            {model_chooser(session, list.clone())}
+                            <EffortPicker models=list model=session.model effort=session.effort/>
+                        })}
                     </Suspense>
                 </div>
                 <PageMenu preference=fold_preference files empty=Signal::derive(move || session.messages.with(Vec::is_empty))/>

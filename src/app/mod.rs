@@ -8,6 +8,7 @@ pub mod browser;
 pub mod chat_page;
 pub mod code_copy;
 pub mod composer;
+pub mod effort_picker;
 pub mod headline;
 pub mod history;
 pub mod jump_to_latest;

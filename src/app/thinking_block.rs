@@ -19,6 +19,7 @@ use crate::turn::duration::{
     DurationStyle::{Clock, Seconds, Short},
 };
 use crate::turn::reducer::{is_shown, BlockState};
+use crate::turn::Effort;
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 
@@ -47,9 +48,19 @@ pub fn header_label(meta: &ThinkingMeta, now_ms: f64) -> String {
     }
 }
 
-/// The header with the provider's reasoning-token count, when reported.
-pub fn header_with_tokens(meta: &ThinkingMeta, now_ms: f64, tokens: Option<u64>) -> String {
-    let label = header_label(meta, now_ms);
+/// The header with the effort the turn was asked at and the provider's
+/// reasoning-token count, once the block has ended ("Thought for 12s · low
+/// effort · 640 tokens").
+pub fn header_with_tokens(
+    meta: &ThinkingMeta,
+    now_ms: f64,
+    tokens: Option<u64>,
+    effort: Option<Effort>,
+) -> String {
+    let mut label = header_label(meta, now_ms);
+    if let Some(effort) = effort.filter(|_| meta.state != BlockState::Streaming) {
+        label.push_str(&format!(" \u{b7} {effort} effort"));
+    }
     match tokens {
         Some(n) if n > 0 && meta.state != BlockState::Streaming => {
             format!("{label} \u{b7} {n} tokens")
@@ -72,6 +83,9 @@ pub fn ThinkingBlock(
     /// Reasoning tokens to show beside the duration (the turn's last block).
     #[prop(into, optional)]
     reasoning_tokens: Signal<Option<u64>>,
+    /// The effort the turn was asked at, named once the block has ended.
+    #[prop(optional)]
+    effort: Option<Effort>,
 ) -> impl IntoView {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let body_id = format!("thinking-body-{id}");
@@ -93,7 +107,7 @@ pub fn ThinkingBlock(
         } else {
             0.0
         };
-        header_with_tokens(&meta, clock, reasoning_tokens.get())
+        header_with_tokens(&meta, clock, reasoning_tokens.get(), effort)
     });
     let streaming = Memo::new(move |_| block.meta.with(|m| m.state == BlockState::Streaming));
     // The block's name: kept by the reducer as the text grows (a chunk costs
@@ -278,6 +292,20 @@ mod tests {
         assert_eq!(
             header_label(&meta(BlockState::Done, Some(8_000), true), 0.0),
             "Thought for 8s \u{b7} reasoning hidden by the provider"
+        );
+    }
+
+    #[test]
+    fn an_ended_block_names_the_effort_it_was_asked_at() {
+        let done = meta(BlockState::Done, Some(12_400), false);
+        assert_eq!(
+            header_with_tokens(&done, 0.0, Some(640), Some(Effort::Low)),
+            "Thought for 12s \u{b7} low effort \u{b7} 640 tokens"
+        );
+        let live = meta(BlockState::Streaming, None, false);
+        assert_eq!(
+            header_with_tokens(&live, 8_999.0, None, Some(Effort::Low)),
+            "Thinking\u{2026} 7s"
         );
     }
 

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::turn::reducer::{Block, BlockState, Change, ShownError, Turn, TurnProgress, TurnStatus};
-use crate::turn::Usage;
+use crate::turn::{Effort, Usage};
 
 pub use crate::turn::reducer::ThinkingMeta;
 
@@ -37,6 +37,8 @@ pub struct TurnView {
     pub started_at_ms: RwSignal<f64>,
     /// Time to the first event (the "Reasoned for" duration of hidden reasoning).
     pub ttft_ms: RwSignal<Option<u64>>,
+    /// The effort the turn was asked at (fixed when it is sent).
+    pub effort: Option<Effort>,
     next_key: StoredValue<usize>,
 }
 
@@ -50,6 +52,7 @@ impl TurnView {
             usage: RwSignal::new(turn.usage),
             started_at_ms: RwSignal::new(turn.started_at_ms),
             ttft_ms: RwSignal::new(turn.ttft_ms),
+            effort: turn.effort,
             next_key: StoredValue::new(0),
         };
         view.rebuild(&turn.blocks);

@@ -20,7 +20,7 @@ use super::use_notices::UseNoticesReturn;
 use crate::turn::duration::{format_duration, DurationStyle::Spoken};
 use crate::turn::message::{Conversation, Message, Summary};
 use crate::turn::reducer::{Change, Turn};
-use crate::turn::{ChatRequest, TurnEvent};
+use crate::turn::{ChatRequest, Effort, TurnEvent};
 
 /// The shown conversation and what the user can do with it (a `Copy` handle).
 #[derive(Clone, Copy)]
@@ -38,6 +38,9 @@ pub struct UseChatSessionReturn {
     pub current_id: RwSignal<String>,
     /// The model picked for this conversation (`None`: the server's default).
     pub model: RwSignal<Option<String>>,
+    /// The reasoning effort the next message asks for (`None`: the model's
+    /// default); the effort picker keeps it per model.
+    pub effort: RwSignal<Option<Effort>>,
     /// Conversations, newest first: a save moves the shown one to the top.
     index: RwSignal<Vec<Summary>>,
     notices: UseNoticesReturn,
@@ -62,6 +65,7 @@ pub fn use_chat_session(
         announcement: RwSignal::new(String::new()),
         current_id: RwSignal::new(String::new()),
         model: RwSignal::new(None),
+        effort: RwSignal::new(None),
         index,
         notices,
         autosave: StoredValue::new(Autosave::default()),
@@ -128,7 +132,13 @@ impl UseChatSessionReturn {
         self.current_id
             .set(self.conversation.with_value(|c| c.id.clone()));
         let user = self.views.view_of(&Message::User { content: text });
-        let turn = self.views.view_of(&Message::Assistant(Turn::new(now)));
+        // The turn as the conversation holds it (with the effort it asks at).
+        let turn = self.conversation.with_value(|c| {
+            c.messages
+                .last()
+                .map(|m| self.views.view_of(m))
+                .unwrap_or_else(|| self.views.view_of(&Message::Assistant(Turn::new(now))))
+        });
         self.messages.update(|m| {
             m.push(user);
             m.push(turn);
@@ -160,6 +170,7 @@ impl UseChatSessionReturn {
     fn append_user_turn(&self, text: &str, now: f64) -> Option<ChatRequest> {
         let wall = wall_ms();
         let picked = self.model.get_untracked();
+        let effort = self.effort.get_untracked();
         self.conversation.try_update_value(|c| {
             if c.id.is_empty() {
                 *c = Conversation::new(format!("c{}", wall as u64), wall);
@@ -182,9 +193,12 @@ impl UseChatSessionReturn {
             let request = ChatRequest {
                 messages: c.to_chat_messages(),
                 model: c.model.clone(),
+                effort,
                 ..ChatRequest::default()
             };
-            c.messages.push(Message::Assistant(Turn::new(now)));
+            let mut turn = Turn::new(now);
+            turn.effort = effort;
+            c.messages.push(Message::Assistant(turn));
             c.updated_at = wall;
             request
         })

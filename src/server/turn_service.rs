@@ -206,6 +206,12 @@ async fn open(
                     step.deltas.retain(|d| {
                         matches!(d, Delta::Answer(_) | Delta::Usage(_) | Delta::Finish(_))
                     });
+                    // …and no reasoning counted either: it did not reason.
+                    for delta in &mut step.deltas {
+                        if let Delta::Usage(usage) = delta {
+                            usage.reasoning_tokens = None;
+                        }
+                    }
                 }
                 steps.retain(|step| !step.deltas.is_empty());
             }
@@ -403,6 +409,11 @@ mod tests {
             .iter()
             .any(|e| matches!(e, TurnEvent::AnswerDelta { .. })));
         assert!(!events.iter().any(|e| matches!(e, TurnEvent::ThinkingStart)));
+        // Nothing counted as reasoning either (the page would show "Reasoned for").
+        assert!(!events.iter().any(|e| matches!(
+            e,
+            TurnEvent::Usage(u) if u.reasoning_tokens.is_some_and(|n| n > 0)
+        )));
         let thinking: Vec<TurnEvent> = service.start(ask(None, None), "c").collect().await;
         assert!(thinking
             .iter()

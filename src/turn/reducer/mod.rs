@@ -38,6 +38,10 @@ pub struct Turn {
     /// Client ms from request to the first event (time to first token).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttft_ms: Option<u64>,
+    /// The reasoning effort the turn was asked at (`None`: the model's
+    /// default, or a model that takes none), shown in its blocks' headers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<crate::turn::Effort>,
 }
 
 impl Turn {
@@ -51,6 +55,7 @@ impl Turn {
             finish_reason: None,
             started_at_ms: now_ms,
             ttft_ms: None,
+            effort: None,
         }
     }
 
