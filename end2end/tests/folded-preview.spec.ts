@@ -20,7 +20,7 @@ test('folded while thinking, the header shows one live line: the latest headline
   await expect(block.getByTestId('thinking-preview')).toHaveCount(0);
   // The answer ends the timer; the block stays folded as the user left it, named.
   await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
-  await expect(header).toHaveText(/^Thought for (\d+s|less than a second) · 20 tokens · Final check$/);
+  await expect(header).toHaveText(/^Thought for (\d+s|less than a second) · Final check$/);
   await expect(header).toHaveAttribute('aria-expanded', 'false');
   // The topic label is a headline, not body text.
   await header.click();

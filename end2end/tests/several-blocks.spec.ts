@@ -27,10 +27,15 @@ test('several thinking blocks interleave with answer segments, each with its own
   await chat.expectNoConsoleErrors();
 });
 
-test('reasoning tokens are shown beside the duration', async ({ page }) => {
+test('reasoning tokens are the turn\'s: shown once, in its footer, never as one block\'s count', async ({ page }) => {
   const chat = new ChatPage(page);
   await chat.open(MOCKED);
-  await chat.send('hello mock:normal');
+  await chat.send('hello mock:several-blocks');
   await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
-  await expect(chat.header(chat.thinking())).toHaveText(/^Thought for (\d+s|less than a second) · 20 tokens$/);
+  await expect(chat.headers()).toHaveCount(3);
+  for (const header of await chat.headers().all()) {
+    await expect(header).toHaveText(/^Thought for (\d+s|less than a second)$/);
+  }
+  await expect(chat.assistant().getByTestId('reasoning-tokens')).toHaveCount(1);
+  await expect(chat.assistant().getByTestId('reasoning-tokens')).toHaveText('30 reasoning tokens');
 });

@@ -55,21 +55,11 @@ pub fn AssistantMessage(
     let render_block = move |block: BlockView| match block.kind {
         BlockKind::Thinking => {
             let key = block.key;
-            let tokens = Signal::derive(move || {
-                (last_thinking_key.get() == Some(key))
-                    .then(|| reasoning_tokens.get())
-                    .flatten()
-            });
             let answer_started = followed_by_another(key);
             let open = use_thinking_fold(block, answer_started);
             match turn.effort {
-                Some(effort) => {
-                    view! { <ThinkingBlock block open now reasoning_tokens=tokens effort/> }
-                        .into_any()
-                }
-                None => {
-                    view! { <ThinkingBlock block open now reasoning_tokens=tokens/> }.into_any()
-                }
+                Some(effort) => view! { <ThinkingBlock block open now effort/> }.into_any(),
+                None => view! { <ThinkingBlock block open now/> }.into_any(),
             }
         }
         BlockKind::Answer => {
@@ -150,6 +140,15 @@ pub fn AssistantMessage(
             format_duration(ttft, Seconds)
         ))
     };
+    // The turn's reasoning tokens, once, under its blocks (a turn without a
+    // block says them in its "Reasoned for" line instead).
+    let tokens_note = move || {
+        if turn.status.get().is_live() || last_thinking_key.get().is_none() {
+            return None;
+        }
+        let tokens = reasoning_tokens.get().filter(|n| *n > 0)?;
+        Some(format!("{tokens} reasoning tokens"))
+    };
     let retryable = move || {
         on_retry.is_some() && matches!(turn.status.get(), TurnStatus::Error | TurnStatus::Stopped)
     };
@@ -169,6 +168,9 @@ pub fn AssistantMessage(
                 </section>
             })}
             <For each=move || blocks.get() key=|b| b.key children=render_block/>
+            {move || tokens_note().map(|note| view! {
+                <p class="turn-note turn-tokens" data-testid="reasoning-tokens">{note}</p>
+            })}
             <Show when=waiting>
                 <div class="waiting-indicator" data-testid="waiting">
                     {decoration("pulse")}

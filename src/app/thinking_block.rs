@@ -48,22 +48,14 @@ pub fn header_label(meta: &ThinkingMeta, now_ms: f64) -> String {
     }
 }
 
-/// The header with the effort the turn was asked at and the provider's
-/// reasoning-token count, once the block has ended ("Thought for 12s · low
-/// effort · 640 tokens").
-pub fn header_with_tokens(
-    meta: &ThinkingMeta,
-    now_ms: f64,
-    tokens: Option<u64>,
-    effort: Option<Effort>,
-) -> String {
-    let mut label = header_label(meta, now_ms);
-    if let Some(effort) = effort.filter(|_| meta.state != BlockState::Streaming) {
-        label.push_str(&format!(" \u{b7} {effort} effort"));
-    }
-    match tokens {
-        Some(n) if n > 0 && meta.state != BlockState::Streaming => {
-            format!("{label} \u{b7} {n} tokens")
+/// The header with the effort the turn was asked at, once the block has
+/// ended ("Thought for 12s · low effort"). Reasoning tokens belong to the
+/// turn (its footer), never to one block.
+pub fn header_with_effort(meta: &ThinkingMeta, now_ms: f64, effort: Option<Effort>) -> String {
+    let label = header_label(meta, now_ms);
+    match effort {
+        Some(effort) if meta.state != BlockState::Streaming => {
+            format!("{label} \u{b7} {effort} effort")
         }
         _ => label,
     }
@@ -80,9 +72,6 @@ pub fn ThinkingBlock(
     /// The page clock (ms), ticking while a turn streams.
     #[prop(into)]
     now: Signal<f64>,
-    /// Reasoning tokens to show beside the duration (the turn's last block).
-    #[prop(into, optional)]
-    reasoning_tokens: Signal<Option<u64>>,
     /// The effort the turn was asked at, named once the block has ended.
     #[prop(optional)]
     effort: Option<Effort>,
@@ -107,7 +96,7 @@ pub fn ThinkingBlock(
         } else {
             0.0
         };
-        header_with_tokens(&meta, clock, reasoning_tokens.get(), effort)
+        header_with_effort(&meta, clock, effort)
     });
     let streaming = Memo::new(move |_| block.meta.with(|m| m.state == BlockState::Streaming));
     // The block's name: kept by the reducer as the text grows (a chunk costs
@@ -299,12 +288,12 @@ mod tests {
     fn an_ended_block_names_the_effort_it_was_asked_at() {
         let done = meta(BlockState::Done, Some(12_400), false);
         assert_eq!(
-            header_with_tokens(&done, 0.0, Some(640), Some(Effort::Low)),
-            "Thought for 12s \u{b7} low effort \u{b7} 640 tokens"
+            header_with_effort(&done, 0.0, Some(Effort::Low)),
+            "Thought for 12s \u{b7} low effort"
         );
         let live = meta(BlockState::Streaming, None, false);
         assert_eq!(
-            header_with_tokens(&live, 8_999.0, None, Some(Effort::Low)),
+            header_with_effort(&live, 8_999.0, Some(Effort::Low)),
             "Thinking\u{2026} 7s"
         );
     }
