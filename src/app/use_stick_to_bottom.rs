@@ -17,6 +17,8 @@ use leptos::prelude::*;
 /// How close to the bottom still counts as at the bottom (px): a reader who
 /// scrolls back down within this follows again.
 pub const NEAR_BOTTOM_PX: f64 = 24.0;
+/// How long a glide may take (Chromium's smooth scrolls end well within it).
+const GLIDE_MS: f64 = 1500.0;
 
 /// What the pin knows between scroll events. Pure: tested natively.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,6 +28,10 @@ pub struct Pin {
     /// Where the view stood after the last scroll or pin, to tell the reader
     /// moving up from the box growing under a pinned view.
     last_top: f64,
+    /// Until when (page clock, ms) a glide we started may still be moving
+    /// the view: a smooth scroll keeps its target, and when the box grows
+    /// meanwhile it can move *up* to it, which is not the reader leaving.
+    glide_until_ms: f64,
 }
 
 impl Default for Pin {
@@ -33,6 +39,7 @@ impl Default for Pin {
         Pin {
             following: true,
             last_top: 0.0,
+            glide_until_ms: 0.0,
         }
     }
 }
@@ -41,14 +48,25 @@ impl Pin {
     /// A scroll event: the view stands at `top` in a box of `height` with
     /// `client` visible. Back near the bottom follows again; moving up (by
     /// the reader: our own pin only ever moves down) lets go.
-    pub fn scrolled(&mut self, top: f64, height: f64, client: f64) {
+    pub fn scrolled(&mut self, top: f64, height: f64, client: f64, now_ms: f64) {
         let moved_up = top < self.last_top - 1.0;
         self.last_top = top;
-        if height - top - client < NEAR_BOTTOM_PX {
+        let gap = height - top - client;
+        if gap < 1.0 {
+            // Arrived: a glide has nothing left to do.
+            self.glide_until_ms = 0.0;
+        }
+        if gap < NEAR_BOTTOM_PX {
             self.following = true;
-        } else if moved_up {
+        } else if moved_up && now_ms >= self.glide_until_ms {
             self.following = false;
         }
+    }
+
+    /// A smooth scroll to the bottom started at `now_ms` (Jump to latest).
+    pub fn glided(&mut self, now_ms: f64) {
+        self.following = true;
+        self.glide_until_ms = now_ms + GLIDE_MS;
     }
 
     /// The pin (or a jump) put the view at `top`.
@@ -60,6 +78,7 @@ impl Pin {
     /// something above to go to: let go before the scroll even happens, so
     /// a pin in the same frame cannot pull them back.
     pub fn reader_went_up(&mut self, top: f64) {
+        self.glide_until_ms = 0.0;
         if top > 0.0 {
             self.following = false;
         }
@@ -133,6 +152,8 @@ impl UseStickToBottomReturn {
             let top = f64::from(el.scroll_top());
             self.pin.update_value(|p| p.pinned_at(top));
         } else {
+            let now = super::browser::now_ms();
+            self.pin.update_value(|p| p.glided(now));
             super::browser::smooth_scroll_to(&el, bottom);
         }
     }
@@ -175,7 +196,9 @@ impl UseStickToBottomReturn {
             f64::from(el.scroll_height()),
             f64::from(el.client_height()),
         );
-        self.pin.update_value(|p| p.scrolled(top, height, client));
+        let now = super::browser::now_ms();
+        self.pin
+            .update_value(|p| p.scrolled(top, height, client, now));
         self.sync();
     }
 
@@ -301,7 +324,7 @@ mod tests {
         pin.pinned_at(400.0);
         // …and its scroll event arrives after the box grew by 300: short of
         // the bottom, but nobody moved up.
-        pin.scrolled(400.0, 1300.0, 600.0);
+        pin.scrolled(400.0, 1300.0, 600.0, 0.0);
         assert!(pin.following);
     }
 
@@ -309,13 +332,13 @@ mod tests {
     fn moving_up_lets_go_and_coming_back_down_follows_again() {
         let mut pin = Pin::default();
         pin.pinned_at(400.0);
-        pin.scrolled(250.0, 1000.0, 600.0);
+        pin.scrolled(250.0, 1000.0, 600.0, 0.0);
         assert!(!pin.following, "the reader scrolled up");
         // More text below does not pull them down (no scroll event), and
         // their own small moves down keep them where they are.
-        pin.scrolled(300.0, 1400.0, 600.0);
+        pin.scrolled(300.0, 1400.0, 600.0, 0.0);
         assert!(!pin.following);
-        pin.scrolled(790.0, 1400.0, 600.0);
+        pin.scrolled(790.0, 1400.0, 600.0, 0.0);
         assert!(pin.following, "back within the bottom band");
     }
 
@@ -325,7 +348,7 @@ mod tests {
         // new bottom, which reads as moving up, but it is at the bottom.
         let mut pin = Pin::default();
         pin.pinned_at(900.0);
-        pin.scrolled(500.0, 1100.0, 600.0);
+        pin.scrolled(500.0, 1100.0, 600.0, 0.0);
         assert!(pin.following);
     }
 
@@ -335,6 +358,30 @@ mod tests {
         pin.reader_went_up(0.0);
         assert!(pin.following, "nothing above: a wheel up changes nothing");
         pin.reader_went_up(120.0);
+        assert!(!pin.following);
+    }
+
+    #[test]
+    fn a_glide_moving_up_to_its_old_target_does_not_let_go_but_the_reader_does() {
+        let mut pin = Pin::default();
+        pin.pinned_at(400.0);
+        pin.glided(1_000.0);
+        // The box grew during the glide; it moves up to where the bottom was.
+        pin.scrolled(350.0, 1400.0, 600.0, 1_200.0);
+        assert!(pin.following, "our own glide");
+        // Once it is over, moving up is the reader again.
+        pin.scrolled(300.0, 1400.0, 600.0, 2_600.0);
+        assert!(!pin.following);
+        // A glide that arrived is over too, however soon the reader leaves.
+        let mut pin = Pin::default();
+        pin.glided(0.0);
+        pin.scrolled(800.0, 1400.0, 600.0, 100.0);
+        pin.scrolled(0.0, 1400.0, 600.0, 200.0);
+        assert!(!pin.following);
+        // A wheel during a glide ends it: the reader's move counts at once.
+        let mut pin = Pin::default();
+        pin.glided(0.0);
+        pin.reader_went_up(500.0);
         assert!(!pin.following);
     }
 
