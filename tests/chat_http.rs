@@ -16,6 +16,12 @@ use pensive::turn::{ErrorKind, TurnEvent};
 use std::time::Duration;
 use tower::ServiceExt;
 
+/// The first event of a turn that started reasoning: where the reasoning
+/// comes from (the demo's is its own, in full), right before its first block.
+const STARTED: TurnEvent = TurnEvent::ReasoningSource {
+    source: pensive::turn::ReasoningSource::Full,
+};
+
 /// The demo model at `pace`, short timeouts, no access token, thinking shown.
 fn demo_config(pace: Pace) -> AppConfig {
     AppConfig {
@@ -119,8 +125,9 @@ const SKY: &str = r#"{"request":{"messages":[{"role":"user","content":"Why is th
 async fn demo_turn_streams_thinking_then_answer_then_done() {
     let (events, _) = run(app(Pace::INSTANT), SKY).await;
     check_stream(&events).expect("DESIGN §2 rules hold");
-    assert_eq!(events[0], TurnEvent::ThinkingStart);
-    assert!(matches!(events[1], TurnEvent::ThinkingDelta { .. }));
+    assert_eq!(events[0], STARTED, "the demo's reasoning is its own, in full");
+    assert_eq!(events[1], TurnEvent::ThinkingStart);
+    assert!(matches!(events[2], TurnEvent::ThinkingDelta { .. }));
     let end = events
         .iter()
         .position(|e| matches!(e, TurnEvent::ThinkingEnd { .. }))
@@ -513,12 +520,12 @@ async fn concurrent_turns_per_client_are_limited_with_a_clear_in_band_error() {
     let (other, _other_body) = first_event(&app, chat_from("192.0.2.2")).await;
     assert_eq!(
         other,
-        TurnEvent::ThinkingStart,
+        STARTED,
         "another client is unaffected"
     );
     drop(first); // one turn ends (client gone): its slot frees
     let (again, _) = first_event(&app, chat_from("192.0.2.1")).await;
-    assert_eq!(again, TurnEvent::ThinkingStart);
+    assert_eq!(again, STARTED);
 }
 
 #[tokio::test]
@@ -532,7 +539,7 @@ async fn an_optional_per_client_turn_rate_says_when_to_try_again() {
     );
     for _ in 0..2 {
         let (event, _) = first_event(&app, chat_from("192.0.2.9")).await;
-        assert_eq!(event, TurnEvent::ThinkingStart);
+        assert_eq!(event, STARTED);
     }
     let (refused, _) = first_event(&app, chat_from("192.0.2.9")).await;
     assert!(
@@ -717,7 +724,7 @@ async fn a_client_cannot_escape_its_turn_limit_by_spoofing_x_forwarded_for() {
     );
     // The client writes its own left-most entries; nginx appends 203.0.113.5.
     let (first, _streaming) = first_event(&app, forwarded_chat("1.1.1.1, 203.0.113.5")).await;
-    assert_eq!(first, TurnEvent::ThinkingStart);
+    assert_eq!(first, STARTED);
     let (spoofed, _) = first_event(&app, forwarded_chat("2.2.2.2, 203.0.113.5")).await;
     assert!(
         matches!(
@@ -732,7 +739,7 @@ async fn a_client_cannot_escape_its_turn_limit_by_spoofing_x_forwarded_for() {
     let (other, _other) = first_event(&app, forwarded_chat("1.1.1.1, 203.0.113.6")).await;
     assert_eq!(
         other,
-        TurnEvent::ThinkingStart,
+        STARTED,
         "another real client is unaffected"
     );
 }

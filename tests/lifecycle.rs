@@ -111,6 +111,8 @@ fn a_killed_curl_closes_the_provider_request_within_a_second() {
     let mut out = std::io::BufReader::new(curl.0.stdout.take().expect("stdout"));
     let mut line = String::new();
     out.read_line(&mut line).expect("a first event");
+    assert!(line.contains("reasoning_source"), "{line}");
+    out.read_line(&mut line).expect("the first block");
     assert!(line.contains("thinking_start"), "{line}");
     assert_eq!(json_field(mock_port, "/_mock/stats", "active"), Some(1));
     let _ = curl.0.kill(); // SIGKILL: no goodbye to the server

@@ -530,6 +530,13 @@ async fn answer_now_on_llamacpp_ends_the_running_completions_thinking() {
         ..ChatRequest::default()
     };
     let mut events = Box::pin(service.start(request, "client-a"));
+    assert_eq!(
+        events.next().await,
+        Some(TurnEvent::ReasoningSource {
+            source: pensive::turn::ReasoningSource::Full
+        }),
+        "llama.cpp sends the model's own reasoning"
+    );
     assert_eq!(events.next().await, Some(TurnEvent::ThinkingStart));
     assert_eq!(
         service.answer_now("turn-1", "client-b").await,
@@ -593,5 +600,80 @@ async fn answer_now_elsewhere_asks_again_at_the_weakest_effort_with_the_reasonin
     assert!(
         question.ends_with("without further thinking."),
         "{question}"
+    );
+}
+
+/// "Answer now" over HTTP, as the page calls it: `POST /api/answer_now`
+/// with the turn's id ends a llama.cpp turn's thinking in its running
+/// stream; a cross-site caller is refused before it reaches the turn.
+#[tokio::test]
+async fn answer_now_over_http_ends_a_running_llamacpp_turns_thinking() {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let mut row = Row::new(Dialect::Chat, "qwen3.5-27b");
+    row.llamacpp = true;
+    let (app, mock, _) = setup(&row).await;
+    let post = |path: &str, body: Value, origin: Option<&str>| {
+        let mut request = axum::http::Request::post(path)
+            .header("content-type", "application/json");
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        request
+            .body(axum::body::Body::from(body.to_string()))
+            .expect("request")
+    };
+    let chat = json!({"request": {
+        "messages": [{"role": "user", "content": "Why? mock:hidden-reasoning"}],
+        "model": "m",
+        "turn_id": "page-turn-7",
+    }});
+    let response = app
+        .clone()
+        .oneshot(post("/api/chat", chat, None))
+        .await
+        .expect("chat response");
+    let mut body = response.into_body();
+    let mut seen = String::new();
+    while !seen.contains("thinking_start") {
+        let frame = body.frame().await.expect("a frame").expect("body");
+        if let Ok(data) = frame.into_data() {
+            seen.push_str(&String::from_utf8_lossy(&data));
+        }
+    }
+    let answer_now = json!({"turn_id": "page-turn-7"});
+    let refused = app
+        .clone()
+        .oneshot(post(
+            "/api/answer_now",
+            answer_now.clone(),
+            Some("https://evil.example"),
+        ))
+        .await
+        .expect("response");
+    assert_eq!(refused.status(), 403);
+    assert!(
+        !mock.requests().iter().any(|r| r.path.ends_with("/control")),
+        "a refused call reaches nothing"
+    );
+    let pressed = std::time::Instant::now();
+    let response = app
+        .clone()
+        .oneshot(post("/api/answer_now", answer_now, None))
+        .await
+        .expect("response");
+    assert_eq!(response.status(), 200);
+    let outcome: Value = serde_json::from_slice(
+        &response.into_body().collect().await.expect("body").to_bytes(),
+    )
+    .expect("json");
+    assert_eq!(outcome, json!({"outcome": "ended"}));
+    let rest = body.collect().await.expect("rest").to_bytes();
+    let rest = String::from_utf8_lossy(&rest);
+    assert!(rest.contains("answer_delta"), "{rest}");
+    assert!(
+        pressed.elapsed() < Duration::from_millis(2500),
+        "the answer came at once, not after the 3 s pause: {:?}",
+        pressed.elapsed()
     );
 }

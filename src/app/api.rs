@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use server_fn::codec::{ByteStream, Json, Streaming};
 
-use crate::turn::ChatRequest;
+use crate::turn::{AnswerNow, ChatRequest};
 /// The model list's wire type lives in `turn`, shared with the server.
 pub use crate::turn::PublicModel;
 
@@ -52,4 +52,22 @@ pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
 pub async fn list_models() -> Result<Vec<PublicModel>, ServerFnError> {
     let turns = expect_context::<crate::server::TurnService>();
     Ok(turns.config().models.iter().map(|m| m.public()).collect())
+}
+
+/// `POST /api/answer_now`: "Answer now" for the caller's running turn
+/// `turn_id` (the chat request's `turn_id`). llama.cpp models end their
+/// thinking in the same stream (`ended`); for every other provider, or a turn
+/// this client does not own, the answer is `ask_again` (stop the stream and
+/// send the turn again with `reasoning_so_far`).
+#[server(input = Json, endpoint = "answer_now")]
+pub async fn request_answer_now(turn_id: String) -> Result<AnswerNow, ServerFnError> {
+    let turns = expect_context::<crate::server::TurnService>();
+    let client = use_context::<axum::http::request::Parts>()
+        .map(|parts| crate::server::client::ClientKey::of(&parts.extensions));
+    Ok(turns
+        .answer_now(
+            &turn_id,
+            client.as_ref().map_or("unknown", |client| client.as_str()),
+        )
+        .await)
 }

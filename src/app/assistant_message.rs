@@ -30,6 +30,9 @@ pub fn AssistantMessage(
     /// True for the conversation's last turn.
     #[prop(into, optional)]
     is_last: Signal<bool>,
+    /// "Answer now" for the live turn's thinking block.
+    #[prop(optional)]
+    on_answer_now: Option<Callback<()>>,
 ) -> impl IntoView {
     let blocks = turn.blocks;
     let reasoning_tokens = Memo::new(move |_| turn.usage.get().and_then(|u| u.reasoning_tokens));
@@ -57,10 +60,10 @@ pub fn AssistantMessage(
             let key = block.key;
             let answer_started = followed_by_another(key);
             let open = use_thinking_fold(block, answer_started);
-            match turn.effort {
-                Some(effort) => view! { <ThinkingBlock block open now effort/> }.into_any(),
-                None => view! { <ThinkingBlock block open now/> }.into_any(),
-            }
+            let effort = turn.effort;
+            // Only the last turn can be the one streaming.
+            let on_answer_now = on_answer_now.filter(|_| is_last.get_untracked());
+            view! { <ThinkingBlock block open now effort on_answer_now/> }.into_any()
         }
         BlockKind::Answer => {
             // Its text is whole once the turn has ended or a block follows it.

@@ -28,6 +28,21 @@ pub fn wall_ms() -> f64 {
     }
 }
 
+/// An id for a turn, unlikely to be another's (16 hex digits from
+/// `Math.random`): "Answer now" names the turn by it. The server also checks
+/// the turn belongs to the caller, so the id need not be secret.
+pub fn random_id() -> String {
+    #[cfg(feature = "hydrate")]
+    {
+        let part = || (js_sys::Math::random() * f64::from(u32::MAX)) as u32;
+        format!("{:08x}{:08x}", part(), part())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        String::new()
+    }
+}
+
 /// Marks the document as hydrated (`<body data-hydrated>`), for tests and CSS.
 pub fn mark_hydrated() {
     #[cfg(feature = "hydrate")]

@@ -171,7 +171,8 @@ pub fn ChatPage() -> impl IntoView {
                             }
                             MessageView::Assistant { turn, .. } => {
                                 let on_retry = Callback::new(move |_| session.retry(key));
-                                view! { <AssistantMessage turn now on_retry is_last/> }.into_any()
+                                let on_answer_now = Callback::new(move |_| session.answer_now());
+                                view! { <AssistantMessage turn now on_retry is_last on_answer_now/> }.into_any()
                             }
                         }
                     }

@@ -14,37 +14,22 @@ use super::streaming_markdown::StreamingMarkdown;
 use super::trusted_html::decoration;
 use super::turn_view::{BlockView, ThinkingMeta};
 use super::use_copy::{use_copy, UseCopyReturn};
-use crate::turn::duration::{
-    format_duration,
-    DurationStyle::{Clock, Seconds, Short},
-};
+use crate::turn::block_label::{ended_label, source_note};
+use crate::turn::duration::{format_duration, DurationStyle::Clock};
 use crate::turn::reducer::{is_shown, BlockState};
-use crate::turn::Effort;
+use crate::turn::{Effort, ReasoningSource};
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 
-/// The header text for a block at client time `now_ms`.
+/// The header text for a block at client time `now_ms`: its live timer
+/// while it streams, then how it ended (`block_label`).
 pub fn header_label(meta: &ThinkingMeta, now_ms: f64) -> String {
     match meta.state {
         BlockState::Streaming => format!(
             "Thinking\u{2026} {}",
             format_duration(now_ms - meta.started_at_ms, Clock)
         ),
-        BlockState::Interrupted => match meta.duration_ms {
-            Some(ms) => format!("Stopped after {}", format_duration(ms as f64, Seconds)),
-            None => "Stopped".into(),
-        },
-        BlockState::Done => {
-            let base = match meta.duration_ms {
-                Some(ms) => format!("Thought for {}", format_duration(ms as f64, Short)),
-                None => "Thought".to_owned(),
-            };
-            if meta.opaque {
-                format!("{base} \u{b7} reasoning hidden by the provider")
-            } else {
-                base
-            }
-        }
+        _ => ended_label(meta),
     }
 }
 
@@ -73,8 +58,11 @@ pub fn ThinkingBlock(
     #[prop(into)]
     now: Signal<f64>,
     /// The effort the turn was asked at, named once the block has ended.
-    #[prop(optional)]
+    #[prop(optional_no_strip)]
     effort: Option<Effort>,
+    /// "Answer now": offered while the block streams in the live turn.
+    #[prop(optional_no_strip)]
+    on_answer_now: Option<Callback<()>>,
 ) -> impl IntoView {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let body_id = format!("thinking-body-{id}");
@@ -99,6 +87,16 @@ pub fn ThinkingBlock(
         header_with_effort(&meta, clock, effort)
     });
     let streaming = Memo::new(move |_| block.meta.with(|m| m.state == BlockState::Streaming));
+    // Where the text comes from, for the header's accessible text (the label
+    // itself says "Cut short" and "hidden by the provider").
+    let source = Memo::new(move |_| block.meta.with(source_note));
+    // Offered until pressed; gone once the thinking was cut short or ended.
+    let answer_now_pressed = RwSignal::new(false);
+    let offer_answer_now = Memo::new(move |_| {
+        on_answer_now.is_some()
+            && streaming.get()
+            && block.meta.with(|m| m.source != Some(ReasoningSource::CutShort))
+    });
     // The block's name: kept by the reducer as the text grows (a chunk costs
     // its own size), stored with the block, so it is there after a reload.
     let topic = Memo::new(move |_| block.meta.with(|m| m.headline.clone()));
@@ -188,6 +186,10 @@ pub fn ThinkingBlock(
     let copy = move |_| copy.run(block.text.get_untracked());
 
     let body_id_attr = body_id.clone();
+    // The source is the header's description: read after its name ("Thought
+    // for 12s"), without changing the words the header shows.
+    let source_id = format!("thinking-source-{id}");
+    let source_id_attr = source_id.clone();
     view! {
         <Show when=move || visible.get()>
             <section class=state_class data-testid="thinking-block">
@@ -200,6 +202,10 @@ pub fn ThinkingBlock(
                             move || expandable.get().then(|| id.clone())
                         }
                         disabled=move || !expandable.get()
+                        aria-describedby={
+                            let id = source_id.clone();
+                            move || source.get().map(|_| id.clone())
+                        }
                         on:click=move |_| {
                             restore_scroll.set_value(!open.get_untracked());
                             open.update(|o| *o = !*o);
@@ -219,12 +225,34 @@ pub fn ThinkingBlock(
                             <span class="thinking-preview" data-testid="thinking-preview">{line}</span>
                         })}
                     </button>
+                    <Show when=move || offer_answer_now.get()>
+                        <button
+                            class="copy-button answer-now"
+                            data-testid="answer-now"
+                            title="Stop thinking and answer"
+                            disabled=move || answer_now_pressed.get()
+                            on:click=move |_| {
+                                answer_now_pressed.set(true);
+                                if let Some(answer_now) = on_answer_now {
+                                    answer_now.run(());
+                                }
+                            }
+                        >
+                            {move || if answer_now_pressed.get() { "Answering\u{2026}" } else { "Answer now" }}
+                        </button>
+                    </Show>
                     <Show when=move || open.get() && has_text.get()>
                         <button class="copy-button" on:click=copy>
                             {move || if copied.get() { "Copied" } else { "Copy reasoning" }}
                         </button>
                     </Show>
                 </div>
+                {
+                    let id = source_id_attr.clone();
+                    move || source.get().map(|words| view! {
+                        <span id=id.clone() class="visually-hidden" data-testid="reasoning-source">{words}</span>
+                    })
+                }
                 <div
                     id=body_id_attr.clone()
                     class="thinking-body markdown"
@@ -251,6 +279,7 @@ mod tests {
             duration_ms,
             opaque,
             state,
+            source: None,
             started_at_ms: 1000.0,
             headline: None,
         }

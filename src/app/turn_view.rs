@@ -113,6 +113,7 @@ impl TurnView {
                     duration_ms: None,
                     opaque: false,
                     state: BlockState::Done,
+                    source: None,
                     started_at_ms: 0.0,
                     headline: None,
                 },

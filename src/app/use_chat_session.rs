@@ -11,7 +11,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::autosave::Autosave;
-use super::browser::{now_ms, wall_ms};
+use super::api::request_answer_now;
+use super::browser::{now_ms, random_id, wall_ms};
 use super::history;
 use super::message_view::{MessageView, MessageViews};
 use super::turn_client::stream_turn;
@@ -19,8 +20,8 @@ use super::turn_view::TurnView;
 use super::use_notices::UseNoticesReturn;
 use crate::turn::duration::{format_duration, DurationStyle::Spoken};
 use crate::turn::message::{Conversation, Message, Summary};
-use crate::turn::reducer::{Change, Turn};
-use crate::turn::{ChatRequest, Effort, TurnEvent};
+use crate::turn::reducer::{Change, Turn, TurnStatus};
+use crate::turn::{AnswerNow, ChatRequest, Effort, TurnEvent};
 
 /// The shown conversation and what the user can do with it (a `Copy` handle).
 #[derive(Clone, Copy)]
@@ -49,6 +50,11 @@ pub struct UseChatSessionReturn {
     /// The page is going away (`pagehide`): what is on screen has been saved,
     /// and the stream's end that the unload causes is not the turn's outcome.
     leaving: StoredValue<bool>,
+    /// The request of the streaming turn (with its `turn_id`), for "Answer now".
+    live_request: StoredValue<Option<ChatRequest>>,
+    /// Counts the streams started: a stream replaced by "Answer now" must not
+    /// end the turn when its task winds down.
+    stream_generation: StoredValue<u64>,
 }
 
 /// A session showing an empty conversation; saves go to `index`'s history
@@ -71,6 +77,8 @@ pub fn use_chat_session(
         autosave: StoredValue::new(Autosave::default()),
         views: MessageViews::new(),
         leaving: StoredValue::new(false),
+        live_request: StoredValue::new(None),
+        stream_generation: StoredValue::new(0),
     }
 }
 
@@ -146,7 +154,16 @@ impl UseChatSessionReturn {
         self.clock.set(now);
         self.announcement.set("Thinking".into());
         self.save();
+        self.start_stream(request);
+    }
 
+    /// Streams `request` into the live turn (given a fresh `turn_id`), until
+    /// it ends, Stop is pressed, or "Answer now" replaces it.
+    fn start_stream(&self, mut request: ChatRequest) {
+        request.turn_id = Some(random_id());
+        self.live_request.set_value(Some(request.clone()));
+        let generation = self.stream_generation.get_value() + 1;
+        self.stream_generation.set_value(generation);
         let session = *self;
         let ticker = set_interval_with_handle(
             move || session.clock.set(now_ms()),
@@ -161,8 +178,68 @@ impl UseChatSessionReturn {
             if let Some(ticker) = ticker {
                 ticker.clear();
             }
-            session.finish_turn();
+            // A stream "Answer now" replaced hands the turn to the new one.
+            if session.stream_generation.get_value() == generation {
+                session.finish_turn();
+            }
         });
+    }
+
+    /// "Answer now" pressed while the live turn thinks: a provider with a
+    /// control (llama.cpp) ends the thinking in the same stream; for any
+    /// other, the stream is dropped and the turn asked again, at the model's
+    /// weakest effort, with the reasoning so far (docs/decisions.md).
+    pub fn answer_now(&self) {
+        let Some(turn_id) = self
+            .live_request
+            .with_value(|r| r.as_ref().and_then(|r| r.turn_id.clone()))
+        else {
+            return;
+        };
+        let session = *self;
+        spawn_local(async move {
+            // Unreachable or refused: asking again needs nothing from the server.
+            let outcome = request_answer_now(turn_id.clone())
+                .await
+                .unwrap_or(AnswerNow::AskAgain { effort: None });
+            let still_live = session.live_request.with_value(|r| {
+                r.as_ref().and_then(|r| r.turn_id.as_deref()) == Some(turn_id.as_str())
+            });
+            if !still_live || !session.is_running() {
+                return; // the turn ended (or was stopped) meanwhile
+            }
+            match outcome {
+                AnswerNow::Ended => session.update_live_turn(Turn::thinking_cut_short),
+                AnswerNow::AskAgain { effort } => session.ask_again(effort),
+            }
+        });
+    }
+
+    /// Drops the live stream and asks again at `effort` (`None`: the server
+    /// picks the model's weakest) with the turn's reasoning so far; the open
+    /// block ends "Cut short". Nothing to do once the answer has begun.
+    fn ask_again(&self, effort: Option<Effort>) {
+        let thinking = self.with_conversation(|c| {
+            matches!(c.messages.last(), Some(Message::Assistant(turn)) if turn.status == TurnStatus::Thinking)
+        });
+        let Some(mut request) = self.live_request.get_value().filter(|_| thinking) else {
+            return;
+        };
+        // The old stream's task must not end the turn: it is replaced.
+        self.stream_generation.update_value(|g| *g += 1);
+        if let Some(handle) = self.running.get_untracked() {
+            handle.abort();
+        }
+        let now = now_ms();
+        self.update_live_turn(|turn| turn.cut_short_to_ask_again(now));
+        request.reasoning_so_far = self.with_conversation(|c| match c.messages.last() {
+            Some(Message::Assistant(turn)) => Some(turn.reasoning_text()),
+            _ => None,
+        });
+        request.effort = effort;
+        self.announcement.set("Answering now".into());
+        self.save();
+        self.start_stream(request);
     }
 
     /// Adds the user's message and an empty turn to the conversation (giving
@@ -325,6 +402,7 @@ impl UseChatSessionReturn {
         if self.is_running() {
             self.running.set(None);
         }
+        self.live_request.set_value(None);
         if !self.leaving.get_value() {
             self.save();
         }

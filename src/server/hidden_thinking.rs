@@ -42,7 +42,9 @@ impl HiddenThinking {
             // After a thinking block a lone closing tag is literal text
             // (DESIGN §3): the answer held so far is the answer.
             TurnEvent::ThinkingStart => self.release(out),
-            TurnEvent::ThinkingDelta { .. } | TurnEvent::ThinkingEnd { .. } => {}
+            TurnEvent::ReasoningSource { .. }
+            | TurnEvent::ThinkingDelta { .. }
+            | TurnEvent::ThinkingEnd { .. } => {}
             // Everything so far was reasoning: it never leaves.
             TurnEvent::AnswerWasThinking { .. } => {
                 self.holding = false;

@@ -65,7 +65,7 @@ impl TurnLog {
                     _ => "error",
                 }
             }
-            TurnEvent::ThinkingEnd { .. } => {}
+            TurnEvent::ThinkingEnd { .. } | TurnEvent::ReasoningSource { .. } => {}
         }
     }
 }

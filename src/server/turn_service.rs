@@ -20,7 +20,7 @@ use super::providers::{self, CompletionId, DeltaStream};
 use super::turn_log::TurnLog;
 use crate::turn::effort::list_words;
 use crate::turn::turn_error::TurnError;
-use crate::turn::{AnswerNow, ChatRequest, Effort, Role, TurnEvent};
+use crate::turn::{AnswerNow, ChatRequest, Effort, ReasoningSource, Role, TurnEvent};
 
 /// Shared by every request (put in the Leptos context).
 #[derive(Debug, Clone)]
@@ -106,6 +106,7 @@ impl TurnService {
             _answer_now: registered,
             log,
             hidden: (!show_thinking).then(HiddenThinking::default),
+            source: checked.as_ref().ok().map(|(m, ..)| m.reasoning_source()),
         };
         stream! {
             let started = Instant::now();
@@ -232,11 +233,27 @@ struct Outlet {
     _answer_now: Option<Registered>,
     log: TurnLog,
     hidden: Option<HiddenThinking>,
+    /// Where the model's reasoning comes from, said once before the first
+    /// block opens (then `None`).
+    source: Option<ReasoningSource>,
 }
 
 impl Outlet {
     /// The events the browser gets of `events`, just produced by `normalizer`.
     fn pass(&mut self, events: Vec<TurnEvent>, normalizer: &Normalizer) -> Vec<TurnEvent> {
+        let mut out = self.filter(events, normalizer);
+        if self.source.is_some() {
+            if let Some(at) = out.iter().position(|e| matches!(e, TurnEvent::ThinkingStart)) {
+                if let Some(source) = self.source.take() {
+                    out.insert(at, TurnEvent::ReasoningSource { source });
+                }
+            }
+        }
+        out
+    }
+
+    /// `events` as logged, then as the kill switch lets them through.
+    fn filter(&mut self, events: Vec<TurnEvent>, normalizer: &Normalizer) -> Vec<TurnEvent> {
         for event in &events {
             self.log.record(event);
         }
@@ -418,6 +435,23 @@ mod tests {
         assert!(thinking
             .iter()
             .any(|e| matches!(e, TurnEvent::ThinkingStart)));
+        // Where the reasoning comes from is said once, right before the first block.
+        let first_block = thinking
+            .iter()
+            .position(|e| matches!(e, TurnEvent::ThinkingStart))
+            .unwrap();
+        assert_eq!(
+            thinking[first_block - 1],
+            TurnEvent::ReasoningSource {
+                source: ReasoningSource::Full
+            }
+        );
+        let sources = thinking
+            .iter()
+            .filter(|e| matches!(e, TurnEvent::ReasoningSource { .. }))
+            .count();
+        assert_eq!(sources, 1);
+        crate::turn::contract::check_stream(&thinking).unwrap();
     }
 
     #[test]

@@ -31,6 +31,10 @@ pub fn check_stream(events: &[TurnEvent]) -> Result<(), String> {
     for (i, event) in events.iter().enumerate() {
         let last = i + 1 == events.len();
         match event {
+            TurnEvent::ReasoningSource { .. } if open => {
+                return Err(format!("event {i}: reasoning_source inside a block"))
+            }
+            TurnEvent::ReasoningSource { .. } => {}
             TurnEvent::ThinkingStart if open => {
                 return Err(format!("event {i}: thinking_start while a block is open"))
             }

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TurnEvent {
+    /// Where the turn's reasoning comes from (`full` or `summary`), sent once,
+    /// right before its first `thinking_start`; blocks opened after it carry it.
+    ReasoningSource { source: super::ReasoningSource },
     /// A new thinking block opens (a turn may have several).
     ThinkingStart,
     /// Reasoning text for the open block.
@@ -98,6 +101,12 @@ mod tests {
         assert_eq!(
             json(&TurnEvent::ThinkingStart),
             r#"{"type":"thinking_start"}"#
+        );
+        assert_eq!(
+            json(&TurnEvent::ReasoningSource {
+                source: crate::turn::ReasoningSource::Summary
+            }),
+            r#"{"type":"reasoning_source","source":"summary"}"#
         );
         assert_eq!(
             json(&TurnEvent::ThinkingDelta { text: "a".into() }),

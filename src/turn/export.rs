@@ -11,13 +11,10 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::duration::{
-    format_duration,
-    DurationStyle::{Seconds, Short},
-};
+use super::block_label::{ended_label, source_note};
 use super::headline::strip_topics;
 use super::message::{Conversation, Message};
-use super::reducer::{Block, BlockState};
+use super::reducer::Block;
 
 /// The largest file an import reads (20 MiB): far above any real conversation
 /// (a long one with heavy reasoning is a few MB), and refused by its size
@@ -95,18 +92,11 @@ pub fn to_markdown(conversation: &Conversation) -> String {
 }
 
 fn summary(t: &super::reducer::Thinking) -> String {
-    let base = match (t.state, t.duration_ms) {
-        (BlockState::Interrupted, Some(ms)) => {
-            format!("Stopped after {}", format_duration(ms as f64, Seconds))
-        }
-        (_, Some(ms)) => format!("Thought for {}", format_duration(ms as f64, Short)),
-        (_, None) => "Thought".into(),
-    };
-    let base = if t.opaque {
-        format!("{base} · reasoning hidden by the provider")
-    } else {
-        base
-    };
+    let meta = t.meta();
+    let mut base = ended_label(&meta);
+    if let Some(note) = source_note(&meta) {
+        base = format!("{base} · {note}");
+    }
     match t.headline.as_deref().map(str::trim) {
         // The label is model text inside raw HTML: escaped, so it stays text,
         // and on one line, so it cannot end the HTML block it sits in.

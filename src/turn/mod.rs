@@ -3,6 +3,7 @@
 //! the persisted model.
 //! No I/O and no Leptos here: everything is tested natively.
 
+pub mod block_label;
 pub mod contract;
 pub mod duration;
 pub mod effort;
@@ -12,6 +13,7 @@ pub mod framer;
 pub mod headline;
 pub mod message;
 pub mod public_model;
+pub mod reasoning_source;
 pub mod reducer;
 pub mod request;
 pub mod turn_error;
@@ -19,4 +21,5 @@ pub mod turn_error;
 pub use effort::Effort;
 pub use event::{ErrorKind, TurnEvent, Usage};
 pub use public_model::PublicModel;
+pub use reasoning_source::ReasoningSource;
 pub use request::{AnswerNow, ChatMessage, ChatRequest, Role};

@@ -158,6 +158,16 @@ impl ModelConfig {
         }
     }
 
+    /// Where this model's reasoning text comes from (full or a summary).
+    pub fn reasoning_source(&self) -> crate::turn::ReasoningSource {
+        match self.provider {
+            ProviderKind::Demo => crate::turn::ReasoningSource::Full,
+            ProviderKind::Wire(dialect) => {
+                super::providers::reasoning::reasoning_source(dialect, &self.upstream)
+            }
+        }
+    }
+
     /// What the browser may know about this model.
     pub fn public(&self) -> PublicModel {
         PublicModel {

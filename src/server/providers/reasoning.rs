@@ -6,7 +6,7 @@
 //! this file only decides what is allowed. Pure: no I/O.
 
 use crate::turn::effort::list_words;
-use crate::turn::Effort;
+use crate::turn::{Effort, ReasoningSource};
 
 use super::wire::{Dialect, UpstreamModel};
 
@@ -116,6 +116,34 @@ pub fn anthropic_family(model: &UpstreamModel) -> Option<AnthropicFamily> {
         adaptive_only,
         xhigh,
     })
+}
+
+/// Where a model's reasoning text comes from, as its provider sends it (the
+/// README's "what you see"): OpenAI's, Gemini's and Claude 4's thinking
+/// reach us summarized; open-weight models' own words come whole.
+pub fn reasoning_source(dialect: Dialect, model: &UpstreamModel) -> ReasoningSource {
+    let summarized = match dialect {
+        Dialect::Responses | Dialect::Gemini => true,
+        // Claude 3.7 returns its full thinking; every Claude 4 a summary.
+        Dialect::Anthropic => !matches!(claude_version(&model.name), Some((_, 3, _))),
+        Dialect::Chat => match chat_server(model) {
+            ChatServer::OpenAi => true,
+            // OpenRouter passes on what the model's maker sends.
+            ChatServer::OpenRouter => {
+                let name = model.name.to_ascii_lowercase();
+                ["openai/", "anthropic/", "google/"]
+                    .iter()
+                    .any(|maker| name.starts_with(maker))
+            }
+            _ => false,
+        },
+        Dialect::Ollama => false,
+    };
+    if summarized {
+        ReasoningSource::Summary
+    } else {
+        ReasoningSource::Full
+    }
 }
 
 /// Gemini's two ways of controlling thought.
@@ -376,6 +404,30 @@ mod tests {
         UpstreamModel {
             name: name.into(),
             ..UpstreamModel::default()
+        }
+    }
+
+    #[test]
+    fn summaries_are_told_from_full_reasoning_by_provider_and_model() {
+        use ReasoningSource::{Full, Summary};
+        let at = |base_url: &str, name: &str| UpstreamModel {
+            base_url: base_url.into(),
+            ..named(name)
+        };
+        for (dialect, model, source) in [
+            (Dialect::Responses, named("gpt-5.2"), Summary),
+            (Dialect::Gemini, named("gemini-3-pro-preview"), Summary),
+            (Dialect::Anthropic, named("claude-opus-4-7"), Summary),
+            (Dialect::Anthropic, named("claude-sonnet-4-5"), Summary),
+            (Dialect::Anthropic, named("claude-3-7-sonnet-latest"), Full),
+            (Dialect::Chat, at("https://api.deepseek.com/v1", "deepseek-v4-pro"), Full),
+            (Dialect::Chat, at("http://127.0.0.1:8000/v1", "Qwen/Qwen3-8B"), Full),
+            (Dialect::Chat, at("https://openrouter.ai/api/v1", "deepseek/deepseek-r1"), Full),
+            (Dialect::Chat, at("https://openrouter.ai/api/v1", "anthropic/claude-opus-4.7"), Summary),
+            (Dialect::Chat, at("https://api.openai.com/v1", "gpt-5.2"), Summary),
+            (Dialect::Ollama, named("qwen3:8b"), Full),
+        ] {
+            assert_eq!(reasoning_source(dialect, &model), source, "{dialect:?} {}", model.name);
         }
     }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::change::ThinkingMeta;
 use crate::turn::headline::HeadlineTracker;
+use crate::turn::ReasoningSource;
 
 /// Life of one thinking block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +31,10 @@ pub struct Thinking {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headline: Option<String>,
     pub state: BlockState,
+    /// Where the text comes from (full, summary, hidden, cut short); `None`
+    /// in records from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ReasoningSource>,
     /// Client clock (ms) when the block opened; drives the live timer only.
     #[serde(skip)]
     pub started_at_ms: f64,
@@ -39,13 +44,14 @@ pub struct Thinking {
 }
 
 impl Thinking {
-    pub(super) fn streaming(now_ms: f64) -> Self {
+    pub(super) fn streaming(now_ms: f64, source: Option<ReasoningSource>) -> Self {
         Self {
             text: String::new(),
             duration_ms: None,
             opaque: false,
             headline: None,
             state: BlockState::Streaming,
+            source,
             started_at_ms: now_ms,
             headlines: HeadlineTracker::default(),
         }
@@ -57,6 +63,7 @@ impl Thinking {
             duration_ms: self.duration_ms,
             opaque: self.opaque,
             state: self.state,
+            source: self.source,
             started_at_ms: self.started_at_ms,
             // A stored blank label (hand-edited or imported) names nothing.
             headline: self.headline.clone().filter(|h| !h.trim().is_empty()),

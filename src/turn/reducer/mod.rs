@@ -42,6 +42,10 @@ pub struct Turn {
     /// default, or a model that takes none), shown in its blocks' headers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effort: Option<crate::turn::Effort>,
+    /// Where the turn's reasoning comes from, as the server said
+    /// (`reasoning_source`); each block keeps its own copy.
+    #[serde(skip)]
+    pub reasoning_source: Option<crate::turn::ReasoningSource>,
 }
 
 impl Turn {
@@ -56,6 +60,7 @@ impl Turn {
             started_at_ms: now_ms,
             ttft_ms: None,
             effort: None,
+            reasoning_source: None,
         }
     }
 
@@ -86,6 +91,11 @@ impl Turn {
         {
             return Vec::new(); // nothing arrived, not even a first token
         }
+        if let TurnEvent::ReasoningSource { source } = event {
+            // Says how to read what follows; not a token of its own.
+            self.reasoning_source = Some(source);
+            return Vec::new();
+        }
         let first_event = self.ttft_ms.is_none();
         if first_event {
             self.ttft_ms = Some((now_ms - self.started_at_ms).max(0.0) as u64);
@@ -103,12 +113,17 @@ impl Turn {
             TurnEvent::ThinkingStart => {
                 let mut changes = self.close_open_thinking(None, BlockState::Done);
                 self.blocks
-                    .push(Block::Thinking(Thinking::streaming(now_ms)));
+                    .push(Block::Thinking(Thinking::streaming(
+                        now_ms,
+                        self.reasoning_source,
+                    )));
                 self.status = TurnStatus::Thinking;
                 changes.extend(self.opened_change());
                 changes.push(self.status_change());
                 changes
             }
+            // Taken in `apply`, before the clock starts.
+            TurnEvent::ReasoningSource { .. } => Vec::new(),
             TurnEvent::ThinkingDelta { text } => self.append_thinking(text, now_ms),
             TurnEvent::ThinkingEnd {
                 duration_ms,

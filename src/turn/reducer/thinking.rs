@@ -8,6 +8,7 @@ use super::status::TurnStatus;
 use super::Turn;
 use crate::turn::event::TurnEvent;
 use crate::turn::headline::{headline_of, HeadlineTracker};
+use crate::turn::ReasoningSource;
 
 impl Turn {
     pub(super) fn open_thinking(&mut self) -> Option<(usize, &mut Thinking)> {
@@ -42,6 +43,9 @@ impl Turn {
         };
         block.duration_ms = Some(duration_ms);
         block.opaque = opaque && block.text.trim().is_empty();
+        if block.opaque && block.source != Some(ReasoningSource::CutShort) {
+            block.source = Some(ReasoningSource::Hidden);
+        }
         block.state = BlockState::Done;
         block.track_headline(true);
         vec![Change::Updated {
@@ -66,6 +70,8 @@ impl Turn {
                 duration_ms: Some(duration_ms),
                 opaque: false,
                 state: BlockState::Done,
+                // Reasoning the model wrote in its answer text: all of it.
+                source: Some(ReasoningSource::Full),
                 started_at_ms: self.started_at_ms,
                 headlines: HeadlineTracker::default(),
             }));
@@ -106,5 +112,173 @@ impl Turn {
             .open_thinking()
             .map(|(_, block)| (now_ms - block.started_at_ms).max(0.0) as u64);
         self.close_open_thinking(elapsed, BlockState::Interrupted)
+    }
+
+    /// "Answer now" reached a provider that ends thinking on request
+    /// (llama.cpp): the open block will end when the stream says so, and
+    /// reads "Cut short" from now on.
+    pub fn thinking_cut_short(&mut self) -> Vec<Change> {
+        match self.open_thinking() {
+            Some((index, block)) => {
+                block.source = Some(ReasoningSource::CutShort);
+                vec![Change::Updated {
+                    index,
+                    meta: block.meta(),
+                }]
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// "Answer now" on a provider without a control: the stream is dropped
+    /// and the turn asked again. The open block ends here, at the elapsed
+    /// time the client measured, cut short; the turn waits for the answer.
+    pub fn cut_short_to_ask_again(&mut self, now_ms: f64) -> Vec<Change> {
+        if !self.status.is_live() {
+            return Vec::new();
+        }
+        let mut changes = self.thinking_cut_short();
+        let elapsed = self
+            .open_thinking()
+            .map(|(_, block)| (now_ms - block.started_at_ms).max(0.0) as u64);
+        changes.extend(self.close_open_thinking(elapsed, BlockState::Done));
+        // Both updates name the same block: the last one holds all of it.
+        if changes.len() == 2 {
+            changes.remove(0);
+        }
+        self.status = TurnStatus::Waiting;
+        changes.push(self.status_change());
+        changes
+    }
+
+    /// The reasoning text of the turn so far, its blocks joined (what a turn
+    /// asked again is given back).
+    pub fn reasoning_text(&self) -> String {
+        self.blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Thinking(t) if !t.text.trim().is_empty() => Some(t.text.trim_end()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+}
+
+/// "Answer now" and where reasoning comes from (issue 20, items 3 and 4).
+#[cfg(test)]
+mod answer_now_tests {
+    use super::*;
+    use crate::turn::reducer::TurnProgress;
+
+    fn thinking_turn(source: Option<ReasoningSource>) -> Turn {
+        let mut turn = Turn::new(0.0);
+        if let Some(source) = source {
+            turn.apply(TurnEvent::ReasoningSource { source }, 100.0);
+        }
+        turn.apply(TurnEvent::ThinkingStart, 1_000.0);
+        turn.apply(
+            TurnEvent::ThinkingDelta {
+                text: "Let me see.\n".into(),
+            },
+            1_500.0,
+        );
+        turn
+    }
+
+    fn block(turn: &Turn, index: usize) -> &Thinking {
+        match &turn.blocks[index] {
+            Block::Thinking(t) => t,
+            other => panic!("block {index} is {other:?}"),
+        }
+    }
+
+    #[test]
+    fn blocks_carry_the_source_the_server_named_and_it_starts_no_clock() {
+        let mut turn = Turn::new(0.0);
+        let changes = turn.apply(
+            TurnEvent::ReasoningSource {
+                source: ReasoningSource::Summary,
+            },
+            100.0,
+        );
+        assert!(changes.is_empty());
+        assert_eq!(turn.ttft_ms, None, "the source is not a first token");
+        turn.apply(TurnEvent::ThinkingStart, 900.0);
+        assert_eq!(turn.ttft_ms, Some(900));
+        assert_eq!(block(&turn, 0).source, Some(ReasoningSource::Summary));
+        assert_eq!(block(&turn, 0).meta().source, Some(ReasoningSource::Summary));
+    }
+
+    #[test]
+    fn an_opaque_block_is_hidden_and_prefilled_reasoning_is_full() {
+        let mut turn = thinking_turn(Some(ReasoningSource::Summary));
+        turn.blocks.clear();
+        turn.apply(TurnEvent::ThinkingStart, 0.0);
+        turn.apply(
+            TurnEvent::ThinkingEnd {
+                duration_ms: 8_000,
+                opaque: true,
+            },
+            8_000.0,
+        );
+        assert_eq!(block(&turn, 0).source, Some(ReasoningSource::Hidden));
+
+        let mut prefilled = Turn::new(0.0);
+        prefilled.apply(TurnEvent::AnswerDelta { text: "hmm".into() }, 10.0);
+        prefilled.apply(TurnEvent::AnswerWasThinking { duration_ms: 20 }, 20.0);
+        assert_eq!(block(&prefilled, 0).source, Some(ReasoningSource::Full));
+    }
+
+    #[test]
+    fn a_control_cut_marks_the_block_which_ends_with_the_servers_time() {
+        let mut turn = thinking_turn(Some(ReasoningSource::Full));
+        let changes = turn.thinking_cut_short();
+        assert!(matches!(&changes[..], [Change::Updated { index: 0, meta }] if meta.source == Some(ReasoningSource::CutShort)));
+        assert_eq!(block(&turn, 0).state, BlockState::Streaming, "the stream ends it");
+        turn.apply(
+            TurnEvent::ThinkingEnd {
+                duration_ms: 2_300,
+                opaque: false,
+            },
+            3_400.0,
+        );
+        let ended = block(&turn, 0);
+        assert_eq!((ended.state, ended.duration_ms), (BlockState::Done, Some(2_300)));
+        assert_eq!(ended.source, Some(ReasoningSource::CutShort));
+    }
+
+    #[test]
+    fn asking_again_ends_the_block_at_the_clients_time_and_waits() {
+        let mut turn = thinking_turn(Some(ReasoningSource::Full));
+        let changes = turn.cut_short_to_ask_again(5_200.0);
+        let ended = block(&turn, 0);
+        assert_eq!(ended.state, BlockState::Done);
+        assert_eq!(ended.duration_ms, Some(4_200));
+        assert_eq!(ended.source, Some(ReasoningSource::CutShort));
+        assert_eq!(turn.status, TurnStatus::Waiting);
+        assert!(matches!(
+            changes.last(),
+            Some(Change::Status(TurnProgress { status: TurnStatus::Waiting, .. }))
+        ));
+        assert_eq!(turn.reasoning_text(), "Let me see.");
+        // The stream asked again answers into the same turn.
+        turn.apply(TurnEvent::AnswerDelta { text: "42".into() }, 6_000.0);
+        turn.apply(TurnEvent::Done { finish_reason: None }, 6_100.0);
+        assert_eq!(turn.answer_text(), "42");
+        assert_eq!(turn.status, TurnStatus::Done);
+        assert_eq!(block(&turn, 0).source, Some(ReasoningSource::CutShort));
+        // Nothing to cut once the turn has ended.
+        assert!(turn.cut_short_to_ask_again(7_000.0).is_empty());
+    }
+
+    #[test]
+    fn the_source_survives_storage() {
+        let mut turn = thinking_turn(Some(ReasoningSource::Full));
+        turn.cut_short_to_ask_again(5_200.0);
+        let json = serde_json::to_string(&turn).unwrap();
+        assert!(json.contains("\"source\":\"cut_short\""), "{json}");
+        let back: Turn = serde_json::from_str(&json).unwrap();
+        assert_eq!(block(&back, 0).source, Some(ReasoningSource::CutShort));
     }
 }

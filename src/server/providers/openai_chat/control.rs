@@ -26,11 +26,15 @@ pub fn control_request(model: &UpstreamModel, completion_id: &str) -> (String, s
     )
 }
 
+/// Longest a control call may take: past it the browser asks again instead
+/// (a hung server must not hold the user's "Answer now").
+pub const CONTROL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Asks the llama.cpp server behind `model` to end the thinking of the
 /// running completion `completion_id` ("Answer now").
 pub async fn end_reasoning(model: &UpstreamModel, completion_id: &str) -> Result<(), TurnError> {
     let (url, body) = control_request(model, completion_id);
-    let mut builder = client().post(url).json(&body);
+    let mut builder = client().post(url).json(&body).timeout(CONTROL_TIMEOUT);
     if let Some(key) = &model.api_key {
         builder = builder.bearer_auth(key.expose());
     }
