@@ -11,7 +11,7 @@ test('export as Markdown and JSON; importing the JSON brings back the same conve
   const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-markdown').click()]);
   const markdown = fs.readFileSync((await md.path())!, 'utf8');
   expect(markdown).toContain('# Export me mock:normal');
-  expect(markdown).toMatch(/<details><summary>Thought for (\d+s|less than a second)<\/summary>\n\nLet me think about this carefully\./);
+  expect(markdown).toMatch(/<details><summary>Thought for (\d+s|less than a second) · a summary by the provider<\/summary>\n\nLet me think about this carefully\./);
   expect(markdown).toContain('Here is the answer: **42**.');
 
   const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);

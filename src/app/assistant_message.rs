@@ -14,6 +14,7 @@ use crate::turn::duration::{
     DurationStyle::{Clock, Seconds},
 };
 use crate::turn::reducer::{is_empty_reasoning, is_shown, EmptyOutcome, TurnStatus};
+use crate::turn::ReasoningSource;
 
 /// An assistant turn as it streams or as replayed from history.
 #[component]
@@ -94,9 +95,19 @@ pub fn AssistantMessage(
         TurnStatus::Thinking => !any_visible_thinking(),
         _ => false,
     };
+    // After "Answer now" the turn waits for its answer, not for more thinking.
+    let cut_short = move || {
+        blocks.with(|bs| {
+            bs.last().is_some_and(|b| {
+                b.kind == BlockKind::Thinking
+                    && b.meta.with(|m| m.source == Some(ReasoningSource::CutShort))
+            })
+        })
+    };
     let waiting_label = move || {
         let elapsed = now.get() - turn.started_at_ms.get();
-        format!("Thinking\u{2026} {}", format_duration(elapsed, Clock))
+        let doing = if cut_short() { "Answering" } else { "Thinking" };
+        format!("{doing}\u{2026} {}", format_duration(elapsed, Clock))
     };
     let answer_text = move || {
         blocks.with(|bs| {

@@ -87,8 +87,10 @@ pub fn ThinkingBlock(
         header_with_effort(&meta, clock, effort)
     });
     let streaming = Memo::new(move |_| block.meta.with(|m| m.state == BlockState::Streaming));
-    // Where the text comes from, for the header's accessible text (the label
-    // itself says "Cut short" and "hidden by the provider").
+    // Where the text comes from, the header's accessible description: read
+    // after its name ("Thought for 12s") without changing the words shown
+    // (the label itself says "Cut short" and "hidden by the provider"). An
+    // attribute, not a hidden element, so it takes no place in the layout.
     let source = Memo::new(move |_| block.meta.with(source_note));
     // Offered until pressed; gone once the thinking was cut short or ended.
     let answer_now_pressed = RwSignal::new(false);
@@ -188,10 +190,6 @@ pub fn ThinkingBlock(
     let copy = move |_| copy.run(block.text.get_untracked());
 
     let body_id_attr = body_id.clone();
-    // The source is the header's description: read after its name ("Thought
-    // for 12s"), without changing the words the header shows.
-    let source_id = format!("thinking-source-{id}");
-    let source_id_attr = source_id.clone();
     view! {
         <Show when=move || visible.get()>
             <section class=state_class data-testid="thinking-block">
@@ -204,10 +202,7 @@ pub fn ThinkingBlock(
                             move || expandable.get().then(|| id.clone())
                         }
                         disabled=move || !expandable.get()
-                        aria-describedby={
-                            let id = source_id.clone();
-                            move || source.get().map(|_| id.clone())
-                        }
+                        aria-description=move || source.get()
                         on:click=move |_| {
                             restore_scroll.set_value(!open.get_untracked());
                             open.update(|o| *o = !*o);
@@ -249,12 +244,6 @@ pub fn ThinkingBlock(
                         </button>
                     </Show>
                 </div>
-                {
-                    let id = source_id_attr.clone();
-                    move || source.get().map(|words| view! {
-                        <span id=id.clone() class="visually-hidden" data-testid="reasoning-source">{words}</span>
-                    })
-                }
                 <div
                     id=body_id_attr.clone()
                     class="thinking-body markdown"

@@ -196,21 +196,39 @@ impl UseChatSessionReturn {
         else {
             return;
         };
+        // The block the user pressed on: the provider may end it before the
+        // reply to the press is back.
+        let Some(pressed_on) = self
+            .conversation
+            .try_update_value(|c| match c.messages.last_mut() {
+                Some(Message::Assistant(turn)) => turn.open_thinking_index(),
+                _ => None,
+            })
+            .flatten()
+        else {
+            return;
+        };
+        let pressed_in = self.live_key();
         let session = *self;
         spawn_local(async move {
             // Unreachable or refused: asking again needs nothing from the server.
             let outcome = request_answer_now(turn_id.clone())
                 .await
                 .unwrap_or(AnswerNow::AskAgain { effort: None });
-            let still_live = session.live_request.with_value(|r| {
+            let same_turn = session.live_request.with_value(|r| {
                 r.as_ref().and_then(|r| r.turn_id.as_deref()) == Some(turn_id.as_str())
             });
-            if !still_live || !session.is_running() {
-                return; // the turn ended (or was stopped) meanwhile
-            }
             match outcome {
-                AnswerNow::Ended => session.update_live_turn(Turn::thinking_cut_short),
-                AnswerNow::AskAgain { effort } => session.ask_again(effort),
+                // The same stream ends the thinking (it may have already):
+                // the block is marked even if the turn has ended meanwhile.
+                AnswerNow::Ended if session.live_key() == pressed_in => {
+                    session.update_live_turn(|turn| turn.mark_cut_short(pressed_on));
+                    session.save();
+                }
+                AnswerNow::AskAgain { effort } if same_turn && session.is_running() => {
+                    session.ask_again(effort)
+                }
+                _ => {} // the turn was stopped or replaced meanwhile
             }
         });
     }
@@ -325,6 +343,12 @@ impl UseChatSessionReturn {
                 _ => Vec::new(),
             });
         view.sync(changes.unwrap_or_default());
+    }
+
+    /// The key of the last message shown (which turn is live).
+    fn live_key(&self) -> Option<usize> {
+        self.messages
+            .with_untracked(|m| m.last().map(MessageView::key))
     }
 
     fn live_view(&self) -> Option<TurnView> {

@@ -63,7 +63,10 @@ impl Pin {
         }
     }
 
-    /// A smooth scroll to the bottom started at `now_ms` (Jump to latest).
+    /// We took the view to the bottom at `now_ms` (Jump to latest's glide,
+    /// a send, a reload): for a while an upward move is the page settling
+    /// (a glide keeping its old target, scroll anchoring as the last turn's
+    /// actions hide), not the reader; their wheel, touch or keys still let go.
     pub fn glided(&mut self, now_ms: f64) {
         self.following = true;
         self.glide_until_ms = now_ms + GLIDE_MS;
@@ -136,7 +139,11 @@ impl UseStickToBottomReturn {
     /// Go to the bottom and follow it again: smoothly unless `instant` (a
     /// send, a reload) or the reader prefers reduced motion.
     pub fn follow(&self, instant: bool) {
-        self.pin.update_value(|p| p.following = true);
+        // What the page does next (a send hides the last turn's actions and
+        // adds the question; scroll anchoring may move the view up for it) is
+        // not the reader leaving: the same window as a glide's.
+        let now = super::browser::now_ms();
+        self.pin.update_value(|p| p.glided(now));
         self.following.set(true);
         self.new_below.set(false);
         self.scroll_to_bottom(instant);
@@ -316,6 +323,19 @@ mod observe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_page_settling_after_a_send_does_not_let_go_but_the_reader_does() {
+        let mut pin = Pin::default();
+        pin.scrolled(742.0, 1313.0, 571.0, 0.0);
+        // Long after any glide: the reader sends; the last turn's actions
+        // hide and anchoring moves the view up 48 px as the question lands.
+        pin.glided(10_000.0);
+        pin.scrolled(694.0, 1385.0, 571.0, 10_030.0);
+        assert!(pin.following, "the page moved, not the reader");
+        pin.reader_went_up(694.0);
+        assert!(!pin.following, "a wheel up lets go at once");
+    }
 
     #[test]
     fn the_pins_own_late_scroll_event_does_not_let_go() {

@@ -114,19 +114,25 @@ impl Turn {
         self.close_open_thinking(elapsed, BlockState::Interrupted)
     }
 
+    /// Where the thinking block that streams now is (what "Answer now" cuts).
+    pub fn open_thinking_index(&mut self) -> Option<usize> {
+        self.open_thinking().map(|(index, _)| index)
+    }
+
     /// "Answer now" reached a provider that ends thinking on request
-    /// (llama.cpp): the open block will end when the stream says so, and
-    /// reads "Cut short" from now on.
-    pub fn thinking_cut_short(&mut self) -> Vec<Change> {
-        match self.open_thinking() {
-            Some((index, block)) => {
+    /// (llama.cpp): block `index`, open when the user pressed, reads "Cut
+    /// short" from now on. It may have ended already (the provider is quick
+    /// to stop, the reply to the press slower); its stream gave its time.
+    pub fn mark_cut_short(&mut self, index: usize) -> Vec<Change> {
+        match self.blocks.get_mut(index) {
+            Some(Block::Thinking(block)) if block.state != BlockState::Interrupted => {
                 block.source = Some(ReasoningSource::CutShort);
                 vec![Change::Updated {
                     index,
                     meta: block.meta(),
                 }]
             }
-            None => Vec::new(),
+            _ => Vec::new(),
         }
     }
 
@@ -137,7 +143,10 @@ impl Turn {
         if !self.status.is_live() {
             return Vec::new();
         }
-        let mut changes = self.thinking_cut_short();
+        let mut changes = match self.open_thinking_index() {
+            Some(index) => self.mark_cut_short(index),
+            None => Vec::new(),
+        };
         let elapsed = self
             .open_thinking()
             .map(|(_, block)| (now_ms - block.started_at_ms).max(0.0) as u64);
@@ -236,7 +245,8 @@ mod answer_now_tests {
     #[test]
     fn a_control_cut_marks_the_block_which_ends_with_the_servers_time() {
         let mut turn = thinking_turn(Some(ReasoningSource::Full));
-        let changes = turn.thinking_cut_short();
+        let open = turn.open_thinking_index().unwrap();
+        let changes = turn.mark_cut_short(open);
         assert!(
             matches!(&changes[..], [Change::Updated { index: 0, meta }] if meta.source == Some(ReasoningSource::CutShort))
         );
@@ -258,6 +268,26 @@ mod answer_now_tests {
             (BlockState::Done, Some(2_300))
         );
         assert_eq!(ended.source, Some(ReasoningSource::CutShort));
+    }
+
+    #[test]
+    fn a_control_cut_that_lands_after_the_block_ended_still_marks_it() {
+        let mut turn = thinking_turn(Some(ReasoningSource::Full));
+        let pressed_on = turn.open_thinking_index().unwrap();
+        // The provider stopped thinking before the reply to the press came back.
+        turn.apply(
+            TurnEvent::ThinkingEnd {
+                duration_ms: 900,
+                opaque: false,
+            },
+            1_900.0,
+        );
+        turn.apply(TurnEvent::AnswerDelta { text: "42".into() }, 2_000.0);
+        assert_eq!(turn.mark_cut_short(pressed_on).len(), 1);
+        assert_eq!(block(&turn, 0).source, Some(ReasoningSource::CutShort));
+        assert_eq!(block(&turn, 0).duration_ms, Some(900));
+        // An answer block is never marked.
+        assert!(turn.mark_cut_short(1).is_empty());
     }
 
     #[test]
