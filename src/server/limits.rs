@@ -35,6 +35,25 @@ pub struct Limits {
     pub header_timeout: Duration,
     /// Client connections open at once; further ones wait to be accepted.
     pub max_connections: usize,
+    /// Client connections one address may hold at once (0: no limit). Its
+    /// default depends on `client_ip_header`: see `default_per_address`.
+    pub max_connections_per_address: usize,
+    /// Time a client has to send a request's body, once its headers are in
+    /// (zero: no limit).
+    pub body_timeout: Duration,
+}
+
+/// Connections one address may hold unless `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`
+/// says otherwise. A browser opens at most 6 connections to one host over
+/// HTTP/1.1, so 16 leaves room for a few browsers behind one NAT, while one
+/// client needs 64 addresses to fill the default 1024. Behind a trusted proxy
+/// every connection comes from the proxy, so there is no cap by default (the
+/// proxy limits its clients: nginx's `limit_conn`).
+pub fn default_per_address(client_ip_header: Option<&str>) -> usize {
+    match client_ip_header {
+        Some(_) => 0,
+        None => 16,
+    }
 }
 
 impl Default for Limits {
@@ -49,6 +68,8 @@ impl Default for Limits {
             max_turn_duration: Duration::from_secs(30 * 60),
             header_timeout: Duration::from_secs(10),
             max_connections: 1024,
+            max_connections_per_address: default_per_address(None),
+            body_timeout: Duration::from_secs(60),
         }
     }
 }

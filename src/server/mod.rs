@@ -4,7 +4,9 @@
 
 pub mod access;
 pub mod active_turns;
+pub mod address_slots;
 pub mod answer_now;
+pub mod body_deadline;
 pub mod body_limit;
 pub mod client;
 pub mod config;
