@@ -125,7 +125,10 @@ const SKY: &str = r#"{"request":{"messages":[{"role":"user","content":"Why is th
 async fn demo_turn_streams_thinking_then_answer_then_done() {
     let (events, _) = run(app(Pace::INSTANT), SKY).await;
     check_stream(&events).expect("DESIGN §2 rules hold");
-    assert_eq!(events[0], STARTED, "the demo's reasoning is its own, in full");
+    assert_eq!(
+        events[0], STARTED,
+        "the demo's reasoning is its own, in full"
+    );
     assert_eq!(events[1], TurnEvent::ThinkingStart);
     assert!(matches!(events[2], TurnEvent::ThinkingDelta { .. }));
     let end = events
@@ -518,11 +521,7 @@ async fn concurrent_turns_per_client_are_limited_with_a_clear_in_band_error() {
         "{refused:?}"
     );
     let (other, _other_body) = first_event(&app, chat_from("192.0.2.2")).await;
-    assert_eq!(
-        other,
-        STARTED,
-        "another client is unaffected"
-    );
+    assert_eq!(other, STARTED, "another client is unaffected");
     drop(first); // one turn ends (client gone): its slot frees
     let (again, _) = first_event(&app, chat_from("192.0.2.1")).await;
     assert_eq!(again, STARTED);
@@ -737,11 +736,7 @@ async fn a_client_cannot_escape_its_turn_limit_by_spoofing_x_forwarded_for() {
         "a new left-most entry is the same client: {spoofed:?}"
     );
     let (other, _other) = first_event(&app, forwarded_chat("1.1.1.1, 203.0.113.6")).await;
-    assert_eq!(
-        other,
-        STARTED,
-        "another real client is unaffected"
-    );
+    assert_eq!(other, STARTED, "another real client is unaffected");
 }
 
 /// Under the site's `no-referrer` policy a browser's form post says

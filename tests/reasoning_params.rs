@@ -614,8 +614,8 @@ async fn answer_now_over_http_ends_a_running_llamacpp_turns_thinking() {
     row.llamacpp = true;
     let (app, mock, _) = setup(&row).await;
     let post = |path: &str, body: Value, origin: Option<&str>| {
-        let mut request = axum::http::Request::post(path)
-            .header("content-type", "application/json");
+        let mut request =
+            axum::http::Request::post(path).header("content-type", "application/json");
         if let Some(origin) = origin {
             request = request.header("origin", origin);
         }
@@ -664,7 +664,12 @@ async fn answer_now_over_http_ends_a_running_llamacpp_turns_thinking() {
         .expect("response");
     assert_eq!(response.status(), 200);
     let outcome: Value = serde_json::from_slice(
-        &response.into_body().collect().await.expect("body").to_bytes(),
+        &response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes(),
     )
     .expect("json");
     assert_eq!(outcome, json!({"outcome": "ended"}));

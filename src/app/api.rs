@@ -3,9 +3,9 @@
 use leptos::prelude::*;
 use server_fn::codec::{ByteStream, Json, Streaming};
 
-use crate::turn::{AnswerNow, ChatRequest};
 /// The model list's wire type lives in `turn`, shared with the server.
 pub use crate::turn::PublicModel;
+use crate::turn::{AnswerNow, ChatRequest};
 
 /// `POST /api/chat`: streams the turn as NDJSON `TurnEvent` lines.
 #[server(input = Json, output = Streaming, endpoint = "chat")]

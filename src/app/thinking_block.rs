@@ -95,7 +95,9 @@ pub fn ThinkingBlock(
     let offer_answer_now = Memo::new(move |_| {
         on_answer_now.is_some()
             && streaming.get()
-            && block.meta.with(|m| m.source != Some(ReasoningSource::CutShort))
+            && block
+                .meta
+                .with(|m| m.source != Some(ReasoningSource::CutShort))
     });
     // The block's name: kept by the reducer as the text grows (a chunk costs
     // its own size), stored with the block, so it is there after a reload.

@@ -10,8 +10,8 @@ use futures::future::{AbortHandle, Abortable};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::autosave::Autosave;
 use super::api::request_answer_now;
+use super::autosave::Autosave;
 use super::browser::{now_ms, random_id, wall_ms};
 use super::history;
 use super::message_view::{MessageView, MessageViews};

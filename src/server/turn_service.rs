@@ -243,7 +243,10 @@ impl Outlet {
     fn pass(&mut self, events: Vec<TurnEvent>, normalizer: &Normalizer) -> Vec<TurnEvent> {
         let mut out = self.filter(events, normalizer);
         if self.source.is_some() {
-            if let Some(at) = out.iter().position(|e| matches!(e, TurnEvent::ThinkingStart)) {
+            if let Some(at) = out
+                .iter()
+                .position(|e| matches!(e, TurnEvent::ThinkingStart))
+            {
                 if let Some(source) = self.source.take() {
                     out.insert(at, TurnEvent::ReasoningSource { source });
                 }

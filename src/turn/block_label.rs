@@ -47,7 +47,12 @@ pub fn source_note(meta: &ThinkingMeta) -> Option<&'static str> {
 mod tests {
     use super::*;
 
-    fn meta(state: BlockState, ms: Option<u64>, opaque: bool, source: Option<ReasoningSource>) -> ThinkingMeta {
+    fn meta(
+        state: BlockState,
+        ms: Option<u64>,
+        opaque: bool,
+        source: Option<ReasoningSource>,
+    ) -> ThinkingMeta {
         ThinkingMeta {
             duration_ms: ms,
             opaque,
@@ -62,19 +67,40 @@ mod tests {
     fn each_ending_has_its_words() {
         use BlockState::{Done, Interrupted};
         use ReasoningSource::{CutShort, Full, Hidden, Summary};
-        assert_eq!(ended_label(&meta(Done, Some(12_400), false, Some(Full))), "Thought for 12s");
-        assert_eq!(ended_label(&meta(Done, Some(300), false, None)), "Thought for less than a second");
+        assert_eq!(
+            ended_label(&meta(Done, Some(12_400), false, Some(Full))),
+            "Thought for 12s"
+        );
+        assert_eq!(
+            ended_label(&meta(Done, Some(300), false, None)),
+            "Thought for less than a second"
+        );
         assert_eq!(ended_label(&meta(Done, None, false, None)), "Thought");
-        assert_eq!(ended_label(&meta(Interrupted, Some(9_200), false, None)), "Stopped after 9s");
-        assert_eq!(ended_label(&meta(Done, Some(4_300), false, Some(CutShort))), "Cut short after 4s");
+        assert_eq!(
+            ended_label(&meta(Interrupted, Some(9_200), false, None)),
+            "Stopped after 9s"
+        );
+        assert_eq!(
+            ended_label(&meta(Done, Some(4_300), false, Some(CutShort))),
+            "Cut short after 4s"
+        );
         assert_eq!(
             ended_label(&meta(Done, Some(8_000), true, Some(Hidden))),
             "Thought for 8s \u{b7} reasoning hidden by the provider"
         );
         // Stop after "Answer now" was asked: what the user did last counts.
-        assert_eq!(ended_label(&meta(Interrupted, Some(5_000), false, Some(CutShort))), "Stopped after 5s");
-        assert_eq!(source_note(&meta(Done, None, false, Some(Summary))), Some("a summary by the provider"));
-        assert_eq!(source_note(&meta(Done, None, false, Some(Full))), Some("full reasoning"));
+        assert_eq!(
+            ended_label(&meta(Interrupted, Some(5_000), false, Some(CutShort))),
+            "Stopped after 5s"
+        );
+        assert_eq!(
+            source_note(&meta(Done, None, false, Some(Summary))),
+            Some("a summary by the provider")
+        );
+        assert_eq!(
+            source_note(&meta(Done, None, false, Some(Full))),
+            Some("full reasoning")
+        );
         assert_eq!(source_note(&meta(Done, None, true, Some(Hidden))), None);
         assert_eq!(source_note(&meta(Done, None, false, Some(CutShort))), None);
         assert_eq!(source_note(&meta(Done, None, false, None)), None);

@@ -47,7 +47,10 @@ mod tests {
             (ReasoningSource::CutShort, "\"cut_short\""),
         ] {
             assert_eq!(serde_json::to_string(&source).unwrap(), wire);
-            assert_eq!(serde_json::from_str::<ReasoningSource>(wire).unwrap(), source);
+            assert_eq!(
+                serde_json::from_str::<ReasoningSource>(wire).unwrap(),
+                source
+            );
         }
     }
 }

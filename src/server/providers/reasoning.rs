@@ -420,14 +420,39 @@ mod tests {
             (Dialect::Anthropic, named("claude-opus-4-7"), Summary),
             (Dialect::Anthropic, named("claude-sonnet-4-5"), Summary),
             (Dialect::Anthropic, named("claude-3-7-sonnet-latest"), Full),
-            (Dialect::Chat, at("https://api.deepseek.com/v1", "deepseek-v4-pro"), Full),
-            (Dialect::Chat, at("http://127.0.0.1:8000/v1", "Qwen/Qwen3-8B"), Full),
-            (Dialect::Chat, at("https://openrouter.ai/api/v1", "deepseek/deepseek-r1"), Full),
-            (Dialect::Chat, at("https://openrouter.ai/api/v1", "anthropic/claude-opus-4.7"), Summary),
-            (Dialect::Chat, at("https://api.openai.com/v1", "gpt-5.2"), Summary),
+            (
+                Dialect::Chat,
+                at("https://api.deepseek.com/v1", "deepseek-v4-pro"),
+                Full,
+            ),
+            (
+                Dialect::Chat,
+                at("http://127.0.0.1:8000/v1", "Qwen/Qwen3-8B"),
+                Full,
+            ),
+            (
+                Dialect::Chat,
+                at("https://openrouter.ai/api/v1", "deepseek/deepseek-r1"),
+                Full,
+            ),
+            (
+                Dialect::Chat,
+                at("https://openrouter.ai/api/v1", "anthropic/claude-opus-4.7"),
+                Summary,
+            ),
+            (
+                Dialect::Chat,
+                at("https://api.openai.com/v1", "gpt-5.2"),
+                Summary,
+            ),
             (Dialect::Ollama, named("qwen3:8b"), Full),
         ] {
-            assert_eq!(reasoning_source(dialect, &model), source, "{dialect:?} {}", model.name);
+            assert_eq!(
+                reasoning_source(dialect, &model),
+                source,
+                "{dialect:?} {}",
+                model.name
+            );
         }
     }
 

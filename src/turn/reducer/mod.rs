@@ -112,11 +112,10 @@ impl Turn {
         match event {
             TurnEvent::ThinkingStart => {
                 let mut changes = self.close_open_thinking(None, BlockState::Done);
-                self.blocks
-                    .push(Block::Thinking(Thinking::streaming(
-                        now_ms,
-                        self.reasoning_source,
-                    )));
+                self.blocks.push(Block::Thinking(Thinking::streaming(
+                    now_ms,
+                    self.reasoning_source,
+                )));
                 self.status = TurnStatus::Thinking;
                 changes.extend(self.opened_change());
                 changes.push(self.status_change());

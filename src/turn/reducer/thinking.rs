@@ -207,7 +207,10 @@ mod answer_now_tests {
         turn.apply(TurnEvent::ThinkingStart, 900.0);
         assert_eq!(turn.ttft_ms, Some(900));
         assert_eq!(block(&turn, 0).source, Some(ReasoningSource::Summary));
-        assert_eq!(block(&turn, 0).meta().source, Some(ReasoningSource::Summary));
+        assert_eq!(
+            block(&turn, 0).meta().source,
+            Some(ReasoningSource::Summary)
+        );
     }
 
     #[test]
@@ -234,8 +237,14 @@ mod answer_now_tests {
     fn a_control_cut_marks_the_block_which_ends_with_the_servers_time() {
         let mut turn = thinking_turn(Some(ReasoningSource::Full));
         let changes = turn.thinking_cut_short();
-        assert!(matches!(&changes[..], [Change::Updated { index: 0, meta }] if meta.source == Some(ReasoningSource::CutShort)));
-        assert_eq!(block(&turn, 0).state, BlockState::Streaming, "the stream ends it");
+        assert!(
+            matches!(&changes[..], [Change::Updated { index: 0, meta }] if meta.source == Some(ReasoningSource::CutShort))
+        );
+        assert_eq!(
+            block(&turn, 0).state,
+            BlockState::Streaming,
+            "the stream ends it"
+        );
         turn.apply(
             TurnEvent::ThinkingEnd {
                 duration_ms: 2_300,
@@ -244,7 +253,10 @@ mod answer_now_tests {
             3_400.0,
         );
         let ended = block(&turn, 0);
-        assert_eq!((ended.state, ended.duration_ms), (BlockState::Done, Some(2_300)));
+        assert_eq!(
+            (ended.state, ended.duration_ms),
+            (BlockState::Done, Some(2_300))
+        );
         assert_eq!(ended.source, Some(ReasoningSource::CutShort));
     }
 
@@ -259,12 +271,20 @@ mod answer_now_tests {
         assert_eq!(turn.status, TurnStatus::Waiting);
         assert!(matches!(
             changes.last(),
-            Some(Change::Status(TurnProgress { status: TurnStatus::Waiting, .. }))
+            Some(Change::Status(TurnProgress {
+                status: TurnStatus::Waiting,
+                ..
+            }))
         ));
         assert_eq!(turn.reasoning_text(), "Let me see.");
         // The stream asked again answers into the same turn.
         turn.apply(TurnEvent::AnswerDelta { text: "42".into() }, 6_000.0);
-        turn.apply(TurnEvent::Done { finish_reason: None }, 6_100.0);
+        turn.apply(
+            TurnEvent::Done {
+                finish_reason: None,
+            },
+            6_100.0,
+        );
         assert_eq!(turn.answer_text(), "42");
         assert_eq!(turn.status, TurnStatus::Done);
         assert_eq!(block(&turn, 0).source, Some(ReasoningSource::CutShort));
