@@ -19,6 +19,7 @@ pub mod mock;
 pub mod normalizer;
 pub mod parse;
 pub mod providers;
+pub mod pruning;
 pub mod redact;
 pub mod router;
 pub mod same_origin;

@@ -56,6 +56,12 @@ impl TurnService {
         self.answers.answer_now(turn_id, client).await
     }
 
+    /// Forgets the per-client counts of clients that went quiet (see
+    /// `pruning`).
+    pub fn prune_clients(&self, now: tokio::time::Instant) {
+        self.limiter.prune(now);
+    }
+
     /// How many turns are streaming right now.
     pub fn active_turns(&self) -> usize {
         self.active.count()
@@ -84,7 +90,7 @@ impl TurnService {
         // The permit lives inside the stream: the slot frees when the turn ends
         // or the client goes away.
         let checked = validate(&config, &request).and_then(|(model, effort)| {
-            let permit = self.limiter.admit(client, Instant::now())?;
+            let permit = self.limiter.admit(client, tokio::time::Instant::now())?;
             Ok((model.clone(), effort, permit))
         });
         let (registered, completion_id) = match (&checked, request.turn_id.as_deref()) {
