@@ -17,6 +17,7 @@ use pensive::server::config::{ModelConfig, ProviderKind};
 use pensive::server::mock::scenarios::{ANSWER, KEYWORDS, REASONING};
 use pensive::server::mock::scripted::Pace;
 use pensive::server::mock::upstream::MockState;
+use pensive::server::mock::upstream::{GATEWAY_BEARER, OTHER_SK_KEY};
 use pensive::server::providers::wire::{Dialect, UpstreamModel};
 use pensive::server::router::build_router;
 use pensive::server::tags::TagSet;
@@ -555,8 +556,20 @@ async fn the_api_key_and_upstream_url_never_reach_a_response() {
             "http-500",
             "malformed",
             "drop-answer",
+            // A gateway quoting back the key, its URL and tokens of its own.
+            "echo-secrets",
         ] {
             let events = ask(&app, dialect, &format!("mock:{keyword}")).await;
+            if keyword == "echo-secrets" {
+                let Some(TurnEvent::Error { kind, message }) = events.last() else {
+                    panic!("{dialect:?}: {events:?}");
+                };
+                assert_eq!(*kind, ErrorKind::Auth, "{dialect:?}: {message}");
+                assert!(
+                    message.contains("Invalid key [redacted]"),
+                    "{dialect:?}: the rejection is still relayed: {message}"
+                );
+            }
             seen.push_str(&serde_json::to_string(&events).expect("json"));
         }
     }
@@ -566,6 +579,9 @@ async fn the_api_key_and_upstream_url_never_reach_a_response() {
     );
     assert!(!seen.contains(KEY), "the API key leaked");
     assert!(!seen.contains(&host), "the upstream address leaked");
+    assert!(!seen.contains("127.0.0.1"), "the upstream host leaked");
+    assert!(!seen.contains(GATEWAY_BEARER), "a bearer token leaked");
+    assert!(!seen.contains(OTHER_SK_KEY), "an sk- key leaked");
 }
 
 /// The reasoning a browser would show for `events` (each block's text, the

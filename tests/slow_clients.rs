@@ -1,7 +1,9 @@
 //! Slow or stalled clients against the real `pensive serve` (a process, since
 //! these are about its sockets): a client dribbling its headers, or sending
-//! nothing, is cut off after `PENSIVE_HEADER_TIMEOUT_SECS`; connections beyond
-//! `PENSIVE_MAX_CONNECTIONS` wait; a client that never reads its turn has the
+//! nothing, is cut off after `PENSIVE_HEADER_TIMEOUT_SECS`; one trickling its
+//! body, after `PENSIVE_BODY_TIMEOUT_SECS`; connections beyond
+//! `PENSIVE_MAX_CONNECTIONS` wait, and one address gets no more than
+//! `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`; a client that never reads its turn has the
 //! turn ended after `PENSIVE_IDLE_TIMEOUT_SECS`, its upstream closed and its
 //! slot freed. Loopback only; every wait is bounded.
 
@@ -10,7 +12,7 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -63,6 +65,146 @@ fn a_client_sending_its_headers_one_byte_a_second_is_cut_off() {
         "cut off after {after:?} and {sent} of {} bytes; the timeout is 2 s",
         headers.len()
     );
+}
+
+/// Sends `head` at once, then `body` one byte a second until the server
+/// gives up; how long that took and how many body bytes went out.
+fn trickle_body(port: u16, head: &str, body: &[u8]) -> (Duration, usize) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream.write_all(head.as_bytes()).expect("send the headers");
+    let started = Instant::now();
+    let mut sent = 0;
+    for byte in body {
+        if stream.write_all(&[*byte]).is_err() || cut_off(&mut stream) {
+            break;
+        }
+        sent += 1;
+        if started.elapsed() > Duration::from_secs(8) {
+            break;
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    (started.elapsed(), sent)
+}
+
+/// The `Cookie` header line of a signed-in client (`token` is the server's).
+fn sign_in(port: u16, token: &str) -> String {
+    let form = format!("token={token}");
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    write!(
+        stream,
+        "POST /sign-in HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
+        form.len()
+    )
+    .expect("send");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("the answer");
+    let cookie = text
+        .lines()
+        .find_map(|line| line.strip_prefix("set-cookie: "))
+        .and_then(|value| value.split(';').next())
+        .unwrap_or_else(|| panic!("no cookie in {text}"));
+    format!("Cookie: {cookie}\r\n")
+}
+
+#[test]
+fn a_client_trickling_its_body_is_cut_off_on_sign_in_and_the_api_while_healthz_answers() {
+    let token = "slow-body-token-0123456789";
+    let (_server, port) = serve_with(
+        &[
+            ("PENSIVE_ACCESS_TOKEN", token.into()),
+            ("PENSIVE_BODY_TIMEOUT_SECS", "2".into()),
+        ],
+        Stdio::null(),
+        "warn",
+    );
+    let host = format!("Host: 127.0.0.1:{port}\r\n");
+    // No token needed to reach the sign-in form's reader.
+    let sign_in_head = format!(
+        "POST /sign-in HTTP/1.1\r\n{host}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ntoken="
+    );
+    let cookie = sign_in(port, token);
+    let chat_head = format!(
+        "POST /api/chat HTTP/1.1\r\n{host}{cookie}Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"request\":"
+    );
+    let sign_in_client =
+        std::thread::spawn(move || trickle_body(port, &sign_in_head, &[b'x'; 994]));
+    // JSON whitespace: nothing a reader could refuse early.
+    let chat_client = std::thread::spawn(move || trickle_body(port, &chat_head, &[b' '; 989]));
+    std::thread::sleep(Duration::from_millis(500));
+    let served = Instant::now();
+    assert_eq!(json_field(port, "/healthz", "active_turns"), Some(0));
+    assert!(served.elapsed() < Duration::from_secs(1), "/healthz waited");
+    for (route, client) in [("/sign-in", sign_in_client), ("/api/chat", chat_client)] {
+        let (after, sent) = client.join().expect("the trickling client");
+        assert!(
+            after >= Duration::from_secs(1) && after < Duration::from_secs(5),
+            "{route}: cut off after {after:?} and {sent} body bytes; the body timeout is 2 s"
+        );
+    }
+}
+
+/// A connection from `source` (any 127.0.0.0/8 address is this machine).
+fn connect_from(source: Ipv4Addr, port: u16) -> TcpStream {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .expect("a runtime to connect with");
+    let stream = runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket
+            .bind(SocketAddr::from((source, 0)))
+            .expect("bind the source address");
+        socket
+            .connect(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+            .await
+            .expect("connect")
+    });
+    let stream = stream.into_std().expect("a std stream");
+    stream.set_nonblocking(false).expect("blocking");
+    stream
+}
+
+fn healthz_on(stream: &mut TcpStream, port: u16) -> String {
+    write!(
+        stream,
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+    )
+    .expect("send");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    let mut buf = [0; 512];
+    let n = stream.read(&mut buf).expect("an answer");
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+#[test]
+fn one_address_cannot_take_more_than_its_share_of_connections() {
+    let (_server, port) = serve_with(
+        &[
+            ("PENSIVE_MAX_CONNECTIONS", "8".into()),
+            ("PENSIVE_MAX_CONNECTIONS_PER_ADDRESS", "2".into()),
+            ("PENSIVE_HEADER_TIMEOUT_SECS", "30".into()),
+        ],
+        Stdio::null(),
+        "warn",
+    );
+    let greedy = Ipv4Addr::new(127, 0, 0, 3);
+    let mut held = [connect_from(greedy, port), connect_from(greedy, port)];
+    let mut third = connect_from(greedy, port);
+    wait_until(
+        Duration::from_secs(3),
+        "the third connection from one address to be turned away",
+        || cut_off(&mut third),
+    );
+    let other = healthz_on(&mut connect_from(Ipv4Addr::new(127, 0, 0, 2), port), port);
+    assert!(other.starts_with("HTTP/1.1 200"), "{other}");
+    // The two within the share are served, not merely left open.
+    for stream in &mut held {
+        let answer = healthz_on(stream, port);
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
 }
 
 #[test]

@@ -42,6 +42,7 @@ mod delimiters;
 pub mod highlight;
 mod latex_check;
 mod math;
+mod math_length;
 mod mathml;
 mod remend;
 mod sanitize;

@@ -12,7 +12,10 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// tokio's clock, so that tests can pause and advance it.
+use tokio::time::Instant;
 
 use axum::extract::{FromRequest, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -83,10 +86,26 @@ impl Access {
             return false;
         };
         let now = Instant::now();
-        attempts.retain(|_, (_, since)| now.duration_since(*since) < WINDOW);
         let entry = attempts.entry(client.to_owned()).or_insert((0, now));
+        if now.duration_since(entry.1) >= WINDOW {
+            *entry = (0, now);
+        }
         entry.0 += 1;
         entry.0 <= ATTEMPTS
+    }
+
+    /// Forgets clients whose window has passed (see `pruning`): an attempt
+    /// no longer sweeps the whole map, so clients that never try again are
+    /// forgotten by the sweep alone.
+    pub fn prune(&self, now: Instant) {
+        if let Ok(mut attempts) = self.attempts.lock() {
+            attempts.retain(|_, (_, since)| now.duration_since(*since) < WINDOW);
+        }
+    }
+
+    /// How many clients have attempts counted (for tests).
+    pub fn tracked_clients(&self) -> usize {
+        self.attempts.lock().map(|a| a.len()).unwrap_or(0)
     }
 }
 
@@ -258,6 +277,29 @@ pub fn check_exposure(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn sign_in_attempts_are_limited_per_minute_and_quiet_clients_forgotten() {
+        let access = Access::new(
+            Secret::from("a-token-of-twenty-chars"),
+            Some(&Secret::from("k".repeat(32))),
+            Limits::default(),
+        );
+        for _ in 0..ATTEMPTS {
+            assert!(access.allow_attempt("a"));
+        }
+        assert!(!access.allow_attempt("a"), "the 11th in a minute");
+        assert!(access.allow_attempt("b"));
+        assert_eq!(access.tracked_clients(), 2);
+        let pruned = access.clone();
+        tokio::spawn(crate::server::pruning::prune_forever(move |now| {
+            pruned.prune(now)
+        }));
+        // Paused time: the sleep only lets the clock and the sweep run ahead.
+        tokio::time::sleep(2 * crate::server::pruning::PRUNE_EVERY + WINDOW).await;
+        assert_eq!(access.tracked_clients(), 0, "both went quiet");
+        assert!(access.allow_attempt("a"), "a new minute, new attempts");
+    }
 
     #[test]
     fn beyond_loopback_without_a_token_is_refused_unless_opted_in() {

@@ -5,7 +5,10 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// tokio's clock, so that tests can pause and advance it.
+use tokio::time::Instant;
 
 use crate::turn::turn_error::TurnError;
 
@@ -35,6 +38,25 @@ pub struct Limits {
     pub header_timeout: Duration,
     /// Client connections open at once; further ones wait to be accepted.
     pub max_connections: usize,
+    /// Client connections one address may hold at once (0: no limit). Its
+    /// default depends on `client_ip_header`: see `default_per_address`.
+    pub max_connections_per_address: usize,
+    /// Time a client has to send a request's body, once its headers are in
+    /// (zero: no limit).
+    pub body_timeout: Duration,
+}
+
+/// Connections one address may hold unless `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`
+/// says otherwise. A browser opens at most 6 connections to one host over
+/// HTTP/1.1, so 16 leaves room for a few browsers behind one NAT, while one
+/// client needs 64 addresses to fill the default 1024. Behind a trusted proxy
+/// every connection comes from the proxy, so there is no cap by default (the
+/// proxy limits its clients: nginx's `limit_conn`).
+pub fn default_per_address(client_ip_header: Option<&str>) -> usize {
+    match client_ip_header {
+        Some(_) => 0,
+        None => 16,
+    }
 }
 
 impl Default for Limits {
@@ -49,6 +71,8 @@ impl Default for Limits {
             max_turn_duration: Duration::from_secs(30 * 60),
             header_timeout: Duration::from_secs(10),
             max_connections: 1024,
+            max_connections_per_address: default_per_address(None),
+            body_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -143,6 +167,21 @@ impl TurnLimiter {
         })
     }
 
+    /// Forgets clients with no turn streaming and none started in the last
+    /// minute. Without it, with a rate set, every client ever seen would keep
+    /// an entry (its start times are only trimmed when it starts again).
+    pub fn prune(&self, now: Instant) {
+        let Ok(mut clients) = self.clients.lock() else {
+            return;
+        };
+        clients.retain(|_, state| {
+            state
+                .recent
+                .retain(|started| now.duration_since(*started) < WINDOW);
+            state.active > 0 || !state.recent.is_empty()
+        });
+    }
+
     /// How many clients are being tracked (for tests: entries do not pile up).
     pub fn tracked_clients(&self) -> usize {
         self.clients.lock().map(|c| c.len()).unwrap_or(0)
@@ -200,6 +239,29 @@ mod tests {
             .user_message();
         assert!(message.contains("Try again in 41 s"), "{message}");
         assert!(limiter.admit("a", start + Duration::from_secs(61)).is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn clients_that_go_quiet_are_forgotten_by_the_pruning_task() {
+        let limiter = limiter(3, 5);
+        let now = Instant::now();
+        for client in ["a", "b", "c"] {
+            drop(limiter.admit(client, now).expect("admitted"));
+        }
+        let _streaming = limiter.admit("d", now).expect("admitted");
+        assert_eq!(limiter.tracked_clients(), 4, "a rate keeps start times");
+        let pruned = limiter.clone();
+        tokio::spawn(crate::server::pruning::prune_forever(move |now| {
+            pruned.prune(now)
+        }));
+        // Paused time: this sleep only lets the clock (and the task's
+        // interval) run ahead.
+        tokio::time::sleep(2 * crate::server::pruning::PRUNE_EVERY + WINDOW).await;
+        assert_eq!(
+            limiter.tracked_clients(),
+            1,
+            "only the client with a turn streaming is kept"
+        );
     }
 
     #[test]

@@ -4,7 +4,9 @@
 
 pub mod access;
 pub mod active_turns;
+pub mod address_slots;
 pub mod answer_now;
+pub mod body_deadline;
 pub mod body_limit;
 pub mod client;
 pub mod config;
@@ -17,6 +19,8 @@ pub mod mock;
 pub mod normalizer;
 pub mod parse;
 pub mod providers;
+pub mod pruning;
+pub mod redact;
 pub mod router;
 pub mod same_origin;
 pub mod secret;

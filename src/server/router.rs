@@ -46,6 +46,7 @@ fn page_shell(options: LeptosOptions) -> impl IntoView {
 pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     let routes = generate_route_list(App);
     let health = turns.clone();
+    let pruned = turns.clone();
     let access_token = turns.config().access_token.clone();
     let site_access = turns.config().site_access.clone();
     let allowed_hosts =
@@ -81,11 +82,11 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
         max_body,
         super::body_limit::limit_api_bodies,
     ));
-    let router = match access_token {
-        Some(token) => {
-            let access = Access::new(token, site_access.cookie_secret.as_ref(), limits);
-            with_access_control(router, access)
-        }
+    let access =
+        access_token.map(|token| Access::new(token, site_access.cookie_secret.as_ref(), limits));
+    forget_quiet_clients(&pruned, access.clone());
+    let router = match access {
+        Some(access) => with_access_control(router, access),
         None => router,
     };
     // Outside the access check, so sign-in attempts are counted per client too.
@@ -99,6 +100,22 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
         super::same_origin::refuse_cross_site,
     ));
     security_headers(router)
+}
+
+/// Starts the sweep of per-client counts (`pruning`) on the runtime that
+/// builds the router; it runs as long as that runtime. A router built outside
+/// a runtime (nothing serves it then) has nothing to sweep.
+fn forget_quiet_clients(turns: &TurnService, access: Option<Access>) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let turns = turns.clone();
+    runtime.spawn(super::pruning::prune_forever(move |now| {
+        turns.prune_clients(now);
+        if let Some(access) = &access {
+            access.prune(now);
+        }
+    }));
 }
 
 /// Puts the app behind `PENSIVE_ACCESS_TOKEN`: a sign-in page, and a check on

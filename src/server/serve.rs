@@ -1,9 +1,12 @@
 //! The serve loop of `pensive serve`, in place of `axum::serve`, which has no
 //! limits to set. It accepts at most `PENSIVE_MAX_CONNECTIONS` connections at
-//! once (more wait in the kernel's queue until one closes), gives each client
+//! once (more wait in the kernel's queue until one closes), of which one
+//! address may hold `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS` (`address_slots`;
+//! beyond that it is answered 503 and closed), gives each client
 //! `PENSIVE_HEADER_TIMEOUT_SECS` to send a request's headers (one byte a
-//! second is cut off; an idle kept-alive connection closes after as long),
-//! and fails a connection whose writes stall for `PENSIVE_IDLE_TIMEOUT_SECS`
+//! second is cut off; an idle kept-alive connection closes after as long) and
+//! `PENSIVE_BODY_TIMEOUT_SECS` to send its body (`body_deadline`), and fails
+//! a connection whose writes stall for `PENSIVE_IDLE_TIMEOUT_SECS`
 //! (`write_stall`). On shutdown it stops accepting, lets each connection
 //! finish its response, and returns once every connection has closed.
 
@@ -19,6 +22,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Semaphore};
 
+use super::address_slots::AddressSlots;
+use super::body_deadline::DeadlineBody;
 use super::write_stall::WriteStallLimit;
 use super::AppConfig;
 
@@ -27,8 +32,12 @@ use super::AppConfig;
 pub struct ServeLimits {
     /// Connections served at once (0: no limit).
     pub max_connections: usize,
+    /// Connections one client address may hold at once (0: no limit).
+    pub max_connections_per_address: usize,
     /// Time to send a request's headers (zero: no limit).
     pub header_timeout: Duration,
+    /// Time to send a request's body once its headers are in (zero: no limit).
+    pub body_timeout: Duration,
     /// Longest a write may wait for the client (zero: no limit).
     pub write_stall: Duration,
 }
@@ -37,7 +46,9 @@ impl ServeLimits {
     pub fn from_config(config: &AppConfig) -> Self {
         Self {
             max_connections: config.limits.max_connections,
+            max_connections_per_address: config.limits.max_connections_per_address,
             header_timeout: config.limits.header_timeout,
+            body_timeout: config.limits.body_timeout,
             write_stall: config.idle_timeout,
         }
     }
@@ -54,6 +65,7 @@ pub async fn serve(
         0 => Semaphore::MAX_PERMITS,
         n => n,
     }));
+    let addresses = AddressSlots::new(limits.max_connections_per_address);
     // Each connection holds a clone of `stop_tx` and watches it close (the
     // loop drops the only receiver), and a clone of `done_rx`, dropped when it
     // ends: the loop waits for every one of them.
@@ -70,11 +82,16 @@ pub async fn serve(
             accepted = accept(&listener) => accepted,
             _ = &mut shutdown => break,
         };
+        let Some(slot) = addresses.enter(peer.ip()) else {
+            refuse(stream, peer);
+            continue; // the permit goes back with it
+        };
         let app = app.clone();
         let stop = stop_tx.clone();
         let done = done_rx.clone();
         tokio::spawn(async move {
             connection(stream, peer, app, limits, stop).await;
+            drop(slot);
             drop(permit);
             drop(done);
         });
@@ -108,6 +125,15 @@ async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
     }
 }
 
+/// Turns away a connection from an address that holds its share: a 503 if
+/// the socket takes it at once (never waiting on a client that does not
+/// read), then closed.
+fn refuse(stream: TcpStream, peer: SocketAddr) {
+    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n";
+    tracing::debug!("refused a connection from {peer}: its address holds its share");
+    let _ = stream.try_write(BUSY);
+}
+
 fn is_connection_error(err: &std::io::Error) -> bool {
     matches!(
         err.kind(),
@@ -127,7 +153,9 @@ async fn connection(
 ) {
     let io = TokioIo::new(WriteStallLimit::new(stream, limits.write_stall));
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-        let mut request = request.map(axum::body::Body::new);
+        // The body's clock starts now that its headers are in.
+        let mut request =
+            request.map(|body| axum::body::Body::new(DeadlineBody::new(body, limits.body_timeout)));
         // The peer address feeds the per-client limits.
         request.extensions_mut().insert(ConnectInfo(peer));
         tower::Service::call(&mut app.clone(), request)

@@ -17,6 +17,7 @@ use super::limits::TurnLimiter;
 use super::mock::scripted;
 use super::normalizer::Normalizer;
 use super::providers::{self, CompletionId, DeltaStream};
+use super::redact::Redactor;
 use super::turn_log::TurnLog;
 use crate::turn::effort::list_words;
 use crate::turn::turn_error::TurnError;
@@ -55,6 +56,12 @@ impl TurnService {
         self.answers.answer_now(turn_id, client).await
     }
 
+    /// Forgets the per-client counts of clients that went quiet (see
+    /// `pruning`).
+    pub fn prune_clients(&self, now: tokio::time::Instant) {
+        self.limiter.prune(now);
+    }
+
     /// How many turns are streaming right now.
     pub fn active_turns(&self) -> usize {
         self.active.count()
@@ -83,7 +90,7 @@ impl TurnService {
         // The permit lives inside the stream: the slot frees when the turn ends
         // or the client goes away.
         let checked = validate(&config, &request).and_then(|(model, effort)| {
-            let permit = self.limiter.admit(client, Instant::now())?;
+            let permit = self.limiter.admit(client, tokio::time::Instant::now())?;
             Ok((model.clone(), effort, permit))
         });
         let (registered, completion_id) = match (&checked, request.turn_id.as_deref()) {
@@ -107,6 +114,10 @@ impl TurnService {
             log,
             hidden: (!show_thinking).then(HiddenThinking::default),
             source: checked.as_ref().ok().map(|(m, ..)| m.reasoning_source()),
+            redactor: checked
+                .as_ref()
+                .map(|(m, ..)| Redactor::for_upstream(&m.upstream))
+                .unwrap_or_default(),
         };
         stream! {
             let started = Instant::now();
@@ -236,11 +247,18 @@ struct Outlet {
     /// Where the model's reasoning comes from, said once before the first
     /// block opens (then `None`).
     source: Option<ReasoningSource>,
+    /// The model's key, URL and host, kept out of error messages (which may
+    /// quote the provider) before they are logged or sent.
+    redactor: Redactor,
 }
 
 impl Outlet {
     /// The events the browser gets of `events`, just produced by `normalizer`.
     fn pass(&mut self, events: Vec<TurnEvent>, normalizer: &Normalizer) -> Vec<TurnEvent> {
+        let events = events
+            .into_iter()
+            .map(|event| self.redactor.event(event))
+            .collect();
         let mut out = self.filter(events, normalizer);
         if self.source.is_some() {
             if let Some(at) = out

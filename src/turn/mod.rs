@@ -16,6 +16,7 @@ pub mod public_model;
 pub mod reasoning_source;
 pub mod reducer;
 pub mod request;
+pub mod scrub;
 pub mod turn_error;
 
 pub use effort::Effort;

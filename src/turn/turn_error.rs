@@ -256,14 +256,26 @@ impl TurnError {
     }
 }
 
-/// "Lead." or "Lead: detail" with the detail cut to 300 characters.
+/// Most characters of the provider's own words quoted in a message.
+const DETAIL_CHARS: usize = 300;
+
+/// "Lead." or "Lead: detail", the detail without anything shaped like a
+/// credential (`scrub`) and cut to `DETAIL_CHARS` at a space. Cutting inside
+/// a word could leave the start of a key or URL that the server's own
+/// redaction (which matches them whole) would then miss.
 fn with_detail(lead: &str, detail: &str) -> String {
-    let detail = detail.trim();
+    let detail = crate::turn::scrub::credentials(detail.trim());
     if detail.is_empty() {
-        format!("{lead}.")
-    } else {
-        let short: String = detail.chars().take(300).collect();
-        format!("{lead}: {short}")
+        return format!("{lead}.");
+    }
+    match detail.char_indices().nth(DETAIL_CHARS) {
+        None => format!("{lead}: {detail}"),
+        Some((cut, _)) => {
+            let kept = detail[..cut]
+                .rfind(char::is_whitespace)
+                .map_or("", |space| detail[..space].trim_end());
+            format!("{lead}: {kept}…")
+        }
     }
 }
 
@@ -331,12 +343,31 @@ mod tests {
 
     #[test]
     fn the_providers_words_follow_our_lead_shortened() {
-        let long = "x".repeat(400);
+        let long = "word ".repeat(100);
         let reported = TurnError::reported(ProviderFault::KeyRejected, &long);
         assert_eq!(reported.kind(), ErrorKind::Auth);
         assert_eq!(
             reported.user_message(),
-            format!("The provider rejected the API key: {}", "x".repeat(300))
+            format!(
+                "The provider rejected the API key: {}…",
+                "word ".repeat(60).trim_end()
+            )
+        );
+    }
+
+    #[test]
+    fn the_providers_words_are_cut_between_words_and_lose_their_credentials() {
+        // A URL across the 300th character goes whole: half of it would
+        // escape the server's redaction of the configured address.
+        let detail = format!("{} http://10.1.2.3:8000/v1/chat", "a".repeat(290));
+        let message = TurnError::from_status(401, &detail).user_message();
+        assert!(!message.contains("http"), "{message}");
+        assert!(message.ends_with('…'), "{message}");
+        let echoed = "Invalid key sk-live-0123456789abcdef; send Bearer eyJ0eXAi.OiJKV1Qi";
+        let message = TurnError::from_status(401, echoed).user_message();
+        assert_eq!(
+            message,
+            "The provider rejected the API key (401): Invalid key [redacted]; send Bearer [redacted]"
         );
     }
 

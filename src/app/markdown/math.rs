@@ -368,6 +368,94 @@ mod tests {
         (r"\begin{array}{c|c}", r"\end{array}"),
     ];
 
+    /// LaTeX commands that take a length, `SIZE` standing for it.
+    const SIZED: &[&str] = &[
+        r"\hspace{SIZE}",
+        r"\hspace*{SIZE}",
+        r"\hskip SIZE",
+        r"\kern SIZE",
+        r"\kern{SIZE}",
+        r"\mkern SIZE",
+        r"\mskip SIZE",
+        r"\mspace{SIZE}",
+        r"\genfrac(){SIZE}{0}{1}{2}",
+        r"\genfrac[]{SIZE}{}{a}{b}",
+        r"\rule{SIZE}{SIZE}",
+        r"\rule[SIZE]{1em}{SIZE}",
+        r"\raisebox{SIZE}{x}",
+        r"{a \above SIZE b}",
+        r"\hphantom{x}\vphantom{x}",
+        r"\Bigg(x\Bigg)",
+    ];
+
+    /// The units a length may be written in (and none).
+    const UNITS: &[&str] = &[
+        "em", "ex", "mu", "pt", "px", "pc", "in", "cm", "mm", "sp", "bp", "dd", "",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2048, ..Default::default() })]
+        /// Whatever size a formula asks for, no length the renderer writes
+        /// is beyond `MAX_EM` either way, and every one reads as a length.
+        #[test]
+        fn no_length_in_the_mathml_exceeds_the_bound(
+            sized in proptest::collection::vec(
+                (
+                    proptest::sample::select(SIZED),
+                    -1e9f64..1e9,
+                    proptest::sample::select(UNITS),
+                ),
+                1..4,
+            ),
+            display in proptest::bool::ANY,
+        ) {
+            let tex: String = sized
+                .iter()
+                .map(|(command, size, unit)| command.replace("SIZE", &format!("{size:.2}{unit}")))
+                .collect();
+            if let Ok(mathml) = to_mathml(&tex, display) {
+                for (name, value) in length_attributes(&mathml) {
+                    let em = super::super::math_length::in_em(&value);
+                    proptest::prop_assert!(
+                        em.is_some_and(|em| em.abs() <= super::super::math_length::MAX_EM),
+                        "{name}=\"{value}\" from {tex}: {mathml}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every (name, value) of a length-valued attribute in `mathml`.
+    fn length_attributes(mathml: &str) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        for name in super::super::math_length::LENGTH_ATTRIBUTES {
+            let needle = format!(" {name}=\"");
+            for (at, _) in mathml.match_indices(&needle) {
+                let value = &mathml[at + needle.len()..];
+                let value = value.split('"').next().unwrap_or("");
+                found.push(((*name).to_owned(), value.to_owned()));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn the_issues_page_wide_bars_are_held_to_the_bound() {
+        for tex in [
+            r"\hspace{99999999em}",
+            r"\genfrac(){9999em}{0}{1}{2}",
+            r"\mkern9999mu",
+        ] {
+            let mathml = to_mathml(tex, false).expect("converts");
+            let lengths = length_attributes(&mathml);
+            assert_eq!(lengths.len(), 1, "{tex}: {mathml}");
+            assert!(
+                lengths.iter().all(|(_, value)| value == "20em"),
+                "{tex}: {mathml}"
+            );
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 4096, ..Default::default() })]
         /// Any mix converts or is refused: never a panic (these tests run with

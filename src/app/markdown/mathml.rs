@@ -12,7 +12,11 @@
 //!   declaration and only the table layouts the converter uses (cell alignment,
 //!   padding, rules) become classes of our own, styled in `style/main.css`;
 //! - the HTML the converter puts inside `<mtext>` for `\textbf`, `\href` and
-//!   the like (`<b>`, `<a href>`, `<span style>`) is dropped, its text kept.
+//!   the like (`<b>`, `<a href>`, `<span style>`) is dropped, its text kept;
+//! - every length (`width`, `lspace`, `linethickness`, …) is held to ±20 em
+//!   (`math_length`), whatever size the LaTeX asked for.
+
+use super::math_length::{bounded, LENGTH_ATTRIBUTES};
 
 /// MathML elements that pass, with their attributes filtered (also the
 /// sanitizer's MathML elements, `sanitize.rs`).
@@ -190,10 +194,20 @@ fn push_attributes(out: &mut String, attributes: &str) -> Option<()> {
         if name == "style" {
             classes.extend(value.split(';').filter_map(style_class));
         } else if ATTRIBUTES.contains(&name) && plain_value(value) {
+            let value = if LENGTH_ATTRIBUTES.contains(&name) {
+                // A length past the bound is held to it; one that does not
+                // read as a length is dropped.
+                match bounded(value) {
+                    Some(value) => value,
+                    None => continue,
+                }
+            } else {
+                value.into()
+            };
             out.push(' ');
             out.push_str(name);
             out.push_str("=\"");
-            out.push_str(value);
+            out.push_str(&value);
             out.push('"');
         }
         // Anything else (class, id, href, xmlns, on…) is dropped.

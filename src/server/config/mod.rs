@@ -375,7 +375,8 @@ impl AppConfig {
 /// `PENSIVE_MAX_BODY_BYTES`, `PENSIVE_MAX_TURNS_PER_CLIENT`,
 /// `PENSIVE_TURNS_PER_MINUTE`, `PENSIVE_CLIENT_IP_HEADER`, the turn budgets
 /// (`PENSIVE_MAX_TURN_BYTES`, `PENSIVE_MAX_TURN_SECS`) and the connection
-/// settings (`PENSIVE_HEADER_TIMEOUT_SECS`, `PENSIVE_MAX_CONNECTIONS`);
+/// settings (`PENSIVE_HEADER_TIMEOUT_SECS`, `PENSIVE_BODY_TIMEOUT_SECS`,
+/// `PENSIVE_MAX_CONNECTIONS`, `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`);
 /// defaults otherwise.
 fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigError> {
     let defaults = Limits::default();
@@ -391,11 +392,16 @@ fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigEr
             None => Ok(default),
         }
     };
+    let client_ip_header = get("PENSIVE_CLIENT_IP_HEADER").map(|h| h.trim().to_ascii_lowercase());
     Ok(Limits {
         max_body_bytes: count("PENSIVE_MAX_BODY_BYTES", defaults.max_body_bytes)?,
         turns_per_client: count("PENSIVE_MAX_TURNS_PER_CLIENT", defaults.turns_per_client)?,
         turns_per_minute: count("PENSIVE_TURNS_PER_MINUTE", defaults.turns_per_minute)?,
-        client_ip_header: get("PENSIVE_CLIENT_IP_HEADER").map(|h| h.trim().to_ascii_lowercase()),
+        max_connections_per_address: count(
+            "PENSIVE_MAX_CONNECTIONS_PER_ADDRESS",
+            super::limits::default_per_address(client_ip_header.as_deref()),
+        )?,
+        client_ip_header,
         trusted_proxy_hops: match get("PENSIVE_TRUSTED_PROXY_HOPS") {
             Some(v) => match parse_number(&v, "PENSIVE_TRUSTED_PROXY_HOPS")? {
                 n if n >= 1.0 && n.fract() == 0.0 => n as usize,
@@ -413,6 +419,7 @@ fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigEr
         max_turn_duration: seconds("PENSIVE_MAX_TURN_SECS", defaults.max_turn_duration)?,
         header_timeout: seconds("PENSIVE_HEADER_TIMEOUT_SECS", defaults.header_timeout)?,
         max_connections: count("PENSIVE_MAX_CONNECTIONS", defaults.max_connections)?,
+        body_timeout: seconds("PENSIVE_BODY_TIMEOUT_SECS", defaults.body_timeout)?,
     })
 }
 
@@ -874,11 +881,15 @@ mod tests {
         assert_eq!(limits.max_turn_duration, Duration::from_secs(1800));
         assert_eq!(limits.header_timeout, Duration::from_secs(10));
         assert_eq!(limits.max_connections, 1024);
+        assert_eq!(limits.max_connections_per_address, 16);
+        assert_eq!(limits.body_timeout, Duration::from_secs(60));
         let limits = config(&[
             ("PENSIVE_MAX_TURN_BYTES", "1048576"),
             ("PENSIVE_MAX_TURN_SECS", "0.5"),
             ("PENSIVE_HEADER_TIMEOUT_SECS", "2"),
             ("PENSIVE_MAX_CONNECTIONS", "0"),
+            ("PENSIVE_MAX_CONNECTIONS_PER_ADDRESS", "3"),
+            ("PENSIVE_BODY_TIMEOUT_SECS", "1.5"),
         ])
         .unwrap()
         .limits;
@@ -886,6 +897,11 @@ mod tests {
         assert_eq!(limits.max_turn_duration, Duration::from_millis(500));
         assert_eq!(limits.header_timeout, Duration::from_secs(2));
         assert_eq!(limits.max_connections, 0);
+        assert_eq!(limits.max_connections_per_address, 3);
+        assert_eq!(limits.body_timeout, Duration::from_millis(1500));
+        // Behind a proxy every connection has the proxy's address.
+        let proxied = config(&[("PENSIVE_CLIENT_IP_HEADER", "x-forwarded-for")]).unwrap();
+        assert_eq!(proxied.limits.max_connections_per_address, 0);
         let err = config(&[("PENSIVE_MAX_CONNECTIONS", "many")]).unwrap_err();
         assert!(err.to_string().contains("PENSIVE_MAX_CONNECTIONS"), "{err}");
     }

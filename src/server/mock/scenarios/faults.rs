@@ -39,6 +39,9 @@ pub enum Fault {
     Endless(Endless),
     /// Answer HTTP 500 with an error body that does not end.
     HugeErrorBody,
+    /// Answer HTTP 401 with an error message that quotes the request's
+    /// credentials, its URL and a bearer token back (a careless gateway).
+    EchoSecrets,
 }
 
 /// What a hostile or broken upstream writes without end, after the steps and
@@ -130,6 +133,7 @@ pub(super) fn broken(name: &str) -> Option<(Vec<Delta>, Fault)> {
             (reasoning(REASONING), Fault::Endless(kind))
         }
         "huge-error" => (Vec::new(), Fault::HugeErrorBody),
+        "echo-secrets" => (Vec::new(), Fault::EchoSecrets),
         _ => return None,
     })
 }

@@ -65,6 +65,7 @@ pub const KEYWORDS: &[&str] = &[
     "http-403",
     "http-404",
     "http-503",
+    "echo-secrets",
     "no-terminator",
     "huge-line",
     "invalid-utf8",

@@ -20,15 +20,18 @@ use crate::server::mock::scenarios::{scenario_for, Fault};
 use crate::server::providers::wire::Dialect;
 
 mod body;
+mod echo;
 mod endless;
 mod replay;
 mod rules;
 mod state;
 
+pub use echo::{GATEWAY_BEARER, OTHER_SK_KEY};
 pub use replay::replay_events;
 pub use state::{MockConfig, MockState, RecordedRequest};
 
 use body::scenario_body;
+use echo::echo_secrets_response;
 use endless::huge_error_response;
 use replay::replay_body;
 use state::stream_response;
@@ -128,6 +131,13 @@ fn serve(
         .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
         .collect();
     let text = body.to_string();
+    let url = format!(
+        "http://{}{path}",
+        headers
+            .get("host")
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("")
+    );
     let refused = rules::refusal(dialect, &path, &body);
     let controlled =
         dialect == Dialect::Chat && body.get("reasoning_control") == Some(&Value::Bool(true));
@@ -150,6 +160,9 @@ fn serve(
     }
     if scenario.fault == Fault::HugeErrorBody {
         return huge_error_response(state);
+    }
+    if scenario.fault == Fault::EchoSecrets {
+        return echo_secrets_response(&headers, &url);
     }
     let model = "mock-model";
     let control = controlled.then(|| state.new_control()).flatten();
