@@ -34,6 +34,7 @@ test('Answer now on a provider without a control asks again at its weakest effor
   await expect(answerNow).toHaveCount(0);
   await expect(chat.assistant()).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
   await expect(chat.assistant().getByTestId('answer')).toContainText("Pensive's built-in demo model");
+  await expect(chat.assistant().getByTestId('answer')).toContainText('a short answer to Why is the sky blue?.');
   // The demo's reasoning ends with "Planning the answer": it never got there.
   await expect(chat.body(block)).not.toContainText('Planning the answer');
   await expect(chat.assistant().getByTestId('thinking-block')).toHaveCount(1);

@@ -134,7 +134,13 @@ impl TurnService {
             // The providers see the effort the turn runs at (the model's
             // default when the request named none).
             request.effort = effort;
-            answer_now::fold_reasoning(&mut request);
+            if model.provider == ProviderKind::Demo {
+                // The script answers the question itself; it has no use for
+                // the reasoning so far (and would quote it as the question).
+                request.reasoning_so_far = None;
+            } else {
+                answer_now::fold_reasoning(&mut request);
+            }
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let deadline = tokio::time::Instant::now() + config.first_token_timeout;
             let limits = &config.limits;
@@ -452,6 +458,22 @@ mod tests {
             e,
             TurnEvent::Usage(u) if u.reasoning_tokens.is_some_and(|n| n > 0)
         )));
+        // Asked again after "Answer now": the script still answers the
+        // question itself, not the reasoning handed back.
+        let mut again = ask(None, None);
+        again.reasoning_so_far = Some("Let me see".into());
+        let answered: String = service
+            .start(again, "c")
+            .filter_map(|e| async move {
+                match e {
+                    TurnEvent::AnswerDelta { text } => Some(text),
+                    _ => None,
+                }
+            })
+            .collect()
+            .await;
+        assert!(answered.contains("*Why?*"), "{answered}");
+        assert!(!answered.contains("Let me see"), "{answered}");
         let thinking: Vec<TurnEvent> = service.start(ask(None, None), "c").collect().await;
         assert!(thinking
             .iter()
