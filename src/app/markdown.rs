@@ -74,6 +74,12 @@ pub(crate) const OPTIONS: Options = Options::ENABLE_TABLES
     .union(Options::ENABLE_FOOTNOTES)
     .union(Options::ENABLE_MATH);
 
+/// Deepest nesting of containers (block quotes, lists, list items, footnote
+/// definitions) written as markup; deeper levels show as their text at this
+/// depth. An HTML parse (the sanitizer's) is quadratic in nesting depth:
+/// 20 000 `>` took 8 s in the browser and froze the tab, on every reload.
+pub const MAX_CONTAINER_DEPTH: usize = 32;
+
 /// Renders model-written markdown as inert HTML.
 pub fn render_markdown(source: &str) -> String {
     // The last pass, always: defence in depth behind the event filter.
@@ -136,11 +142,51 @@ struct EventFilter {
     in_written_anchor: bool,
     /// The code block being read: its highlighter and its text so far.
     code: Option<(LineHighlighter, String)>,
+    /// Containers open now, written or not (see `MAX_CONTAINER_DEPTH`).
+    container_depth: usize,
 }
 
 impl EventFilter {
+    /// A container within the depth cap, as written: footnote definitions
+    /// carry no id (see the module's notes), the others as they are.
+    fn written_container<'a>(&self, event: Event<'a>) -> Option<Event<'a>> {
+        Some(match event {
+            Event::Start(Tag::FootnoteDefinition(label)) => Event::Html(
+                format!(
+                    "<div class=\"footnote-definition\"><sup class=\"footnote-definition-label\">{}</sup>",
+                    escaped(&label)
+                )
+                .into(),
+            ),
+            Event::End(TagEnd::FootnoteDefinition) => Event::Html(CowStr::Borrowed("</div>\n")),
+            event => event,
+        })
+    }
+
     fn apply<'a>(&mut self, event: Event<'a>) -> Option<Event<'a>> {
         match event {
+            // Containers past the cap are not written: their content stays,
+            // at the deepest level written.
+            Event::Start(
+                Tag::BlockQuote(_) | Tag::List(_) | Tag::Item | Tag::FootnoteDefinition(_),
+            ) => {
+                self.container_depth += 1;
+                if self.container_depth > MAX_CONTAINER_DEPTH {
+                    return None;
+                }
+                self.written_container(event)
+            }
+            Event::End(
+                TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::Item | TagEnd::FootnoteDefinition,
+            ) => {
+                let written = self.container_depth <= MAX_CONTAINER_DEPTH;
+                self.container_depth = self.container_depth.saturating_sub(1);
+                if written {
+                    self.written_container(event)
+                } else {
+                    None
+                }
+            }
             // Raw HTML in a model's output is content, not markup: show it as text.
             Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
             Event::Start(Tag::Link {
@@ -204,16 +250,6 @@ impl EventFilter {
                 Alignment::None;
                 alignments.len()
             ]))),
-            Event::Start(Tag::FootnoteDefinition(label)) => Some(Event::Html(
-                format!(
-                    "<div class=\"footnote-definition\"><sup class=\"footnote-definition-label\">{}</sup>",
-                    escaped(&label)
-                )
-                .into(),
-            )),
-            Event::End(TagEnd::FootnoteDefinition) => {
-                Some(Event::Html(CowStr::Borrowed("</div>\n")))
-            }
             Event::FootnoteReference(label) => Some(Event::InlineHtml(
                 format!(
                     "<sup class=\"footnote-reference\">{}</sup>",
@@ -311,6 +347,61 @@ fn escaped(text: &str) -> String {
     // Writing into a String cannot fail.
     let _ = escape_html(&mut out, text);
     out
+}
+
+/// Nesting (issue 21, item 1): no input nests the HTML deeper than the cap.
+#[cfg(test)]
+mod depth_tests {
+    use super::*;
+
+    /// The deepest element nesting in `html` (void and self-closing tags aside).
+    fn deepest(html: &str) -> usize {
+        let (mut depth, mut deepest) = (0usize, 0usize);
+        let mut rest = html;
+        while let Some(at) = rest.find('<') {
+            rest = &rest[at + 1..];
+            let end = rest.find('>').unwrap_or(rest.len());
+            let tag = &rest[..end];
+            if tag.starts_with('/') {
+                depth = depth.saturating_sub(1);
+            } else if !tag.ends_with('/')
+                && !matches!(
+                    tag.split([' ', '/']).next(),
+                    Some("br" | "hr" | "input" | "img")
+                )
+            {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+        }
+        deepest
+    }
+
+    #[test]
+    fn nested_quotes_lists_and_items_stop_at_the_cap_and_keep_their_text() {
+        for (what, source) in [
+            ("quotes", format!("{} deep", ">".repeat(20_000))),
+            ("spaced quotes", format!("{}deep", "> ".repeat(20_000))),
+            ("lists", format!("{}deep", "- ".repeat(20_000))),
+            ("ordered lists", format!("{}deep", "1. ".repeat(5_000))),
+        ] {
+            let html = render_markdown(&source);
+            assert!(html.contains("deep"), "{what}: the text is kept");
+            // What the sanitizer parses (its parse is the quadratic part):
+            // each level is at most two elements (a list and its item).
+            let written = render_events(&source);
+            assert!(
+                deepest(&written) <= 2 * MAX_CONTAINER_DEPTH + 4,
+                "{what}: {} levels",
+                deepest(&written)
+            );
+        }
+        // Below the cap nothing changes.
+        let shallow = render_markdown("> > > quoted thrice");
+        assert_eq!(shallow.matches("<blockquote>").count(), 3, "{shallow}");
+        let footnote = render_markdown("See[^n].\n\n[^n]: the note");
+        assert!(footnote.contains("footnote-definition-label"), "{footnote}");
+    }
 }
 
 #[cfg(test)]
