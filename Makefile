@@ -62,13 +62,15 @@ build-debug:
 ## Every target runs; the failing ones are listed at the end.
 FUZZ_RSS_MB ?= 1024
 FUZZ_TIMEOUT ?= 10
+# Inputs up to 100 KB: deep nesting (100 KB of '>') only shows its cost that large.
+FUZZ_MAX_LEN ?= 102400
 fuzz:
 	@cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	failed=""; for target in $$(cargo +nightly fuzz list); do \
 		case $$target in storage) dict=storage;; ndjson_framer) dict=turn_events;; markdown) dict=markdown;; tags|reducer) dict=;; *) dict=upstream;; esac; \
 		rm -rf target/fuzz-corpus/$$target && mkdir -p target/fuzz-corpus && cp -r fuzz/corpus/$$target target/fuzz-corpus/$$target; \
 		cargo +nightly fuzz run $$target target/fuzz-corpus/$$target $$(ls -d fuzz/regressions/$$target 2>/dev/null) -- \
-			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) -timeout=$(FUZZ_TIMEOUT) \
+			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=$(FUZZ_RSS_MB) -timeout=$(FUZZ_TIMEOUT) -max_len=$(FUZZ_MAX_LEN) \
 			$${dict:+-dict=fuzz/dicts/$$dict.dict} || failed="$$failed $$target"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failing targets:$$failed (inputs in fuzz/artifacts/)"; exit 1; fi

@@ -115,23 +115,42 @@ mod imp {
         #[wasm_bindgen(catch)]
         async fn load_renderer(url: &str) -> Result<JsValue, JsValue>;
 
-        fn new_render_stream(module: &JsValue, without_topics: bool) -> RenderStreamHandle;
+        // Every call into the module is `catch`: a crash in it (a panic is
+        // a trap, thrown as a JS exception) becomes an `Err` here instead of
+        // unwinding through the page's own state.
+        #[wasm_bindgen(catch)]
+        fn new_render_stream(
+            module: &JsValue,
+            without_topics: bool,
+        ) -> Result<RenderStreamHandle, JsValue>;
 
         /// A `render_module::RenderStream` in the renderer's module.
         type RenderStreamHandle;
 
-        #[wasm_bindgen(method)]
-        fn push(this: &RenderStreamHandle, appended: &str);
+        #[wasm_bindgen(method, catch)]
+        fn push(this: &RenderStreamHandle, appended: &str) -> Result<(), JsValue>;
 
-        #[wasm_bindgen(method)]
-        fn reset(this: &RenderStreamHandle);
+        #[wasm_bindgen(method, catch)]
+        fn reset(this: &RenderStreamHandle) -> Result<(), JsValue>;
 
-        #[wasm_bindgen(method)]
-        fn frame(this: &RenderStreamHandle, last: bool) -> String;
+        #[wasm_bindgen(method, catch)]
+        fn frame(this: &RenderStreamHandle, last: bool) -> Result<String, JsValue>;
 
         /// Frees the stream's memory in the renderer's module.
-        #[wasm_bindgen(method)]
-        fn free(this: &RenderStreamHandle);
+        #[wasm_bindgen(method, catch)]
+        fn free(this: &RenderStreamHandle) -> Result<(), JsValue>;
+    }
+
+    /// The renderer threw: a crashed WebAssembly instance stays broken, so
+    /// it is dropped and every view shows plain text from now on.
+    fn crashed(error: JsValue) {
+        leptos::logging::error!("the renderer failed: {error:?}");
+        MODULE.with(|slot| *slot.borrow_mut() = None);
+        READY.with(|ready| ready.set(false));
+        FAILED.with(|failed| failed.set(true));
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-renderer", "failed");
+        }
     }
 
     thread_local! {
@@ -163,27 +182,47 @@ mod imp {
         }
 
         pub fn frame(&mut self, text: &str, last: bool) -> Option<Frame> {
-            if self.handle.is_none() {
-                self.handle = Some(new_render_stream(&module()?, self.without_topics));
+            match self.try_frame(text, last) {
+                Ok(frame) => frame,
+                Err(error) => {
+                    self.handle = None; // its module is gone
+                    crashed(error);
+                    None
+                }
             }
-            let handle = self.handle.as_ref()?;
+        }
+
+        fn try_frame(&mut self, text: &str, last: bool) -> Result<Option<Frame>, JsValue> {
+            if self.handle.is_none() {
+                let Some(module) = module() else {
+                    return Ok(None);
+                };
+                self.handle = Some(new_render_stream(&module, self.without_topics)?);
+                self.sent = 0;
+            }
+            let Some(handle) = self.handle.as_ref() else {
+                return Ok(None);
+            };
             // Only what the text grew by crosses over: no frame copies it all.
             if self.sent > text.len() || !text.is_char_boundary(self.sent) {
-                handle.reset();
+                handle.reset()?;
                 self.sent = 0;
             }
             if self.sent < text.len() {
-                handle.push(&text[self.sent..]);
+                handle.push(&text[self.sent..])?;
                 self.sent = text.len();
             }
-            serde_json::from_str(&handle.frame(last)).ok()
+            let json = handle.frame(last)?;
+            Ok(serde_json::from_str::<super::wire::Frame>(&json)
+                .ok()
+                .map(super::wire::Frame::into_frame))
         }
     }
 
     impl Drop for Stream {
         fn drop(&mut self) {
             if let Some(handle) = &self.handle {
-                handle.free();
+                let _ = handle.free();
             }
         }
     }
@@ -231,5 +270,103 @@ mod imp {
                 }
             }
         });
+    }
+}
+
+/// A frame as the renderer's module sends it (JSON). Only the module's
+/// sanitizer makes HTML fit for the page, so `Fragment` cannot be read
+/// from JSON by anyone: this copy of the shape can, and only this module
+/// turns it into fragments, trusting the renderer that wrote it.
+#[cfg(any(feature = "hydrate", test))]
+mod wire {
+    use serde::Deserialize;
+
+    use super::super::markdown::stream_render::{self, Fragment, OpenKind};
+
+    #[derive(Deserialize)]
+    pub struct Frame {
+        patches: Vec<Patch>,
+        tail: String,
+        tail_inside: bool,
+    }
+
+    #[derive(Deserialize)]
+    enum Patch {
+        Reset,
+        Blocks {
+            html: String,
+            at: usize,
+        },
+        Open {
+            html: String,
+            kind: OpenKind,
+            at: usize,
+        },
+        Append(String),
+        Replace(String),
+        Close,
+        Discard,
+    }
+
+    impl Frame {
+        pub fn into_frame(self) -> stream_render::Frame {
+            let trusted = Fragment::from_render_module;
+            stream_render::Frame {
+                patches: self
+                    .patches
+                    .into_iter()
+                    .map(|patch| match patch {
+                        Patch::Reset => stream_render::Patch::Reset,
+                        Patch::Blocks { html, at } => stream_render::Patch::Blocks {
+                            html: trusted(html),
+                            at,
+                        },
+                        Patch::Open { html, kind, at } => stream_render::Patch::Open {
+                            html: trusted(html),
+                            kind,
+                            at,
+                        },
+                        Patch::Append(html) => stream_render::Patch::Append(trusted(html)),
+                        Patch::Replace(html) => stream_render::Patch::Replace(trusted(html)),
+                        Patch::Close => stream_render::Patch::Close,
+                        Patch::Discard => stream_render::Patch::Discard,
+                    })
+                    .collect(),
+                tail: trusted(self.tail),
+                tail_inside: self.tail_inside,
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::app::markdown::stream_render::{frame, StreamState};
+
+        /// The copy of the shape reads what the renderer writes, every kind
+        /// of patch included, to the same frame.
+        #[test]
+        fn the_wire_copy_reads_the_renderers_frames_back_whole() {
+            let mut state = StreamState::new(false);
+            let text =
+                "# Title\n\nA paragraph.\n\n- one\n- two\n\n```rust\nfn main() {}\n```\n\nmore";
+            let mut kinds = std::collections::BTreeSet::new();
+            for end in (1..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                let sent = frame(&mut state, &text[..end], end == text.len());
+                let json = serde_json::to_string(&sent).unwrap();
+                for patch in &sent.patches {
+                    kinds.insert(
+                        format!("{patch:?}")
+                            .split([' ', '(', '{'])
+                            .next()
+                            .unwrap_or("")
+                            .to_owned(),
+                    );
+                }
+                let read: Frame = serde_json::from_str(&json).unwrap();
+                assert_eq!(read.into_frame(), sent);
+            }
+            assert!(kinds.len() >= 4, "{kinds:?}");
+        }
     }
 }

@@ -28,11 +28,21 @@ use super::{render_markdown, sanitize};
 use crate::turn::headline::strip_topics;
 
 /// Sanitized HTML, ready for the page (see the module docs for what makes one).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Made only by the sanitizer: not `Deserialize`, so no JSON (a stored
+/// record, an import, a server reply) can become trusted HTML. The browser's
+/// copy of the renderer module's output comes through `from_render_module`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[serde(transparent)]
 pub struct Fragment(String);
 
 impl Fragment {
+    /// What the renderer module (this same code, sanitizer included, in its
+    /// own WebAssembly instance) sent: `lazy_renderer` alone may say so.
+    #[cfg(any(feature = "hydrate", test))]
+    pub(in crate::app) fn from_render_module(html: String) -> Self {
+        Fragment(html)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -59,7 +69,7 @@ pub enum OpenKind {
 }
 
 /// One change to the page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Patch {
     /// The text is not the last one grown: empty the page and start over.
     Reset,
@@ -83,7 +93,7 @@ pub enum Patch {
 }
 
 /// The patches since the last frame, and the unfinished end of the text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Frame {
     pub patches: Vec<Patch>,
     /// The unfinished end: inside the open block if there is one, else below
