@@ -71,3 +71,27 @@ pub async fn request_answer_now(turn_id: String) -> Result<AnswerNow, ServerFnEr
         )
         .await)
 }
+
+/// `POST /api/access`: whether the site is behind an access token (then the
+/// page offers "Sign out").
+#[server(input = Json, endpoint = "access")]
+pub async fn access_token_required() -> Result<bool, ServerFnError> {
+    let turns = expect_context::<crate::server::TurnService>();
+    Ok(turns.config().access_token.is_some())
+}
+
+/// `POST /api/sign_out`: clears the access cookie (the page then goes to the
+/// sign-in page). A JSON call like the rest of the API, so the cross-site
+/// guard covers it: a form post from the page would carry `Origin: null`
+/// under the site's `no-referrer` policy.
+#[server(input = Json, endpoint = "sign_out")]
+pub async fn sign_out() -> Result<(), ServerFnError> {
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        for cookie in crate::server::access::signed_out_cookies() {
+            if let Ok(value) = axum::http::HeaderValue::from_str(&cookie) {
+                response.append_header(axum::http::header::SET_COOKIE, value);
+            }
+        }
+    }
+    Ok(())
+}

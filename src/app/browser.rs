@@ -43,6 +43,16 @@ pub fn random_id() -> String {
     }
 }
 
+/// Loads another page of the site (`path`).
+pub fn go_to(path: &str) {
+    #[cfg(feature = "hydrate")]
+    if let Some(window) = web_sys::window() {
+        let _ = window.location().assign(path);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = path;
+}
+
 /// Marks the document as hydrated (`<body data-hydrated>`), for tests and CSS.
 pub fn mark_hydrated() {
     #[cfg(feature = "hydrate")]

@@ -19,6 +19,7 @@ pub fn PageMenu(
     empty: Signal<bool>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
+    let guarded = Resource::new(|| (), |_| super::api::access_token_required());
     view! {
         <div class="page-menu">
             <button
@@ -48,6 +49,19 @@ pub fn PageMenu(
                             }/>
                     </label>
                 </div>
+                // Behind an access token: the cookie is cleared, then the
+                // sign-in page asks for the token again.
+                <Suspense fallback=|| ()>
+                    {move || guarded.get().and_then(Result::ok).filter(|on| *on).map(|_| view! {
+                        <button class="copy-button" data-testid="sign-out" on:click=move |_| {
+                            leptos::task::spawn_local(async {
+                                if super::api::sign_out().await.is_ok() {
+                                    super::browser::go_to("/sign-in");
+                                }
+                            });
+                        }>{"Sign out"}</button>
+                    })}
+                </Suspense>
             </div>
         </div>
     }

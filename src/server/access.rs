@@ -240,6 +240,16 @@ pub async fn sign_in(State(access): State<Access>, request: Request) -> Response
     response
 }
 
+/// The `Set-Cookie` values that sign a browser out: the cookie cleared
+/// under both its names (a `__Host-` cookie is only accepted, so only
+/// cleared, with `Secure`). Sent by `POST /api/sign_out`.
+pub fn signed_out_cookies() -> [String; 2] {
+    [
+        format!("{COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"),
+        format!("{SECURE_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0; Secure"),
+    ]
+}
+
 fn page(error: Option<&str>) -> String {
     let error = error
         .map(|e| format!(r#"<p role="alert" class="turn-error">{e}</p>"#))
