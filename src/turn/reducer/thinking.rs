@@ -108,10 +108,14 @@ impl Turn {
 
     /// Freezes a streaming block at the client-measured elapsed time.
     pub(super) fn interrupt_open_thinking(&mut self, now_ms: f64) -> Vec<Change> {
-        let elapsed = self
-            .open_thinking()
-            .map(|(_, block)| (now_ms - block.started_at_ms).max(0.0) as u64);
+        let elapsed = self.open_thinking_elapsed(now_ms);
         self.close_open_thinking(elapsed, BlockState::Interrupted)
+    }
+
+    /// How long the open block has been thinking, by the client's clock.
+    fn open_thinking_elapsed(&mut self, now_ms: f64) -> Option<u64> {
+        self.open_thinking()
+            .map(|(_, block)| (now_ms - block.started_at_ms).max(0.0) as u64)
     }
 
     /// Where the thinking block that streams now is (what "Answer now" cuts).
@@ -143,18 +147,11 @@ impl Turn {
         if !self.status.is_live() {
             return Vec::new();
         }
-        let mut changes = match self.open_thinking_index() {
-            Some(index) => self.mark_cut_short(index),
-            None => Vec::new(),
-        };
-        let elapsed = self
-            .open_thinking()
-            .map(|(_, block)| (now_ms - block.started_at_ms).max(0.0) as u64);
-        changes.extend(self.close_open_thinking(elapsed, BlockState::Done));
-        // Both updates name the same block: the last one holds all of it.
-        if changes.len() == 2 {
-            changes.remove(0);
+        if let Some((_, block)) = self.open_thinking() {
+            block.source = Some(ReasoningSource::CutShort);
         }
+        let elapsed = self.open_thinking_elapsed(now_ms);
+        let mut changes = self.close_open_thinking(elapsed, BlockState::Done);
         self.status = TurnStatus::Waiting;
         changes.push(self.status_change());
         changes
