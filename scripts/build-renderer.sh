@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the renderer's own WebAssembly module (src/render_module.rs: Markdown,
 # math, highlighting, ammonia, the Markdown export) into SITE_DIR/pkg as
-# pensive_render.js + pensive_render_bg.wasm. The page imports it right after
-# hydration (src/app/lazy_renderer.rs), so none of it is in what the browser
-# downloads before the page is interactive.
+# pensive_render.js + pensive_render_bg.wasm, beside the Web Worker that runs
+# it (src/render_worker.js -> render_worker.js). The page starts the worker
+# right after hydration (src/app/lazy_renderer.rs), so none of it is in what
+# the browser downloads before the page is interactive, and none of it runs
+# on the page's main thread.
 # Run after `cargo leptos build` (which owns the rest of SITE_DIR/pkg).
 # release: the size-optimised profile, wasm-opt -Oz, and a brotli and a gzip
 # copy beside each file, as `--precompress` writes for the main module.
@@ -23,10 +25,11 @@ cargo build --lib --target wasm32-unknown-unknown --no-default-features \
 mkdir -p "$site/pkg"
 wasm-bindgen --target web --no-typescript --out-dir "$site/pkg" --out-name pensive_render \
   "$target/wasm32-unknown-unknown/$out/pensive.wasm"
+cp src/render_worker.js "$site/pkg/render_worker.js"
 if [ "$mode" = release ]; then
   wasm="$site/pkg/pensive_render_bg.wasm"
   wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$wasm" -o "$wasm"
-  for file in "$wasm" "$site/pkg/pensive_render.js"; do
+  for file in "$wasm" "$site/pkg/pensive_render.js" "$site/pkg/render_worker.js"; do
     gzip -9 -n -c "$file" >"$file.gz"
     node -e '
       const fs = require("fs"), zlib = require("zlib");

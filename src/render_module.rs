@@ -12,6 +12,11 @@
 //! left the renderer's static data (597 KB, the HTML entity and MathML tables)
 //! in the main module anyway. docs/benchmarks-browser.md has the numbers.
 //!
+//! The module runs in a Web Worker (`src/render_worker.js`), never on the
+//! page's main thread: whatever a text costs to render, the page only applies
+//! the fragments that come back, and a render that misses its deadline is cut
+//! short by terminating the worker (`app::lazy_renderer`).
+//!
 //! The interface is strings in, strings out: the page hands over only what a
 //! text grew by ([`RenderStream::push`]), so no frame copies the whole text
 //! across, and gets back one frame of patches as JSON.
@@ -67,4 +72,31 @@ pub fn export_markdown(conversation_json: &str) -> Result<String, String> {
     crate::turn::message::decode(conversation_json)
         .map(|conversation| crate::turn::export::to_markdown(&conversation))
         .map_err(|error| error.to_string())
+}
+
+/// Texts that take the streaming renderer down each of its paths: finished
+/// and unfinished inline markup, an open code fence (highlighted), lists,
+/// math, a table, a quote, a heading.
+const WARM_UP: &[&str] = &[
+    "Plain words.",
+    "Some **bold**, *em*, `code`, ~~gone~~ and [a link](https://example.com), then **open",
+    "```rust\nfn main() {\n    let s = \"x\"; // note\n}\n",
+    "- one\n- two\n\n1. three\n",
+    "$x^2$ and \\(\\frac{1}{2}\\) and $$y$$",
+    "| a | b |\n|---|---|\n| 1 | 2 |\n\n> quote\n\n# Title\n",
+];
+
+/// Runs the streaming renderer over each of `WARM_UP` once, right after the
+/// module has loaded in its worker. The browser compiles a WebAssembly
+/// function the first time it runs: without this, the first frames of the
+/// first answer compiled about 1,100 of them (74 ms in the code-block
+/// benchmark). Done before the worker says it is ready, so no stream waits
+/// on it.
+#[wasm_bindgen]
+pub fn warm_up() {
+    for text in WARM_UP {
+        let mut state = StreamState::new(false);
+        let _ = frame(&mut state, text, false);
+        let _ = frame(&mut state, text, true);
+    }
 }

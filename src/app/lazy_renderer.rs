@@ -1,19 +1,56 @@
-//! The renderer, loaded after the page is interactive. Markdown, math,
-//! highlighting, the HTML sanitizer and the Markdown export are not needed to
-//! make the page interactive, so in the browser they are a WebAssembly module
-//! of their own (`crate::render_module`, built with the `render-module`
-//! feature into `pkg/pensive_render.js`), imported right after hydration
-//! ([`start_loading`]). Until it has arrived [`ready`] is false and the views
-//! that render Markdown wait for it (milliseconds after hydration on a local
-//! network; measured in docs/benchmarks-browser.md).
+//! The renderer, in a Web Worker. Markdown, math, highlighting, the HTML
+//! sanitizer and the Markdown export are a WebAssembly module of their own
+//! (`crate::render_module`, built with the `render-module` feature into
+//! `pkg/pensive_render.js`), which runs in a worker (`src/render_worker.js`)
+//! started right after hydration ([`start_loading`]). The page sends each
+//! text's growth and gets back sanitized fragments, which it applies through
+//! its one Trusted Types policy (`trusted_html`). No text can cost the main
+//! thread more than applying what comes back: the sanitizer's parse, the
+//! highlighter and the math layout all run in the worker.
 //!
-//! Nothing in the browser build may call the renderer (`markdown::*`,
-//! `turn::export`) directly: that would put it back into the main module (the
-//! page-weight benchmark would show it). On the server and in native tests
-//! there is no module: the same calls are made in process.
+//! Every request has a deadline ([`RENDER_DEADLINE_MS`]). The worker answers
+//! in order, so when the oldest request is late the worker is stuck on it:
+//! it is terminated and a new one started. That text is shown as plain text
+//! with a notice ([`Rendered::TooSlow`]); every other stream asks again of
+//! the new worker ([`Rendered::Again`]) and the rest of the page keeps
+//! rendering. A render that crashes the module is treated the same way.
+//!
+//! Until the worker is ready [`ready`] is false and the views that render
+//! Markdown wait for it (milliseconds after hydration on a local network;
+//! measured in docs/benchmarks-browser.md). Nothing in the browser build may
+//! call the renderer (`markdown::*`, `turn::export`) directly: that would put
+//! it back into the main module (the page-weight benchmark would show it). On
+//! the server and in native tests there is no worker: the same calls are made
+//! in process and answer at once.
 
 use super::markdown::stream_render::Frame;
 use crate::turn::message::Conversation;
+
+/// How long one render may take in the worker before the worker is replaced
+/// and its text shown plain. Renders of 100 KB of the worst nesting take
+/// about 0.2 s in a debug build (docs/security.md); the deadline is ten times
+/// that, and far below the point where a user would think the page hung.
+pub const RENDER_DEADLINE_MS: f64 = 2_000.0;
+/// An export renders a whole conversation at once: it gets longer.
+pub const EXPORT_DEADLINE_MS: f64 = 30_000.0;
+/// Workers replaced in one page's life before the renderer is given up on
+/// (views then show plain text, as when the module cannot load).
+pub const MAX_RESTARTS: u32 = 8;
+
+/// What became of a request for a frame.
+#[derive(Debug)]
+pub enum Rendered {
+    /// The next frame (and, in the browser, the worker's time on it in ms).
+    Frame(Frame, f64),
+    /// The worker was replaced while this was in flight: ask again (the
+    /// next frame starts the page over).
+    Again,
+    /// This text missed its deadline or crashed the renderer: show it as
+    /// plain text, with a notice. The stream asks for nothing more.
+    TooSlow,
+    /// There is no renderer (it did not load, or was given up on): plain text.
+    Unavailable,
+}
 
 /// The streaming renderer's side of one growing text (one `StreamingMarkdown`).
 pub struct Stream(imp::Stream);
@@ -24,21 +61,26 @@ impl Stream {
         Stream(imp::Stream::new(without_topics))
     }
 
-    /// The next frame for `text` (the last frame's text, grown; anything else
-    /// starts over). `last`: the text is whole. `None` until the renderer has
-    /// loaded, or if it failed.
-    pub fn frame(&mut self, text: &str, last: bool) -> Option<Frame> {
-        self.0.frame(text, last)
+    /// Asks for the next frame for `text` (the last frame's text, grown;
+    /// anything else starts over); `last`: the text is whole. `deliver` gets
+    /// the answer: at once on the server, when the worker answers in the
+    /// browser. Ask again only after it has been called.
+    pub fn request(&mut self, text: &str, last: bool, deliver: impl FnOnce(Rendered) + 'static) {
+        self.0.request(text, last, deliver)
     }
 }
 
-/// A conversation as Markdown for download, or why not (not loaded yet).
-pub fn export_markdown(conversation: &Conversation) -> Result<String, String> {
-    imp::export_markdown(conversation)
+/// A conversation as Markdown for download, or why not, given to `deliver`
+/// (at once on the server, when the worker answers in the browser).
+pub fn export_markdown(
+    conversation: &Conversation,
+    deliver: impl FnOnce(Result<String, String>) + 'static,
+) {
+    imp::export_markdown(conversation, deliver)
 }
 
-/// Whether the renderer has loaded. Reactive in the browser: an effect that
-/// reads it runs again when the module arrives.
+/// Whether the renderer is ready. Reactive in the browser: an effect that
+/// reads it runs again when the worker has loaded.
 pub fn ready() -> bool {
     imp::ready()
 }
@@ -49,14 +91,16 @@ pub fn failed() -> bool {
     imp::failed()
 }
 
-/// Starts loading the renderer (at hydration).
+/// Starts the renderer's worker (at hydration).
 pub fn start_loading() {
     imp::start_loading()
 }
 
+/// On the server and in native tests: the same renderer, in process.
 #[cfg(not(feature = "hydrate"))]
-mod imp {
-    use super::super::markdown::stream_render::{frame, Frame, StreamState};
+mod in_process {
+    use super::super::markdown::stream_render::{frame, StreamState};
+    use super::Rendered;
     use crate::turn::message::Conversation;
 
     pub struct Stream(StreamState);
@@ -66,13 +110,16 @@ mod imp {
             Stream(StreamState::new(without_topics))
         }
 
-        pub fn frame(&mut self, text: &str, last: bool) -> Option<Frame> {
-            Some(frame(&mut self.0, text, last))
+        pub fn request(&mut self, text: &str, last: bool, deliver: impl FnOnce(Rendered)) {
+            deliver(Rendered::Frame(frame(&mut self.0, text, last), 0.0));
         }
     }
 
-    pub fn export_markdown(conversation: &Conversation) -> Result<String, String> {
-        Ok(crate::turn::export::to_markdown(conversation))
+    pub fn export_markdown(
+        conversation: &Conversation,
+        deliver: impl FnOnce(Result<String, String>),
+    ) {
+        deliver(Ok(crate::turn::export::to_markdown(conversation)));
     }
 
     pub fn ready() -> bool {
@@ -86,192 +133,13 @@ mod imp {
     pub fn start_loading() {}
 }
 
+#[cfg(not(feature = "hydrate"))]
+use in_process as imp;
+
 #[cfg(feature = "hydrate")]
-mod imp {
-    use std::cell::RefCell;
-
-    use leptos::prelude::*;
-    use wasm_bindgen::prelude::*;
-    use wasm_bindgen::JsCast;
-
-    use super::super::markdown::stream_render::Frame;
-    use crate::turn::message::Conversation;
-
-    /// Where the build puts the module (`make`, the `render-module` target).
-    const MODULE_URL: &str = "/pkg/pensive_render.js";
-
-    #[wasm_bindgen(inline_js = "
-        export async function load_renderer(url) {
-            const module = await import(url);
-            await module.default();
-            return module;
-        }
-        export function new_render_stream(module, withoutTopics) {
-            return new module.RenderStream(withoutTopics);
-        }
-    ")]
-    extern "C" {
-        /// Imports the module and instantiates its WebAssembly.
-        #[wasm_bindgen(catch)]
-        async fn load_renderer(url: &str) -> Result<JsValue, JsValue>;
-
-        // Every call into the module is `catch`: a crash in it (a panic is
-        // a trap, thrown as a JS exception) becomes an `Err` here instead of
-        // unwinding through the page's own state.
-        #[wasm_bindgen(catch)]
-        fn new_render_stream(
-            module: &JsValue,
-            without_topics: bool,
-        ) -> Result<RenderStreamHandle, JsValue>;
-
-        /// A `render_module::RenderStream` in the renderer's module.
-        type RenderStreamHandle;
-
-        #[wasm_bindgen(method, catch)]
-        fn push(this: &RenderStreamHandle, appended: &str) -> Result<(), JsValue>;
-
-        #[wasm_bindgen(method, catch)]
-        fn reset(this: &RenderStreamHandle) -> Result<(), JsValue>;
-
-        #[wasm_bindgen(method, catch)]
-        fn frame(this: &RenderStreamHandle, last: bool) -> Result<String, JsValue>;
-
-        /// Frees the stream's memory in the renderer's module.
-        #[wasm_bindgen(method, catch)]
-        fn free(this: &RenderStreamHandle) -> Result<(), JsValue>;
-    }
-
-    /// The renderer threw: a crashed WebAssembly instance stays broken, so
-    /// it is dropped and every view shows plain text from now on.
-    fn crashed(error: JsValue) {
-        leptos::logging::error!("the renderer failed: {error:?}");
-        MODULE.with(|slot| *slot.borrow_mut() = None);
-        READY.with(|ready| ready.set(false));
-        FAILED.with(|failed| failed.set(true));
-        if let Some(body) = document().body() {
-            let _ = body.set_attribute("data-renderer", "failed");
-        }
-    }
-
-    thread_local! {
-        static MODULE: RefCell<Option<JsValue>> = const { RefCell::new(None) };
-        /// Tracked by views that wait for the renderer.
-        static READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
-        /// Tracked too: the module did not load, views show plain text.
-        static FAILED: ArcRwSignal<bool> = ArcRwSignal::new(false);
-    }
-
-    fn module() -> Option<JsValue> {
-        MODULE.with(|module| module.borrow().clone())
-    }
-
-    pub struct Stream {
-        without_topics: bool,
-        handle: Option<RenderStreamHandle>,
-        /// How much of the text the module has (its copy only grows).
-        sent: usize,
-    }
-
-    impl Stream {
-        pub fn new(without_topics: bool) -> Self {
-            Stream {
-                without_topics,
-                handle: None,
-                sent: 0,
-            }
-        }
-
-        pub fn frame(&mut self, text: &str, last: bool) -> Option<Frame> {
-            match self.try_frame(text, last) {
-                Ok(frame) => frame,
-                Err(error) => {
-                    self.handle = None; // its module is gone
-                    crashed(error);
-                    None
-                }
-            }
-        }
-
-        fn try_frame(&mut self, text: &str, last: bool) -> Result<Option<Frame>, JsValue> {
-            if self.handle.is_none() {
-                let Some(module) = module() else {
-                    return Ok(None);
-                };
-                self.handle = Some(new_render_stream(&module, self.without_topics)?);
-                self.sent = 0;
-            }
-            let Some(handle) = self.handle.as_ref() else {
-                return Ok(None);
-            };
-            // Only what the text grew by crosses over: no frame copies it all.
-            if self.sent > text.len() || !text.is_char_boundary(self.sent) {
-                handle.reset()?;
-                self.sent = 0;
-            }
-            if self.sent < text.len() {
-                handle.push(&text[self.sent..])?;
-                self.sent = text.len();
-            }
-            let json = handle.frame(last)?;
-            Ok(serde_json::from_str::<super::wire::Frame>(&json)
-                .ok()
-                .map(super::wire::Frame::into_frame))
-        }
-    }
-
-    impl Drop for Stream {
-        fn drop(&mut self) {
-            if let Some(handle) = &self.handle {
-                let _ = handle.free();
-            }
-        }
-    }
-
-    pub fn export_markdown(conversation: &Conversation) -> Result<String, String> {
-        let module = module().ok_or("The page is still loading; try again in a moment.")?;
-        let export = js_sys::Reflect::get(&module, &"export_markdown".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-            .ok_or("The Markdown export is missing from the renderer.")?;
-        let envelope = crate::turn::message::encode(conversation, js_sys::Date::now());
-        export
-            .call1(&JsValue::NULL, &envelope.into())
-            .ok()
-            .and_then(|markdown| markdown.as_string())
-            .ok_or_else(|| "The conversation could not be exported.".to_owned())
-    }
-
-    pub fn ready() -> bool {
-        READY.with(|ready| ready.get())
-    }
-
-    pub fn failed() -> bool {
-        FAILED.with(|failed| failed.get())
-    }
-
-    pub fn start_loading() {
-        leptos::task::spawn_local(async {
-            match load_renderer(MODULE_URL).await {
-                Ok(module) => {
-                    MODULE.with(|slot| *slot.borrow_mut() = Some(module));
-                    READY.with(|ready| ready.set(true));
-                    super::super::streaming_markdown::warm_up();
-                    // For tests and the page-weight benchmark: when it arrived.
-                    if let Some(body) = document().body() {
-                        let _ = body.set_attribute("data-renderer", "ready");
-                    }
-                }
-                Err(error) => {
-                    leptos::logging::error!("the renderer did not load: {error:?}");
-                    FAILED.with(|failed| failed.set(true));
-                    if let Some(body) = document().body() {
-                        let _ = body.set_attribute("data-renderer", "failed");
-                    }
-                }
-            }
-        });
-    }
-}
+mod worker;
+#[cfg(feature = "hydrate")]
+use worker as imp;
 
 /// A frame as the renderer's module sends it (JSON). Only the module's
 /// sanitizer makes HTML fit for the page, so `Fragment` cannot be read

@@ -1,7 +1,8 @@
 //! Markdown that grows while it streams, at a cost per frame that does not
 //! grow with the text. What to add is decided by `markdown::stream_render`
-//! (pure, in the lazily loaded renderer); this applies it to the page, at
-//! most once per animation frame however many chunks came in it:
+//! (pure, run in the renderer's worker: `lazy_renderer`); this applies it to
+//! the page, at most once per animation frame however many chunks came in it,
+//! and never asks again before the worker has answered:
 //! - finished blocks are rendered once and appended;
 //! - a block that grows by parts (an open code fence, a list, a long
 //!   paragraph) is appended once, and its finished parts (lines, items,
@@ -23,7 +24,7 @@ use leptos::prelude::*;
 use leptos::web_sys;
 
 use super::code_copy;
-use super::lazy_renderer;
+use super::lazy_renderer::{self, Rendered};
 use super::markdown::stream_render::{Frame, OpenKind, Patch};
 use super::trusted_html;
 
@@ -47,54 +48,30 @@ pub fn StreamingMarkdown(
     #[prop(optional)]
     on_rendered: Option<Callback<()>>,
 ) -> impl IntoView {
-    let done_ref = NodeRef::<Div>::new();
-    let tail_ref = NodeRef::<Div>::new();
-    let state = StoredValue::new_local(lazy_renderer::Stream::new(without_topics));
-    let page = StoredValue::new_local(PageState::default());
-    // Renders what arrived since the last frame, once per frame however many
-    // chunks came in it.
-    let frame_pending = StoredValue::new(false);
-    // Without the renderer: how much of the text is shown as plain text.
-    let plain_shown = StoredValue::new(0usize);
-    let render_now = move || {
-        frame_pending.set_value(false);
-        let (Some(done), Some(tail)) = (done_ref.get_untracked(), tail_ref.get_untracked()) else {
-            return;
-        };
-        let last = finished.get_untracked();
-        let mut frame = None;
-        let started = bench::now();
-        text.with_untracked(|t| {
-            state.update_value(|s| frame = s.frame(t, last));
-            if frame.is_none() && lazy_renderer::failed() {
-                // No renderer: the text as it is, rather than nothing.
-                plain_shown.update_value(|shown| show_plain(&done, &tail, t, shown));
-            }
-        });
-        let framed = bench::now();
-        if let Some(frame) = frame {
-            page.update_value(|p| p.apply(frame, &done, &tail));
-        }
-        bench::record(framed - started, bench::now() - framed);
-        if let Some(callback) = on_rendered {
-            callback.run(());
-        }
+    let view = StreamView {
+        done_ref: NodeRef::new(),
+        tail_ref: NodeRef::new(),
+        stream: StoredValue::new_local(lazy_renderer::Stream::new(without_topics)),
+        page: StoredValue::new_local(PageState::default()),
+        frame_pending: StoredValue::new(false),
+        in_flight: StoredValue::new(false),
+        plain: StoredValue::new(None),
+        plain_shown: StoredValue::new(0),
+        text,
+        finished,
+        on_rendered,
     };
+    let (done_ref, tail_ref) = (view.done_ref, view.tail_ref);
     Effect::new(move |_| {
         text.track();
         finished.track();
         done_ref.track();
         tail_ref.track();
-        // Nothing renders until the renderer's chunk has loaded (right after
-        // hydration); the effect runs again when it has. A live stream also
-        // waits for the warm-up (below), so that its first frames do not
-        // compile the renderer in one long task; a whole text (history)
-        // renders at once.
-        let renderer =
-            (lazy_renderer::ready() && (warmed() || finished.get())) || lazy_renderer::failed();
-        if active.get() && renderer && !frame_pending.get_value() {
-            frame_pending.set_value(true);
-            request_animation_frame(render_now);
+        // Nothing renders until the renderer's worker is ready (right after
+        // hydration); the effect runs again when it is.
+        let renderer = lazy_renderer::ready() || lazy_renderer::failed();
+        if active.get() && renderer {
+            view.schedule();
         }
     });
     // Code blocks' copy buttons come as HTML: one listener each serves them.
@@ -104,63 +81,170 @@ pub fn StreamingMarkdown(
     }
 }
 
-/// Shows `text` as plain text when the renderer could not load, `shown` bytes
-/// of it being on the page already: only what it grew by is added (a text
-/// node per frame), so a frame costs its own growth, as with the renderer. A
-/// text that shrank or changed where it was cut is written whole again, the
-/// same rule the renderer's stream follows (`lazy_renderer::Stream`).
-fn show_plain(done: &web_sys::Element, tail: &web_sys::Element, text: &str, shown: &mut usize) {
+/// Why a text is shown as plain text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plain {
+    /// There is no renderer (it did not load, or was given up on).
+    NoRenderer,
+    /// The renderer missed its deadline on this text (or crashed on it).
+    TooSlow,
+}
+
+/// What the notice above a text shown plain says, when it was too slow.
+pub const TOO_SLOW_NOTICE: &str =
+    "This text took too long to format, so it is shown as plain text.";
+
+/// One streaming view's parts, all handles (`Copy`): what a frame, and the
+/// renderer's answer to it, work on.
+#[derive(Clone, Copy)]
+struct StreamView {
+    done_ref: NodeRef<Div>,
+    tail_ref: NodeRef<Div>,
+    stream: StoredValue<lazy_renderer::Stream, LocalStorage>,
+    page: StoredValue<PageState, LocalStorage>,
+    /// A frame is scheduled: it renders what arrived since the last one,
+    /// once per frame however many chunks came in it.
+    frame_pending: StoredValue<bool>,
+    /// A request is with the renderer: the next one waits for its answer.
+    in_flight: StoredValue<bool>,
+    /// Shown as plain text from now on, and why.
+    plain: StoredValue<Option<Plain>>,
+    /// How much of the text is on the page as plain text.
+    plain_shown: StoredValue<usize>,
+    text: Signal<String>,
+    finished: Signal<bool>,
+    on_rendered: Option<Callback<()>>,
+}
+
+impl StreamView {
+    /// The two containers, unless the view is gone.
+    fn elements(self) -> Option<(web_sys::HtmlDivElement, web_sys::HtmlDivElement)> {
+        Some((
+            self.done_ref.try_get_untracked()??,
+            self.tail_ref.try_get_untracked()??,
+        ))
+    }
+
+    fn schedule(self) {
+        if self.frame_pending.try_get_value() == Some(false) {
+            self.frame_pending.set_value(true);
+            request_animation_frame(move || self.render());
+        }
+    }
+
+    /// One frame: asks the renderer for what the text grew by (or shows it
+    /// plain). While a request is with the renderer nothing is asked: its
+    /// answer asks again if the text moved on.
+    fn render(self) {
+        self.frame_pending.set_value(false);
+        if self.in_flight.try_get_value() != Some(false) {
+            return;
+        }
+        if lazy_renderer::failed() && self.plain.try_get_value() == Some(None) {
+            self.plain.set_value(Some(Plain::NoRenderer));
+        }
+        if self.plain.try_get_value().flatten().is_some() {
+            self.show_plain();
+            return;
+        }
+        let last = self.finished.get_untracked();
+        let Some(asked) = self.text.try_with_untracked(String::len) else {
+            return;
+        };
+        self.in_flight.set_value(true);
+        let started = bench::now();
+        self.text.with_untracked(|text| {
+            self.stream.update_value(|stream| {
+                stream.request(text, last, move |rendered| {
+                    self.answered(rendered, asked, last)
+                })
+            })
+        });
+        bench::record_asking(bench::now() - started);
+    }
+
+    /// The renderer's answer to the request for `asked` bytes of the text.
+    fn answered(self, rendered: Rendered, asked: usize, last: bool) {
+        self.in_flight.set_value(false);
+        let again = matches!(rendered, Rendered::Again);
+        let Some((done, tail)) = self.elements() else {
+            return;
+        };
+        match rendered {
+            Rendered::Frame(frame, worker_ms) => {
+                let started = bench::now();
+                self.page
+                    .update_value(|page| page.apply(frame, &done, &tail));
+                bench::record(worker_ms, bench::now() - started);
+                self.notify();
+            }
+            Rendered::Again => {}
+            Rendered::TooSlow => {
+                self.plain.set_value(Some(Plain::TooSlow));
+                self.show_plain();
+            }
+            Rendered::Unavailable => {
+                self.plain.set_value(Some(Plain::NoRenderer));
+                self.show_plain();
+            }
+        }
+        // The text grew (or ended) while the renderer worked: the next frame
+        // asks for the rest.
+        let moved_on = self.text.try_with_untracked(String::len) != Some(asked)
+            || self.finished.try_get_untracked() != Some(last);
+        if moved_on || again {
+            self.schedule();
+        }
+    }
+
+    fn show_plain(self) {
+        let (Some((done, tail)), Some(Some(why))) = (self.elements(), self.plain.try_get_value())
+        else {
+            return;
+        };
+        self.text.with_untracked(|text| {
+            self.plain_shown
+                .update_value(|shown| show_plain(&done, &tail, text, shown, why));
+        });
+        self.notify();
+    }
+
+    fn notify(self) {
+        if let Some(callback) = self.on_rendered {
+            let _ = callback.try_run(());
+        }
+    }
+}
+
+/// Shows `text` as plain text (no renderer, or it gave up on this text),
+/// `shown` bytes of it being on the page already: only what it grew by is
+/// added (a text node per frame), so a frame costs its own growth, as with
+/// the renderer. A text that shrank or changed where it was cut is written
+/// whole again, the same rule the renderer's stream follows. A text the
+/// renderer was too slow for says so above it.
+fn show_plain(
+    done: &web_sys::Element,
+    tail: &web_sys::Element,
+    text: &str,
+    shown: &mut usize,
+    why: Plain,
+) {
     if *shown == 0 || *shown > text.len() || !text.is_char_boundary(*shown) {
         done.set_text_content(None);
+        if why == Plain::TooSlow {
+            if let Ok(notice) = document().create_element("p") {
+                notice.set_class_name("md-notice");
+                let _ = notice.set_attribute("role", "note");
+                notice.set_text_content(Some(TOO_SLOW_NOTICE));
+                let _ = done.append_child(&notice);
+            }
+        }
+        let _ = tail.class_list().add_1("md-plain");
         tail.set_text_content(Some(text));
     } else if *shown < text.len() {
         let _ = tail.append_with_str_1(&text[*shown..]);
     }
     *shown = text.len();
-}
-
-/// Texts that take the streaming renderer down each of its paths: finished
-/// and unfinished inline markup, an open code fence (highlighted), lists,
-/// math, a table, a quote, a heading.
-const WARM_UP: &[&str] = &[
-    "Plain words.",
-    "Some **bold**, *em*, `code`, ~~gone~~ and [a link](https://example.com), then **open",
-    "```rust\nfn main() {\n    let s = \"x\"; // note\n}\n",
-    "- one\n- two\n\n1. three\n",
-    "$x^2$ and \\(\\frac{1}{2}\\) and $$y$$",
-    "| a | b |\n|---|---|\n| 1 | 2 |\n\n> quote\n\n# Title\n",
-];
-
-/// Runs the streaming renderer over each of `WARM_UP`, one per idle period,
-/// right after it has loaded (`lazy_renderer`). The browser compiles a
-/// WebAssembly function the first time it runs: without this, the first
-/// frames of the first answer compiled about 1,100 of them (74 ms in one
-/// frame, a long task, in the code-block benchmark); this way the work comes
-/// in small pieces, before anyone is reading.
-pub fn warm_up() {
-    warm_up_from(0);
-}
-
-thread_local! {
-    /// Whether the warm-up is over (reactive: streaming views wait for it).
-    static WARMED: ArcRwSignal<bool> = ArcRwSignal::new(false);
-}
-
-fn warmed() -> bool {
-    WARMED.with(|warmed| warmed.get())
-}
-
-fn warm_up_from(next: usize) {
-    let Some(text) = WARM_UP.get(next).copied() else {
-        WARMED.with(|warmed| warmed.set(true));
-        return;
-    };
-    request_idle_callback(move || {
-        let mut stream = lazy_renderer::Stream::new(false);
-        let _ = stream.frame(text, false);
-        let _ = stream.frame(text, true);
-        warm_up_from(next + 1);
-    });
 }
 
 /// Source bytes per page of finished blocks (see the module comment).
@@ -333,10 +417,12 @@ impl PageState {
     }
 }
 
-/// What the benchmarks read of this view's own work (bench/browser.sh):
-/// the time frames took in the renderer and on the page, added up in
-/// `window.__pensivePerf.streamRenderMs` and `.streamPageMs` when a benchmark
-/// created that object. Without it, nothing is recorded.
+/// What the benchmarks read of this view's own work (bench/browser.sh), added
+/// up in `window.__pensivePerf` when a benchmark created that object: on the
+/// main thread, the time spent asking the renderer (`streamRenderMs`) and
+/// applying its frames to the page (`streamPageMs`); in the renderer's worker,
+/// off the main thread, the time it took to render them (`streamWorkerMs`).
+/// Without the object, nothing is recorded.
 mod bench {
     #[cfg(feature = "hydrate")]
     thread_local! {
@@ -356,20 +442,29 @@ mod bench {
         0.0
     }
 
-    pub fn record(render_ms: f64, page_ms: f64) {
+    /// Main-thread time spent handing a text's growth to the renderer.
+    pub fn record_asking(ms: f64) {
+        add("streamRenderMs", ms);
+    }
+
+    /// A frame: the worker's time on it, and the page's time applying it.
+    pub fn record(worker_ms: f64, page_ms: f64) {
+        add("streamWorkerMs", worker_ms);
+        add("streamPageMs", page_ms);
+    }
+
+    fn add(key: &str, ms: f64) {
         #[cfg(feature = "hydrate")]
         PERF.with(|perf| {
             let Some(perf) = perf else { return };
-            for (key, ms) in [("streamRenderMs", render_ms), ("streamPageMs", page_ms)] {
-                let key = wasm_bindgen::JsValue::from_str(key);
-                let so_far = js_sys::Reflect::get(perf, &key)
-                    .ok()
-                    .and_then(|v| v.as_f64())
-                    .unwrap_or(0.0);
-                let _ = js_sys::Reflect::set(perf, &key, &(so_far + ms).into());
-            }
+            let key = wasm_bindgen::JsValue::from_str(key);
+            let so_far = js_sys::Reflect::get(perf, &key)
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0);
+            let _ = js_sys::Reflect::set(perf, &key, &(so_far + ms).into());
         });
         #[cfg(not(feature = "hydrate"))]
-        let _ = (render_ms, page_ms);
+        let _ = (key, ms);
     }
 }

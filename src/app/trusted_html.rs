@@ -11,6 +11,10 @@
 //! Never call the policy with anything else, and never hand out its
 //! `TrustedHTML` except as [`SanitizedHtml`], which only [`fragment`] makes.
 //!
+//! The same policy makes the one script URL the page loads by itself, the
+//! renderer's worker ([`RENDER_WORKER_URL`], `lazy_renderer`): its
+//! `createScriptURL` passes that URL and no other.
+//!
 //! Leptos builds a static part of a view (an element with only literal
 //! attributes and text, inside another element of the same `view!`) from a
 //! string through `innerHTML` when it renders after hydration, which this
@@ -54,6 +58,17 @@ pub fn fragment(fragment: super::markdown::stream_render::Fragment) -> Sanitized
     {
         SanitizedHtml(html)
     }
+}
+
+/// The renderer's Web Worker script (`src/render_worker.js`, copied into the
+/// site's `pkg/` by scripts/build-renderer.sh).
+pub const RENDER_WORKER_URL: &str = "/pkg/render_worker.js";
+
+/// [`RENDER_WORKER_URL`] as the value `new Worker()` accepts under Trusted
+/// Types: a `TrustedScriptURL` where the browser has them, else the string.
+#[cfg(feature = "hydrate")]
+pub fn render_worker_url() -> wasm_bindgen::JsValue {
+    js::trusted_script_url(RENDER_WORKER_URL)
 }
 
 /// Creates the policy now, before anything else on the page could take its
@@ -110,6 +125,9 @@ mod js {
         #[wasm_bindgen(method, js_name = createHTML)]
         fn create_html(this: &TrustedTypePolicy, input: &str) -> JsValue;
 
+        #[wasm_bindgen(method, js_name = createScriptURL)]
+        fn create_script_url(this: &TrustedTypePolicy, input: &str) -> JsValue;
+
         /// An element seen through the HTML sinks that take a `TrustedHTML`
         /// (web-sys's bindings take only strings).
         type HtmlSink;
@@ -162,12 +180,30 @@ mod js {
         let options = js_sys::Object::new();
         let identity = Closure::<dyn Fn(String) -> String>::new(|html| html).into_js_value();
         js_sys::Reflect::set(&options, &"createHTML".into(), &identity).ok()?;
+        // Only the worker's own URL: anything else becomes a URL that loads nothing.
+        let worker_only = Closure::<dyn Fn(String) -> String>::new(|url: String| {
+            if url == super::RENDER_WORKER_URL {
+                url
+            } else {
+                "about:invalid".to_owned()
+            }
+        })
+        .into_js_value();
+        js_sys::Reflect::set(&options, &"createScriptURL".into(), &worker_only).ok()?;
         // Refused (a name the CSP does not list, or taken): the browser reports
         // it, and every later sink write is refused and reported too.
         create
             .call2(&factory, &super::POLICY_NAME.into(), &options)
             .ok()
             .map(JsCast::unchecked_into)
+    }
+
+    /// `url` as a `TrustedScriptURL` (or as the string, without Trusted Types).
+    pub fn trusted_script_url(url: &str) -> JsValue {
+        POLICY.with(|policy| match policy {
+            Some(policy) => policy.create_script_url(url),
+            None => JsValue::from(url),
+        })
     }
 
     /// `html` as a `TrustedHTML` (or as the string, without Trusted Types).

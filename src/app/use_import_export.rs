@@ -33,7 +33,8 @@ pub fn use_import_export(
 impl UseImportExportReturn {
     /// Downloads the shown conversation as Markdown or JSON.
     pub fn export(&self, as_json: bool) {
-        let failure = self.session.with_conversation(|c| {
+        let notices = self.notices;
+        self.session.with_conversation(|c| {
             if as_json {
                 let name = crate::turn::export::file_name(c, "json");
                 super::browser::download(
@@ -41,22 +42,16 @@ impl UseImportExportReturn {
                     "application/json",
                     &crate::turn::message::encode(c, now_ms()),
                 );
-                return None;
+                return;
             }
-            // The exporter is in the renderer's module, loaded right after
+            // The exporter is in the renderer's worker, ready right after
             // hydration; before that (or if it failed) a notice says so.
-            match super::lazy_renderer::export_markdown(c) {
-                Ok(markdown) => {
-                    let name = crate::turn::export::file_name(c, "md");
-                    super::browser::download(&name, "text/markdown", &markdown);
-                    None
-                }
-                Err(message) => Some(message),
-            }
+            let name = crate::turn::export::file_name(c, "md");
+            super::lazy_renderer::export_markdown(c, move |markdown| match markdown {
+                Ok(markdown) => super::browser::download(&name, "text/markdown", &markdown),
+                Err(message) => notices.say(message),
+            });
         });
-        if let Some(message) = failure {
-            self.notices.say(message);
-        }
     }
 
     /// Imports an exported JSON conversation; a bad file changes nothing.

@@ -13,6 +13,13 @@ use leptos::prelude::use_context;
 pub const NON_PAGE_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/// The renderer's Web Worker script (`src/render_worker.js`): a worker runs
+/// under the policy of its own script's response, not the page's. It may
+/// import the renderer module's JS and fetch and compile its WebAssembly,
+/// from this origin; nothing else (it touches no DOM, so it has no HTML sink).
+pub const RENDER_WORKER_POLICY: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+     connect-src 'self'; base-uri 'none'";
+
 /// The policy for a rendered page with this nonce: own scripts and WASM only,
 /// own styles only (no inline `style` attributes), fetches to this origin only,
 /// images from this origin only (nothing uses `data:` or `blob:` images: the

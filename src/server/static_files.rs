@@ -24,6 +24,10 @@ pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// `Cache-Control` of any other file: kept, but checked before each use.
 pub const REVALIDATE: &str = "no-cache";
 
+/// The renderer's worker script in the package directory
+/// (`trusted_html::RENDER_WORKER_URL`), served with its own policy.
+pub const RENDER_WORKER_FILE: &str = "render_worker.js";
+
 /// What the build put in the site's package directory.
 #[derive(Debug, Clone)]
 pub struct Assets {
@@ -184,6 +188,12 @@ async fn cache_by_name(
         response
             .headers_mut()
             .insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
+        if file_name == RENDER_WORKER_FILE {
+            response.headers_mut().insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(super::csp::RENDER_WORKER_POLICY),
+            );
+        }
     }
     response
 }

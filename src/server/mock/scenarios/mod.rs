@@ -87,6 +87,7 @@ pub const KEYWORDS: &[&str] = &[
     "bench-code",
     "half-written",
     "long-reasoning",
+    "nested-markdown",
 ];
 
 /// Keywords of a hostile or broken upstream that does not end by itself

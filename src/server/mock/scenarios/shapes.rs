@@ -9,6 +9,9 @@ use super::texts::{
 };
 use crate::server::delta::Delta;
 
+/// Bytes of each of `nested-markdown`'s two texts.
+const NESTED_BYTES: usize = 100 * 1024;
+
 /// The deltas of the clean scenario `name` (an unknown name plays `normal`).
 pub(super) fn deltas(name: &str) -> Vec<Delta> {
     match name {
@@ -76,6 +79,19 @@ pub(super) fn deltas(name: &str) -> Vec<Delta> {
                 chunks(&reasoning, 120, Delta::Reasoning),
                 chunks(&answer_text, 40, Delta::Answer),
                 ending("stop", 512),
+            ]
+            .concat()
+        }
+        // The nesting that made the sanitizer's parse quadratic (issue 21):
+        // 100 KB of nested list markers as reasoning, 100 KB of nested
+        // quote markers as the answer, in 4 KB chunks.
+        "nested-markdown" => {
+            let reasoning = format!("{}x", "- ".repeat(NESTED_BYTES / 2));
+            let answer_text = format!("{} x", ">".repeat(NESTED_BYTES));
+            [
+                chunks(&reasoning, 4096, Delta::Reasoning),
+                chunks(&answer_text, 4096, Delta::Answer),
+                ending("stop", 64),
             ]
             .concat()
         }
