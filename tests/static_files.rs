@@ -52,6 +52,11 @@ impl Site {
         }
         std::fs::write(pkg.join("unhashed.js"), b"console.log(1)").unwrap();
         std::fs::write(
+            pkg.join("render_worker.js"),
+            b"import init from './pensive_render.js';",
+        )
+        .unwrap();
+        std::fs::write(
             root.join("hash.txt"),
             format!("js: {HASH}\nwasm: {HASH}\ncss: {HASH}\n"),
         )
@@ -215,6 +220,27 @@ async fn hashed_files_are_immutable_for_a_year_and_others_revalidate() {
     let missing = get(site.app(), "/pkg/pensive.ZZZZZZZZZZZZZZZZZZZZZZ.wasm", None).await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
     assert_eq!(missing.header("cache-control"), None);
+}
+
+/// A worker runs under its own script's policy: the renderer's worker may
+/// load the renderer module and compile its WebAssembly, from this origin
+/// only; every other file keeps the strict policy of files.
+#[tokio::test]
+async fn the_renderers_worker_may_load_its_module_and_nothing_else() {
+    let site = Site::new("worker");
+    let worker = get(site.app(), "/pkg/render_worker.js", Some(CHROMIUM)).await;
+    assert_eq!(worker.status, StatusCode::OK);
+    assert_eq!(
+        worker.header("content-security-policy"),
+        Some(
+            "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; \
+             base-uri 'none'"
+        )
+    );
+    let other = get(site.app(), "/pkg/unhashed.js", Some(CHROMIUM)).await;
+    let policy = other.header("content-security-policy").unwrap_or_default();
+    assert!(policy.starts_with("default-src 'none';"), "{policy}");
+    assert!(!policy.contains("script-src"), "{policy}");
 }
 
 #[tokio::test]

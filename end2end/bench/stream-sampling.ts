@@ -10,7 +10,7 @@ import { info, type Row } from './results';
 const SAMPLE_MS = 100;
 export const STREAM_TIMEOUT_MS = 240_000;
 
-export type Field = 'task' | 'script' | 'layout' | 'style' | 'render' | 'page';
+export type Field = 'task' | 'script' | 'layout' | 'style' | 'render' | 'page' | 'worker';
 
 export interface Sample {
   events: number;
@@ -19,9 +19,11 @@ export interface Sample {
   script: number;
   layout: number;
   style: number;
-  /** The streaming view's own time so far (ms): in the renderer, and on the page. */
+  /** The streaming view's own main-thread time so far (ms): asking the renderer, and applying its frames. */
   render: number;
   page: number;
+  /** The renderer's time so far in its Web Worker (ms), off the main thread. */
+  worker: number;
   now: number;
   status: string | null;
 }
@@ -77,7 +79,11 @@ export function perChunkRows(samples: Sample[], before: number, chunks: number, 
     rows.push(info(`${field} time per chunk, last 10%`, perChunk(chunks - tenth, chunks, field) * 1000, 'µs'));
   }
   // Of that, the streaming view's own frames (src/app/streaming_markdown.rs).
-  for (const [field, what] of [['render', 'in the renderer'], ['page', 'applying them to the page']] as const) {
+  for (const [field, what] of [
+    ['render', 'asking the renderer (main thread)'],
+    ['page', 'applying its frames to the page (main thread)'],
+    ['worker', 'in the renderer (its worker, off the main thread)'],
+  ] as const) {
     rows.push(info(`streaming view ${what}, per chunk, first 10%`, perChunk(0, tenth, field) * 1000, 'µs'));
     rows.push(info(`streaming view ${what}, per chunk, last 10%`, perChunk(chunks - tenth, chunks, field) * 1000, 'µs'));
   }
@@ -95,6 +101,7 @@ export async function sampleTurn(page: Page, prompt: string): Promise<Sample[]> 
         events: (window as any).__pensivePerf.events as number,
         render: ((window as any).__pensivePerf.streamRenderMs as number) ?? 0,
         page: ((window as any).__pensivePerf.streamPageMs as number) ?? 0,
+        worker: ((window as any).__pensivePerf.streamWorkerMs as number) ?? 0,
         now: performance.now(),
         status: document.querySelector('[data-testid="assistant-message"]')?.getAttribute('data-status') ?? null,
       })),

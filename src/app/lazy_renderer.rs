@@ -91,6 +91,12 @@ pub fn failed() -> bool {
     imp::failed()
 }
 
+/// Whether the renderer has answered every request made of it (reactive
+/// only through [`ready`]: poll it, e.g. once per frame).
+pub fn idle() -> bool {
+    imp::idle()
+}
+
 /// Starts the renderer's worker (at hydration).
 pub fn start_loading() {
     imp::start_loading()
@@ -128,6 +134,10 @@ mod in_process {
 
     pub fn failed() -> bool {
         false
+    }
+
+    pub fn idle() -> bool {
+        true
     }
 
     pub fn start_loading() {}

@@ -99,17 +99,31 @@ pub fn reveal_when_rendered(has_messages: bool, then: impl Fn() + Copy + 'static
             finish();
             return;
         }
-        // The views render a frame after the renderer arrives; the swap is
-        // the frame after that.
+        // The views ask the renderer's worker in the frame after it is
+        // ready and apply its answers as they come; the swap is the first
+        // frame after that in which nothing is still with the worker.
         Effect::new(move |_| {
             if lazy_renderer::ready() || lazy_renderer::failed() {
-                request_animation_frame(move || request_animation_frame(finish));
+                request_animation_frame(move || when_renderer_idle(finish));
             }
         });
         set_timeout(finish, std::time::Duration::from_millis(REVEAL_TIMEOUT_MS));
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (has_messages, then);
+}
+
+/// Calls `then` in the next animation frame in which the renderer has
+/// answered every request (its answers are on the page, painted in that frame).
+#[cfg(feature = "hydrate")]
+fn when_renderer_idle(then: impl Fn() + Copy + 'static) {
+    request_animation_frame(move || {
+        if super::lazy_renderer::idle() {
+            then();
+        } else {
+            when_renderer_idle(then);
+        }
+    });
 }
 
 /// History is loaded (or found unreadable): let the page show what it has,

@@ -172,6 +172,7 @@ impl StreamView {
         };
         match rendered {
             Rendered::Frame(frame, worker_ms) => {
+                bench::record_html(frame.fragments().map(str::len).sum());
                 let started = bench::now();
                 self.page
                     .update_value(|page| page.apply(frame, &done, &tail));
@@ -272,6 +273,10 @@ struct OpenBlock {
     /// A code block's lines go into runs of `CODE_RUN_BYTES` (see there):
     /// the run being filled, and how much it holds.
     run: Option<(web_sys::Element, usize)>,
+    /// The last code appended ends inside a line (a long line's pieces,
+    /// `stream_render::LONG_LINE_BYTES`): the run, a block, may not end
+    /// there, or the line would break in two.
+    inside_line: bool,
 }
 
 /// HTML bytes of highlighted code per run: a `<span class="md-code-run">`
@@ -291,8 +296,9 @@ impl OpenBlock {
             return;
         }
         let bytes = html.as_str().len();
+        let inside_line = !html.as_str().ends_with('\n');
         let run = match self.run.take() {
-            Some((run, held)) if held < CODE_RUN_BYTES => Some((run, held)),
+            Some((run, held)) if held < CODE_RUN_BYTES || self.inside_line => Some((run, held)),
             _ => document().create_element("span").ok().and_then(|run| {
                 run.set_class_name("md-code-run");
                 self.slot.insert_before(&run, Some(&self.unfinished)).ok()?;
@@ -302,6 +308,7 @@ impl OpenBlock {
         if let Some((run, held)) = run {
             trusted_html::fragment(html).append_to(&run);
             self.run = Some((run, held + bytes));
+            self.inside_line = inside_line;
         }
     }
 }
@@ -354,6 +361,7 @@ impl PageState {
                 if let Some(open) = &mut self.open {
                     open.slot.set_text_content(None);
                     open.run = None;
+                    open.inside_line = false;
                     trusted_html::fragment(html).append_to(&open.slot);
                     let _ = open.slot.append_child(&open.unfinished);
                 }
@@ -398,6 +406,7 @@ impl PageState {
             unfinished,
             kind,
             run: None,
+            inside_line: false,
         })
     }
 
@@ -421,7 +430,8 @@ impl PageState {
 /// up in `window.__pensivePerf` when a benchmark created that object: on the
 /// main thread, the time spent asking the renderer (`streamRenderMs`) and
 /// applying its frames to the page (`streamPageMs`); in the renderer's worker,
-/// off the main thread, the time it took to render them (`streamWorkerMs`).
+/// off the main thread, the time it took to render them (`streamWorkerMs`);
+/// and the bytes of HTML the frames held (`streamHtmlBytes`).
 /// Without the object, nothing is recorded.
 mod bench {
     #[cfg(feature = "hydrate")]
@@ -451,6 +461,11 @@ mod bench {
     pub fn record(worker_ms: f64, page_ms: f64) {
         add("streamWorkerMs", worker_ms);
         add("streamPageMs", page_ms);
+    }
+
+    /// Bytes of HTML a frame puts on the page (`streamHtmlBytes`).
+    pub fn record_html(bytes: usize) {
+        add("streamHtmlBytes", bytes as f64);
     }
 
     fn add(key: &str, ms: f64) {

@@ -136,6 +136,10 @@ pub fn failed() -> bool {
     FAILED.with(|failed| failed.get())
 }
 
+pub fn idle() -> bool {
+    RENDERER.with(|r| r.borrow().pending.is_empty())
+}
+
 pub fn start_loading() {
     RENDERER.with(|r| r.borrow_mut().hooks = TestHooks::read());
     start_worker_now();

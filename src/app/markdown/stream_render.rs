@@ -16,6 +16,15 @@
 //! highlighted with the state the lines before left; only the line being
 //! written is highlighted again each time. When the fence closes the block is
 //! already whole: nothing is rendered again.
+//!
+//! A line being written that grows past `LONG_LINE_BYTES` (minified code, a
+//! data dump) is no longer highlighted while it grows: its text so far goes
+//! on the page as escaped text, and each frame adds only what it grew by, so
+//! a frame's work stays flat however long the line gets (one 200 KB line in
+//! 256-byte chunks cost 31.6 s of CPU when it was highlighted and sanitized
+//! whole every frame). When its newline comes the highlighter reads it once,
+//! for the state the next lines need; that line stays plain until the text
+//! is rendered whole (after a reload).
 
 use pulldown_cmark_escape::escape_html_body_text;
 use serde::{Deserialize, Serialize};
@@ -125,7 +134,14 @@ pub struct StreamState {
     highlighter: Option<LineHighlighter>,
     /// Remove `<topic>` labels (reasoning text).
     without_topics: bool,
+    /// The open fence's line being written, when it grew past
+    /// `LONG_LINE_BYTES`: what of it is on the page already, as plain text.
+    long_line: String,
 }
+
+/// Bytes of a fence's line being written past which it is shown plain and
+/// grows by appending (see the module docs).
+pub const LONG_LINE_BYTES: usize = 2048;
 
 impl StreamState {
     pub fn new(without_topics: bool) -> Self {
@@ -150,6 +166,9 @@ pub fn frame(state: &mut StreamState, text: &str, last: bool) -> Frame {
         if let Some(patch) = state.patch(text, step) {
             patches.push(patch);
         }
+    }
+    if let Tail::FenceLine(line) = &split.tail {
+        patches.extend(state.long_line_grown(&text[line.clone()]));
     }
     let (tail, tail_inside) = state.tail(text, split.tail, split.loose, last);
     Frame {
@@ -194,10 +213,19 @@ impl StreamState {
                 }
             }
             Step::FenceLines(code) => {
+                let shown = std::mem::take(&mut self.long_line);
                 let highlighter = self.highlighter.as_mut()?;
                 let mut html = String::with_capacity(code.len() * 2);
-                for line in code.split_terminator('\n') {
-                    highlighter.push_line(line, &mut html);
+                for (i, line) in code.split_terminator('\n').enumerate() {
+                    match line.strip_prefix(shown.as_str()) {
+                        // The long line whose text is on the page already:
+                        // read for the state it leaves, its rest added plain.
+                        Some(rest) if i == 0 && !shown.is_empty() => {
+                            highlighter.push_line(line, &mut String::new());
+                            html.push_str(&escaped(rest));
+                        }
+                        _ => highlighter.push_line(line, &mut html),
+                    }
                     html.push('\n');
                 }
                 Patch::Append(Fragment(sanitize(&html)))
@@ -230,9 +258,13 @@ impl StreamState {
             }
             Step::Close => {
                 self.highlighter = None;
+                self.long_line.clear();
                 Patch::Close
             }
-            Step::Discard => Patch::Discard,
+            Step::Discard => {
+                self.long_line.clear();
+                Patch::Discard
+            }
         })
     }
 
@@ -249,10 +281,14 @@ impl StreamState {
         match tail {
             Tail::Blocks(range) => (Fragment(self.render(&finish(&text[range]))), false),
             Tail::FenceLine(line) => {
+                let line = &text[line];
                 let mut html = String::new();
-                if let (Some(highlighter), false) = (&self.highlighter, line.is_empty()) {
+                let long = !self.long_line.is_empty();
+                if let (Some(highlighter), false, false) =
+                    (&self.highlighter, line.is_empty(), long)
+                {
                     // A copy: the line is not finished, its state must not carry on.
-                    highlighter.clone().push_line(&line, &mut html);
+                    highlighter.clone().push_line(line, &mut html);
                 }
                 (Fragment(sanitize(&html)), true)
             }
@@ -262,6 +298,20 @@ impl StreamState {
                 (items, true)
             }
         }
+    }
+
+    /// The open fence's line being written, `line`, when it is long: what it
+    /// grew by since the last frame, as escaped text appended to the block
+    /// (see the module docs). `None` for a line that is not long.
+    fn long_line_grown(&mut self, line: &str) -> Option<Patch> {
+        let shown = self.long_line.len();
+        if shown == 0 && line.len() <= LONG_LINE_BYTES {
+            return None;
+        }
+        // The text only grows: the line is what was shown, and more.
+        let grown = line.get(shown..).filter(|grown| !grown.is_empty())?;
+        self.long_line.push_str(grown);
+        Some(Patch::Append(Fragment(sanitize(&escaped(grown)))))
     }
 
     /// A piece of a paragraph as inline HTML (what goes inside its `<p>`).
@@ -601,6 +651,40 @@ mod tests {
         // Each line was highlighted once, as the whole block highlights it.
         let whole = render_markdown(&text);
         assert!(whole.contains(&appended), "{appended}\n{whole}");
+    }
+
+    /// One 200 KB line of an open fence, in 256-byte chunks: each frame puts
+    /// on the page what the line grew by, not the line again, and the page
+    /// ends up showing what rendering it whole shows.
+    #[test]
+    fn a_long_line_in_an_open_fence_costs_each_frame_only_its_growth() {
+        let line = "let data = [1, 2, 3]; ".repeat(200 * 1024 / 22);
+        let text = format!("Data:\n\n```rust\n{line}\nlet next = 7;\n```\n\nDone.");
+        let mut state = StreamState::new(false);
+        let mut page = Page::default();
+        let mut largest_frame = 0;
+        let cuts: Vec<usize> = (1..text.len() / 256).map(|i| i * 256).collect();
+        for &cut in &cuts {
+            let next = frame(&mut state, &text[..cut], false);
+            largest_frame = largest_frame.max(next.fragments().map(str::len).sum::<usize>());
+            page.apply(next);
+        }
+        // At most the line highlighted while it was short (under
+        // LONG_LINE_BYTES, about 6 bytes of HTML each): never the whole line.
+        assert!(
+            largest_frame < 8 * LONG_LINE_BYTES,
+            "a frame of {largest_frame} bytes"
+        );
+        page.apply(frame(&mut state, &text, false));
+        page.apply(frame(&mut state, &text, true));
+        let html = page.html();
+        assert_eq!(seen(&html), seen(&render_markdown(&text)));
+        // The line after it is highlighted as usual.
+        assert!(
+            html.contains("<span class=\"hl-num\">7</span>"),
+            "{}",
+            &html[html.len() - 400..]
+        );
     }
 
     #[test]

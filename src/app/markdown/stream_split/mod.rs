@@ -72,9 +72,10 @@ pub enum Step {
 pub enum Tail {
     /// Markdown below everything else.
     Blocks(Range<usize>),
-    /// The open fence's line being written, as its code shows it (empty while
-    /// it may still be the closing fence).
-    FenceLine(String),
+    /// The open fence's line being written, as its code shows it (the
+    /// fence's indentation removed; empty while it may still be the closing
+    /// fence). A range, not a copy: a line can be long.
+    FenceLine(Range<usize>),
     /// The rest of the open paragraph.
     Paragraph(Range<usize>),
     /// The open list's last item.
@@ -137,7 +138,7 @@ mod tests {
     fn the_line_being_written_shows_unless_it_may_close_the_fence() {
         let mut splitter = Splitter::default();
         let shown = |s: &mut Splitter, t: &str| match s.advance(t, false).tail {
-            Tail::FenceLine(line) => line,
+            Tail::FenceLine(line) => t[line].to_owned(),
             other => panic!("{other:?}"),
         };
         assert_eq!(shown(&mut splitter, "  ````\n   let x"), " let x");

@@ -13,17 +13,21 @@ use super::{Step, Tail, PIECE_BYTES};
 use crate::app::markdown::OPTIONS;
 
 impl Splitter {
-    /// An open fence: its finished lines, and whether it closed.
+    /// An open fence: its finished lines, and whether it closed. `unread`:
+    /// from where the next line starts to how far it is known to hold no
+    /// newline; only the rest is searched.
     pub(super) fn fence(
         &mut self,
         text: &str,
         opener: Range<usize>,
-        body: usize,
+        unread: Range<usize>,
         indent: usize,
         steps: &mut Vec<Step>,
     ) -> Option<Tail> {
         let opener_start = opener.start;
-        let complete = body + text[body..].rfind('\n').map_or(0, |at| at + 1);
+        let body = unread.start;
+        let from = unread.end.clamp(body, text.len());
+        let complete = text[from..].rfind('\n').map_or(body, |at| from + at + 1);
         if complete > body {
             // The opening line and the new lines, read by the parser: it
             // decides what closes the fence and what indentation goes.
@@ -53,22 +57,23 @@ impl Splitter {
                 self.open = Open::None;
                 return None;
             }
-            self.open = Open::Fence {
-                opener,
-                body: complete,
-                indent,
-            };
         }
+        self.open = Open::Fence {
+            opener,
+            body: complete,
+            indent,
+            scanned: text.len(),
+        };
         let line = &text[complete..];
         let (fence_char, fence_len) = fence_of(&text[opener_start..]);
         // A whole text's last line of fewer than four spaces is no line (the
         // parser drops it: it reads as indentation, not content).
         let blank_end = self.last && line.len() < 4 && line.bytes().all(|b| b == b' ');
         let shown = if blank_end || could_close(line, fence_char, fence_len, self.last) {
-            String::new()
+            text.len()..text.len()
         } else {
             let spaces = line.len() - line.trim_start_matches(' ').len();
-            line[spaces.min(indent)..].to_owned()
+            complete + spaces.min(indent)..text.len()
         };
         Some(Tail::FenceLine(shown))
     }

@@ -12,11 +12,14 @@ use super::{is_bare_marker, Split, Step, Tail, PIECE_BYTES};
 pub(super) enum Open {
     None,
     /// `opener`: the opening fence's line, with its newline; `body`: where
-    /// the next unread line starts; `indent`: the opener's indentation.
+    /// the next unread line starts; `indent`: the opener's indentation;
+    /// `scanned`: how far the line from `body` on is known to hold no
+    /// newline (so a long line is searched once, not again every frame).
     Fence {
         opener: Range<usize>,
         body: usize,
         indent: usize,
+        scanned: usize,
     },
     /// `start`: the list's first line; `item`: where the unfinished item starts.
     List {
@@ -82,7 +85,8 @@ impl Splitter {
                     opener,
                     body,
                     indent,
-                } => self.fence(text, opener, body, indent, &mut steps),
+                    scanned,
+                } => self.fence(text, opener, body..scanned, indent, &mut steps),
                 Open::List { start, item, loose } => {
                     self.list(text, start, item, loose, &mut steps)
                 }
@@ -167,6 +171,7 @@ impl Splitter {
                     opener: start..opener_end,
                     body: opener_end,
                     indent,
+                    scanned: opener_end,
                 };
                 None
             }

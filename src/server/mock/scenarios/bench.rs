@@ -125,6 +125,36 @@ pub(super) fn bench_code() -> Scenario {
     scripted("bench-code", bench_paced(deltas))
 }
 
+/// Bytes of `bench-long-line`'s one line of code.
+pub const BENCH_LONG_LINE_BYTES: usize = 200 * 1024;
+/// Bytes per chunk of `bench-long-line`.
+const BENCH_LONG_LINE_CHUNK: usize = 256;
+/// Chunks of `bench-long-line`'s answer.
+pub const BENCH_LONG_LINE_CHUNKS: usize = 801;
+
+/// The browser benchmark of one long line in an open fence (minified code):
+/// `BENCH_LONG_LINE_BYTES` on one line of a JavaScript block, the whole
+/// answer in exactly `BENCH_LONG_LINE_CHUNKS` chunks of 256 bytes (the last
+/// one shorter), paced as `bench-render` is.
+pub(super) fn bench_long_line() -> Scenario {
+    let text = bench_long_line_text();
+    let deltas = text
+        .as_bytes()
+        .chunks(BENCH_LONG_LINE_CHUNK)
+        // ASCII: every cut is a character boundary.
+        .map(|chunk| Delta::Answer(String::from_utf8_lossy(chunk).into_owned()))
+        .chain(ending("stop", 0));
+    scripted("bench-long-line", bench_paced(deltas))
+}
+
+/// `bench-long-line`'s answer (ASCII): minified JavaScript, one line.
+pub fn bench_long_line_text() -> String {
+    let statement = "var a0=f(1,\"s\")+g[2]*0x1f;";
+    let mut line = statement.repeat(BENCH_LONG_LINE_BYTES / statement.len() + 1);
+    line.truncate(BENCH_LONG_LINE_BYTES);
+    format!("Minified:\n\n```js\n{line}\n```\n")
+}
+
 /// `bench-code`'s answer (ASCII): a generated Rust module with comments,
 /// strings, numbers and keywords on every few lines.
 pub fn bench_code_text() -> String {

@@ -20,7 +20,10 @@ mod shapes;
 mod steps;
 mod texts;
 
-pub use bench::{bench_code_text, BENCH_CODE_BYTES, BENCH_CODE_CHUNKS, BENCH_REASONING_CHUNKS};
+pub use bench::{
+    bench_code_text, bench_long_line_text, BENCH_CODE_BYTES, BENCH_CODE_CHUNKS,
+    BENCH_LONG_LINE_BYTES, BENCH_LONG_LINE_CHUNKS, BENCH_REASONING_CHUNKS,
+};
 pub use faults::{Endless, Fault, ENDLESS_BYTES, TRICKLE_FOR, TRICKLE_PAUSE};
 pub use load::{
     firehose_chunk, paced_texts, FIREHOSE_CHUNKS, PACED_MS, STAMPED_CHUNKS, STAMPED_MS,
@@ -85,6 +88,7 @@ pub const KEYWORDS: &[&str] = &[
     "math",
     "code",
     "bench-code",
+    "bench-long-line",
     "half-written",
     "long-reasoning",
     "nested-markdown",
@@ -148,6 +152,7 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
         "stamped" => load::stamped(number, delay),
         "bench-render" => bench::bench_render(),
         "bench-code" => bench::bench_code(),
+        "bench-long-line" => bench::bench_long_line(),
         "half-written" => paused::half_written(delay),
         "hidden-reasoning" => paused::hidden_reasoning(delay),
         "math" => paused::math(delay),
@@ -453,6 +458,27 @@ mod tests {
         assert!(code.ends_with('\n') && !code.contains("```"));
         // Paced by itself, as bench-render.
         assert_eq!(s.steps[0].delay, BENCH_PAUSE);
+    }
+
+    #[test]
+    fn bench_long_line_streams_one_200_kb_line_in_256_byte_chunks() {
+        let s = scenario_for("mock:bench-long-line", Duration::from_millis(60));
+        let chunks: Vec<&String> = s
+            .steps
+            .iter()
+            .flat_map(|step| &step.deltas)
+            .filter_map(|d| match d {
+                Delta::Answer(text) => Some(text),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(chunks.len(), BENCH_LONG_LINE_CHUNKS);
+        assert!(chunks[..chunks.len() - 1].iter().all(|c| c.len() == 256));
+        let text = answer_text(&s);
+        assert_eq!(text, bench_long_line_text());
+        let code = &text[text.find("```js\n").unwrap() + 6..text.rfind("```").unwrap()];
+        assert_eq!(code.len(), BENCH_LONG_LINE_BYTES + 1);
+        assert_eq!(code.matches('\n').count(), 1);
     }
 
     #[test]
