@@ -425,7 +425,22 @@ mod tests {
             c.messages.push(answered("new"));
         }
         assert_eq!(shown(&c), ["again 0", "new"]);
-        let mut loaded = decode(&encode(&c, 0.0)).unwrap();
+        let saved = encode(&c, 0.0);
+        // How deep the JSON goes (no text here holds a bracket): serde_json
+        // reads up to 128 levels, docs/decisions.md counts on 5 per level.
+        let depth = saved
+            .chars()
+            .scan(0i32, |d, ch| {
+                *d += match ch {
+                    '{' | '[' => 1,
+                    '}' | ']' => -1,
+                    _ => 0,
+                };
+                Some(*d)
+            })
+            .max();
+        assert!(depth.is_some_and(|d| (100..128).contains(&d)), "{depth:?}");
+        let mut loaded = decode(&saved).unwrap();
         assert_eq!(loaded, c);
         // Down the first versions, every original turn is still there.
         for at in (0..20).map(|l| l * 2) {
