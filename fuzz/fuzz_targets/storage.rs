@@ -71,9 +71,28 @@ fn block(u: &mut Unstructured<'_>) -> Result<Value> {
     Ok(Value::Object(map))
 }
 
-fn message(u: &mut Unstructured<'_>) -> Result<Value> {
+/// A message; a question may carry its turn's other versions, whose later
+/// messages nest up to `depth` levels down.
+fn message(u: &mut Unstructured<'_>, depth: u32) -> Result<Value> {
     if u.arbitrary()? {
-        return Ok(json!({"role": "user", "content": text(u)?}));
+        let mut map = Map::new();
+        map.insert("role".into(), json!("user"));
+        map.insert("content".into(), text(u)?);
+        if depth < 3 && u.ratio(1, 4)? {
+            let mut others = Vec::new();
+            u.arbitrary_loop(Some(0), Some(3), |u| {
+                let mut after = Vec::new();
+                u.arbitrary_loop(Some(0), Some(3), |u| {
+                    after.push(message(u, depth + 1)?);
+                    Ok(std::ops::ControlFlow::Continue(()))
+                })?;
+                others.push(json!({"content": text(u)?, "after": after}));
+                Ok(std::ops::ControlFlow::Continue(()))
+            })?;
+            let shown = u.int_in_range(0..=4u32)?;
+            map.insert("versions".into(), json!({"shown": shown, "others": others}));
+        }
+        return Ok(Value::Object(map));
     }
     let mut map = Map::new();
     map.insert("role".into(), json!("assistant"));
@@ -123,11 +142,12 @@ fn record(u: &mut Unstructured<'_>) -> Result<String> {
     maybe(u, &mut conversation, "model", model)?;
     let mut messages = Vec::new();
     u.arbitrary_loop(Some(0), Some(4), |u| {
-        messages.push(message(u)?);
+        messages.push(message(u, 0)?);
         Ok(std::ops::ControlFlow::Continue(()))
     })?;
     conversation.insert("messages".into(), Value::Array(messages));
-    Ok(json!({"version": 1, "conversation": conversation}).to_string())
+    let version = u.int_in_range(1..=3u32)?;
+    Ok(json!({"version": version, "conversation": conversation}).to_string())
 }
 
 fn check(raw: &str) {

@@ -158,7 +158,7 @@ pub fn ChatPage() -> impl IntoView {
                             session.messages.with(|m| m.last().map(MessageView::key) == Some(key))
                         });
                         match message {
-                            MessageView::User { content, .. } => {
+                            MessageView::User { content, versions, .. } => {
                                 // The last user message sits right before the last turn.
                                 let editable = Signal::derive(move || {
                                     !running.get()
@@ -167,7 +167,8 @@ pub fn ChatPage() -> impl IntoView {
                                         })
                                 });
                                 let on_edit = Callback::new(move |text| session.edit_and_resend(key, text));
-                                view! { <UserMessage content editable on_edit/> }.into_any()
+                                let on_version = Callback::new(move |target| session.show_version(key, target));
+                                view! { <UserMessage content editable on_edit versions on_version running/> }.into_any()
                             }
                             MessageView::Assistant { turn, .. } => {
                                 let on_retry = Callback::new(move |_| session.retry(key));

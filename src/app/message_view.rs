@@ -7,12 +7,22 @@ use leptos::prelude::*;
 
 use super::turn_view::TurnView;
 use crate::turn::message::Message;
+use crate::turn::versions::VersionPosition;
 
 /// One rendered message.
 #[derive(Clone)]
 pub enum MessageView {
-    User { key: usize, content: String },
-    Assistant { key: usize, turn: TurnView },
+    User {
+        key: usize,
+        content: String,
+        /// Which version of its turn is shown, when it has several (a new
+        /// view is made whenever that changes).
+        versions: Option<VersionPosition>,
+    },
+    Assistant {
+        key: usize,
+        turn: TurnView,
+    },
 }
 
 impl MessageView {
@@ -44,9 +54,10 @@ impl MessageViews {
         let key = self.next_key.get_value();
         self.next_key.set_value(key + 1);
         self.owner.get_value().with(|| match message {
-            Message::User { content } => MessageView::User {
+            Message::User { content, versions } => MessageView::User {
                 key,
                 content: content.clone(),
+                versions: versions.as_ref().and_then(|v| v.position()),
             },
             Message::Assistant(turn) => MessageView::Assistant {
                 key,

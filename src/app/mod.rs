@@ -36,6 +36,7 @@ pub mod use_notices;
 pub mod use_stick_to_bottom;
 pub mod use_thinking_fold;
 pub mod user_message;
+pub mod version_switcher;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, HashedStylesheet, MetaTags, Title};

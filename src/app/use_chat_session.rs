@@ -1,6 +1,6 @@
-//! The conversation shown and its turns: send, stop, retry, edit, the model,
-//! the live clock and the status line, and saving it (when, `autosave`
-//! decides; where, `history`).
+//! The conversation shown and its turns: send, stop, retry, edit, the
+//! versions of a turn, the model, the live clock and the status line, and
+//! saving it (when, `autosave` decides; where, `history`).
 //!
 //! The pure `Conversation` (with the live reducer `Turn` inside) is the source
 //! of truth; `MessageView`s mirror it for rendering, one signal per block, fed
@@ -133,23 +133,34 @@ impl UseChatSessionReturn {
 
     /// Starts a turn for the user's text.
     pub fn send(&self, text: String) {
+        self.ask(text, None);
+    }
+
+    /// Asks `text`: at the end of the conversation, or (`again_at`) as a new
+    /// version of the turn whose question is at that index, the version shown
+    /// until now kept with what followed it (`turn::versions`).
+    fn ask(&self, text: String, again_at: Option<usize>) {
         let now = now_ms();
-        let Some(request) = self.append_user_turn(&text, now) else {
+        let Some(request) = self.append_user_turn(&text, now, again_at) else {
             return;
         };
         self.current_id
             .set(self.conversation.with_value(|c| c.id.clone()));
-        let user = self.views.view_of(&Message::User { content: text });
-        // The turn as the conversation holds it (with the effort it asks at).
-        let turn = self.conversation.with_value(|c| {
+        // The question and its turn as the conversation holds them (with the
+        // versions count and the effort it asks at).
+        let views: Vec<MessageView> = self.conversation.with_value(|c| {
+            let start = c.messages.len().saturating_sub(2);
             c.messages
-                .last()
+                .iter()
+                .skip(start)
                 .map(|m| self.views.view_of(m))
-                .unwrap_or_else(|| self.views.view_of(&Message::Assistant(Turn::new(now))))
+                .collect()
         });
         self.messages.update(|m| {
-            m.push(user);
-            m.push(turn);
+            if let Some(at) = again_at {
+                m.truncate(at);
+            }
+            m.extend(views);
         });
         self.clock.set(now);
         self.announcement.set("Thinking".into());
@@ -260,9 +271,15 @@ impl UseChatSessionReturn {
         self.start_stream(request);
     }
 
-    /// Adds the user's message and an empty turn to the conversation (giving
-    /// a new one its id, title and model), and returns what to ask the server.
-    fn append_user_turn(&self, text: &str, now: f64) -> Option<ChatRequest> {
+    /// Adds the user's message (at the end, or as a new version of the turn
+    /// asked at `again_at`) and an empty turn to the conversation (giving a
+    /// new one its id, title and model), and returns what to ask the server.
+    fn append_user_turn(
+        &self,
+        text: &str,
+        now: f64,
+        again_at: Option<usize>,
+    ) -> Option<ChatRequest> {
         let wall = wall_ms();
         let picked = self.model.get_untracked();
         let effort = self.effort.get_untracked();
@@ -279,9 +296,14 @@ impl UseChatSessionReturn {
                     .take(60)
                     .collect();
             }
-            c.messages.push(Message::User {
-                content: text.to_owned(),
-            });
+            match again_at {
+                Some(at) => {
+                    if !c.start_version(at, text.to_owned()) {
+                        return None;
+                    }
+                }
+                None => c.messages.push(Message::user(text)),
+            }
             if c.model.is_none() {
                 c.model = picked;
             }
@@ -295,8 +317,8 @@ impl UseChatSessionReturn {
             turn.effort = effort;
             c.messages.push(Message::Assistant(turn));
             c.updated_at = wall;
-            request
-        })
+            Some(request)
+        })?
     }
 
     /// The page is going away: keep the conversation as it stands now
@@ -368,8 +390,8 @@ impl UseChatSessionReturn {
             .with_untracked(|m| m.iter().position(|v| v.key() == key))
     }
 
-    /// Retry the turn shown with `key`: the last turn is replaced, an older one
-    /// is asked again at the end.
+    /// Retry the turn shown with `key`: the last turn is asked again as a new
+    /// version (the attempt is kept), an older one is asked again at the end.
     pub fn retry(&self, key: usize) {
         let Some(index) = self.idle_index_of(key) else {
             return;
@@ -377,31 +399,63 @@ impl UseChatSessionReturn {
         let is_last = self.messages.with_untracked(|m| index + 1 == m.len());
         let user_text = self.conversation.with_value(|c| {
             match index.checked_sub(1).and_then(|i| c.messages.get(i)) {
-                Some(Message::User { content }) => Some(content.clone()),
+                Some(Message::User { content, .. }) => Some(content.clone()),
                 _ => None,
             }
         });
         let Some(text) = user_text else { return };
         if is_last {
-            self.truncate(index - 1);
+            self.ask(text, Some(index - 1));
+        } else {
+            self.send(text);
         }
-        self.send(text);
     }
 
-    /// Replaces the user message shown with `key` (and everything after it)
-    /// with `text`, and asks again.
+    /// Asks `text` as a new version of the turn whose question is shown with
+    /// `key`: the earlier question, its answer and the turns after it stay,
+    /// as the version before.
     pub fn edit_and_resend(&self, key: usize, text: String) {
         let Some(index) = self.idle_index_of(key) else {
             return;
         };
-        self.truncate(index);
-        self.send(text);
+        self.ask(text, Some(index));
     }
 
-    /// Keeps the first `len` messages, in the conversation and on screen.
-    fn truncate(&self, len: usize) {
-        self.conversation.update_value(|c| c.messages.truncate(len));
-        self.messages.update(|m| m.truncate(len));
+    /// Shows version `target` (from 0) of the turn whose question is shown
+    /// with `key`, with the later turns that version had. Not while a turn
+    /// streams: the live turn must stay the conversation's last message.
+    pub fn show_version(&self, key: usize, target: usize) {
+        let Some(at) = self.idle_index_of(key) else {
+            return;
+        };
+        let switched = self
+            .conversation
+            .try_update_value(|c| c.show_version(at, target))
+            .unwrap_or(false);
+        if !switched {
+            return;
+        }
+        let (views, position): (Vec<MessageView>, _) = self.conversation.with_value(|c| {
+            let views = c
+                .messages
+                .iter()
+                .skip(at)
+                .map(|m| self.views.view_of(m))
+                .collect();
+            (views, c.version_position(at))
+        });
+        self.messages.update(|m| {
+            m.truncate(at);
+            m.extend(views);
+        });
+        if let Some(position) = position {
+            self.announcement.set(format!(
+                "Showing version {} of {}",
+                position.shown + 1,
+                position.count
+            ));
+        }
+        self.save();
     }
 
     /// Stop pressed: freeze the turn where it is.

@@ -1,7 +1,11 @@
 //! The user's message as sent (plain text, whitespace kept); the last one can
-//! be edited and sent again.
+//! be edited and sent again, and a turn asked more than once shows which
+//! version it is.
 
 use leptos::prelude::*;
+
+use super::version_switcher::VersionSwitcher;
+use crate::turn::versions::VersionPosition;
 
 /// A message the user wrote.
 #[component]
@@ -14,6 +18,15 @@ pub fn UserMessage(
     /// Called with the edited text.
     #[prop(optional)]
     on_edit: Option<Callback<String>>,
+    /// Which version of the turn is shown, when it has several.
+    #[prop(default = None)]
+    versions: Option<VersionPosition>,
+    /// Called with the version to show; the switcher is shown with it.
+    #[prop(optional)]
+    on_version: Option<Callback<usize>>,
+    /// True while a turn streams (no switching meanwhile).
+    #[prop(into, optional)]
+    running: Signal<bool>,
 ) -> impl IntoView {
     let editing = RwSignal::new(false);
     let draft = RwSignal::new(content.clone());
@@ -50,9 +63,14 @@ pub fn UserMessage(
                     </div>
                 </div>
             </Show>
-            <Show when=move || editable.get() && !editing.get() && on_edit.is_some()>
-                <button class="icon-button" data-testid="edit" on:click=move |_| editing.set(true)>"Edit"</button>
-            </Show>
+            <div class="user-actions">
+                {versions.zip(on_version).map(|(position, on_show)| view! {
+                    <VersionSwitcher position disabled=running on_show/>
+                })}
+                <Show when=move || editable.get() && !editing.get() && on_edit.is_some()>
+                    <button class="icon-button" data-testid="edit" on:click=move |_| editing.set(true)>"Edit"</button>
+                </Show>
+            </div>
         </div>
     }
 }

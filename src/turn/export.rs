@@ -15,6 +15,7 @@ use super::block_label::{ended_label, source_note};
 use super::headline::strip_topics;
 use super::message::{Conversation, Message};
 use super::reducer::Block;
+use super::versions::VersionPosition;
 
 /// The largest file an import reads (20 MiB): far above any real conversation
 /// (a long one with heavy reasoning is a few MB), and refused by its size
@@ -49,12 +50,16 @@ pub fn to_markdown(conversation: &Conversation) -> String {
     // Escaped as the line it is: on its own, `title` could read as a fence.
     out.push_str(&inert_markdown(&format!("# {}", one_line(title))));
     out.push_str("\n\n");
-    for message in &conversation.messages {
+    for (at, message) in conversation.messages.iter().enumerate() {
         match message {
-            Message::User { content } => {
+            Message::User { content, .. } => {
                 out.push_str("**You:**\n\n");
                 out.push_str(&inert_markdown(content.trim()));
                 out.push_str("\n\n");
+                // The shown version only; the JSON export keeps every one.
+                if let Some(position) = conversation.version_position(at) {
+                    out.push_str(&version_note(position));
+                }
             }
             Message::Assistant(turn) => {
                 out.push_str("**Assistant:**\n\n");
@@ -89,6 +94,19 @@ pub fn to_markdown(conversation: &Conversation) -> String {
         }
     }
     out
+}
+
+/// Says which version of a turn the export holds, and that others exist.
+fn version_note(position: VersionPosition) -> String {
+    let others = match position.count - 1 {
+        1 => "the other version is".to_owned(),
+        n => format!("the {n} other versions are"),
+    };
+    format!(
+        "*Version {} of {} of this turn, as shown in Pensive; {others} in the JSON export.*\n\n",
+        position.shown + 1,
+        position.count,
+    )
 }
 
 fn summary(t: &super::reducer::Thinking) -> String {
@@ -325,9 +343,7 @@ mod tests {
         }
         let mut c = Conversation::new("c".into(), 1.0);
         c.title = "Why is the sky blue?".into();
-        c.messages.push(Message::User {
-            content: "Why is the sky blue?".into(),
-        });
+        c.messages.push(Message::user("Why is the sky blue?"));
         c.messages.push(Message::Assistant(turn));
         c
     }
@@ -372,6 +388,36 @@ mod tests {
         assert_eq!(t.headline.as_deref(), Some("Checking <b>units</b> & more"));
     }
 
+    #[test]
+    fn markdown_writes_the_shown_version_and_notes_the_others() {
+        let mut c = conversation();
+        assert!(!to_markdown(&c).contains("Version"));
+        assert!(c.start_version(0, "Why is the sky blue, really?".into()));
+        let answer = c.messages.get(1).cloned();
+        c.messages.extend(answer);
+        assert!(c.show_version(0, 0));
+        let md = to_markdown(&c);
+        assert!(md.contains("Why is the sky blue?\n\n*Version 1 of 2 of this turn, as shown in Pensive; the other version is in the JSON export.*"), "{md}");
+        assert!(md.contains("Blue scatters."), "{md}");
+        assert!(!md.contains("really"), "only the shown version: {md}");
+        assert!(c.start_version(0, "Third".into()));
+        let md = to_markdown(&c);
+        assert!(md.contains("*Version 3 of 3 of this turn, as shown in Pensive; the 2 other versions are in the JSON export.*"), "{md}");
+        assert!(!md.contains("Blue scatters."), "{md}");
+        // The JSON export keeps every version.
+        let json = encode(&c, 0.0);
+        for text in [
+            "Why is the sky blue?",
+            "really?",
+            "Third",
+            "Blue scatters.",
+            "Rayleigh.",
+        ] {
+            assert!(json.contains(text), "{text}: {json}");
+        }
+        assert_eq!(encode(&decode(&json).unwrap(), 0.0), json);
+    }
+
     const HOSTILE: &str = "Careful <script>alert('script')</script> and \
 <img src=x onerror=\"alert('img')\"> and <iframe src=\"https://evil.example/\"></iframe>\n\n\
 <!-- a comment --> <svg onload=alert(1)> <a href=\"javascript:alert(1)\">x</a> \
@@ -410,9 +456,7 @@ mod tests {
     fn hostile_conversation() -> Conversation {
         let mut c = conversation();
         c.title = "<img src=x onerror=alert('title')>".into();
-        c.messages[0] = Message::User {
-            content: HOSTILE.into(),
-        };
+        c.messages[0] = Message::user(HOSTILE);
         if let Message::Assistant(turn) = &mut c.messages[1] {
             if let Block::Thinking(t) = &mut turn.blocks[0] {
                 t.text = format!("<topic>x</topic>{HOSTILE}");
@@ -536,7 +580,7 @@ mod tests {
             let (first, second) = text.split_at(text.char_indices().nth(split).map_or(text.len(), |(i, _)| i));
             let mut c = conversation();
             c.title = first.into();
-            c.messages[0] = Message::User { content: second.into() };
+            c.messages[0] = Message::user(second);
             if let Message::Assistant(turn) = &mut c.messages[1] {
                 if let Block::Thinking(t) = &mut turn.blocks[0] {
                     t.text = second.into();

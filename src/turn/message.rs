@@ -6,17 +6,66 @@ use serde::{Deserialize, Serialize};
 use super::headline::headline_of;
 use super::reducer::{Block, BlockState, Turn, TurnStatus};
 use super::request::{ChatMessage, Role};
+use super::versions::Versions;
 
 /// Current schema version written by this build. 2: thinking blocks carry
-/// their `headline` (the label naming them).
-pub const SCHEMA_VERSION: u32 = 2;
+/// their `headline` (the label naming them). 3: a question may carry the
+/// other versions of its turn (`versions`); a build of schema 2 would drop
+/// them on saving, so it must not read such a record.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// One message of a stored conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum Message {
-    User { content: String },
+    User {
+        content: String,
+        /// The turn's other versions (Regenerate, Edit), when it has some.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        versions: Option<Versions>,
+    },
     Assistant(Turn),
+}
+
+impl Message {
+    /// A question with no other version.
+    pub fn user(content: impl Into<String>) -> Self {
+        Message::User {
+            content: content.into(),
+            versions: None,
+        }
+    }
+}
+
+/// Calls `change` on every assistant turn of `messages`, those of the
+/// versions not shown included (storage tidies them all alike).
+fn each_turn_mut(messages: &mut [Message], change: &mut impl FnMut(&mut Turn)) {
+    for message in messages {
+        match message {
+            Message::Assistant(turn) => change(turn),
+            Message::User {
+                versions: Some(versions),
+                ..
+            } => {
+                for version in &mut versions.others {
+                    each_turn_mut(&mut version.after, change);
+                }
+            }
+            Message::User { versions: None, .. } => {}
+        }
+    }
+}
+
+/// Brings every version list of `messages` into range (see `Versions::settled`).
+fn settle_versions(messages: &mut [Message]) {
+    for message in messages {
+        if let Message::User { versions, .. } = message {
+            *versions = versions.take().and_then(Versions::settled);
+            for version in versions.iter_mut().flat_map(|v| &mut v.others) {
+                settle_versions(&mut version.after);
+            }
+        }
+    }
 }
 
 /// A stored conversation.
@@ -54,7 +103,7 @@ impl Conversation {
             .enumerate()
             .filter_map(|(i, m)| match m {
                 Message::User { .. } if refused(i) => None,
-                Message::User { content } => Some(ChatMessage {
+                Message::User { content, .. } => Some(ChatMessage {
                     role: Role::User,
                     content: content.clone(),
                 }),
@@ -74,20 +123,18 @@ impl Conversation {
     /// (a reload mid-turn shows it frozen at that point).
     pub fn for_storage(&self, now_ms: f64) -> Conversation {
         let mut copy = self.clone();
-        for message in &mut copy.messages {
-            if let Message::Assistant(turn) = message {
-                turn.blocks.retain(|b| {
-                    !matches!(b, Block::Thinking(t) if t.is_empty() && t.state != BlockState::Streaming)
-                });
-                for block in &mut turn.blocks {
-                    if let Block::Thinking(t) = block {
-                        if t.state == BlockState::Streaming {
-                            t.duration_ms = Some((now_ms - t.started_at_ms).max(0.0) as u64);
-                        }
+        each_turn_mut(&mut copy.messages, &mut |turn| {
+            turn.blocks.retain(|b| {
+                !matches!(b, Block::Thinking(t) if t.is_empty() && t.state != BlockState::Streaming)
+            });
+            for block in &mut turn.blocks {
+                if let Block::Thinking(t) = block {
+                    if t.state == BlockState::Streaming {
+                        t.duration_ms = Some((now_ms - t.started_at_ms).max(0.0) as u64);
                     }
                 }
             }
-        }
+        });
         copy
     }
 
@@ -97,10 +144,8 @@ impl Conversation {
     /// drop or rewrite (an empty thinking block, a block still streaming):
     /// saving what was loaded then changes nothing.
     fn settle_loaded_turns(&mut self) {
-        for message in &mut self.messages {
-            let Message::Assistant(turn) = message else {
-                continue;
-            };
+        settle_versions(&mut self.messages);
+        each_turn_mut(&mut self.messages, &mut |turn| {
             if turn.status.is_live() {
                 turn.status = TurnStatus::Stopped;
             }
@@ -113,7 +158,7 @@ impl Conversation {
                     }
                 }
             }
-        }
+        });
     }
 }
 
@@ -248,8 +293,11 @@ type Migration = fn(serde_json::Value) -> Result<serde_json::Value, DecodeError>
 
 /// `MIGRATIONS[i]` upgrades version `i + 1` to `i + 2`. A schema change adds
 /// one here, with a stored sample of the old version in the tests.
-const MIGRATIONS: &[Migration] = &[headlines_from_text];
+const MIGRATIONS: &[Migration] = &[headlines_from_text, Ok];
 
+/// (2 -> 3 is `Ok`: a record of version 2 is one whose turns each have one
+/// version, which version 3 writes the same way.)
+///
 /// 1 -> 2: version 1 never wrote a thinking block's `headline`; derive it from
 /// the stored text, exactly as the reducer derives it while a block streams.
 /// A headline already present (no build wrote one, but a hand-made record
@@ -349,9 +397,7 @@ mod tests {
     fn conversation() -> Conversation {
         let mut c = Conversation::new("c1".into(), 1.0);
         c.title = "Sky".into();
-        c.messages.push(Message::User {
-            content: "Why blue?".into(),
-        });
+        c.messages.push(Message::user("Why blue?"));
         c.messages.push(Message::Assistant(finished_turn()));
         c
     }
@@ -400,13 +446,9 @@ mod tests {
             1.0,
         );
         failed_midway.apply(TurnEvent::error(ErrorKind::Network, "lost"), 2.0);
-        c.messages.push(Message::User {
-            content: "huge paste".into(),
-        });
+        c.messages.push(Message::user("huge paste"));
         c.messages.push(Message::Assistant(refused));
-        c.messages.push(Message::User {
-            content: "next".into(),
-        });
+        c.messages.push(Message::user("next"));
         c.messages.push(Message::Assistant(failed_midway));
         let sent: Vec<_> = c
             .to_chat_messages()
@@ -523,9 +565,9 @@ mod tests {
             .collect();
         assert_eq!(headlines, [Some("Writing the answer"), None, None]);
         assert_eq!(turn.answer_text(), "About 16.4 feet. Yes.");
-        // Saved again, it is a version-2 record that keeps the headline.
+        // Saved again, it is a current record that keeps the headline.
         let saved = encode(&c, 0.0);
-        assert!(saved.starts_with(r#"{"version":2,"#), "{saved}");
+        assert!(saved.starts_with(r#"{"version":3,"#), "{saved}");
         assert!(
             saved.contains(r#""headline":"Writing the answer""#),
             "{saved}"
@@ -560,7 +602,7 @@ metres"
         c.messages.push(Message::Assistant(turn));
         let saved = encode(&c, 0.0);
         let value: serde_json::Value = serde_json::from_str(&saved).unwrap();
-        assert_eq!(value["version"], 2);
+        assert_eq!(value["version"], SCHEMA_VERSION);
         assert_eq!(
             value["conversation"]["messages"][0]["blocks"][0]["headline"],
             "Checking the units"
@@ -573,7 +615,7 @@ metres"
             panic!("thinking expected")
         };
         assert_eq!(t.headline.as_deref(), Some("Checking the units"));
-        // Version 2 trusts what it stored: no headline means none, even if
+        // Version 2 on trusts what it stored: no headline means none, even if
         // the text would give one (the label was the block's when saved).
         let edited = saved.replace(r#""headline":"Checking the units","#, "");
         let Message::Assistant(turn) = &decode(&edited).unwrap().messages[0] else {

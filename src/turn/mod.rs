@@ -1,6 +1,6 @@
 //! The pure core shared by server and browser: the wire contract (`TurnEvent`),
 //! the request and model-list types, the NDJSON framer, the turn reducer and
-//! the persisted model.
+//! the persisted model and its versions of a turn.
 //! No I/O and no Leptos here: everything is tested natively.
 
 pub mod block_label;
@@ -18,6 +18,7 @@ pub mod reducer;
 pub mod request;
 pub mod scrub;
 pub mod turn_error;
+pub mod versions;
 
 pub use effort::Effort;
 pub use event::{ErrorKind, TurnEvent, Usage};
