@@ -134,8 +134,11 @@ pub async fn start(mode: &str, port: u16, dialect: Dialect) -> Result<Servers, S
             .env("PENSIVE_BASE_URL", &model.upstream.base_url)
             .env("PENSIVE_MODEL", &model.upstream.name)
             .env("PENSIVE_API_KEY", "load-test-key")
-            // Every load turn comes from 127.0.0.1: no per-client turn limit.
+            // Every load turn comes from 127.0.0.1: no per-client turn limit,
+            // and no per-address connection share (issue 21's cap of 16 would
+            // turn the load tool's own connections away with 503s).
             .env("PENSIVE_MAX_TURNS_PER_CLIENT", "0")
+            .env("PENSIVE_MAX_CONNECTIONS_PER_ADDRESS", "0")
             .env(
                 "RUST_LOG",
                 std::env::var("LOAD_PENSIVE_LOG").unwrap_or("info".into()),
