@@ -70,13 +70,16 @@ impl Stream {
     }
 }
 
-/// A conversation as Markdown for download, or why not, given to `deliver`
-/// (at once on the server, when the worker answers in the browser).
+/// Conversations (the shown one, or all of them) as one Markdown file for
+/// download, with or without reasoning (`turn::export::to_markdown_all`), or
+/// why not, given to `deliver` (at once on the server, when the worker
+/// answers in the browser).
 pub fn export_markdown(
-    conversation: &Conversation,
+    conversations: &[Conversation],
+    with_reasoning: bool,
     deliver: impl FnOnce(Result<String, String>) + 'static,
 ) {
-    imp::export_markdown(conversation, deliver)
+    imp::export_markdown(conversations, with_reasoning, deliver)
 }
 
 /// Whether the renderer is ready. Reactive in the browser: an effect that
@@ -122,10 +125,14 @@ mod in_process {
     }
 
     pub fn export_markdown(
-        conversation: &Conversation,
+        conversations: &[Conversation],
+        with_reasoning: bool,
         deliver: impl FnOnce(Result<String, String>),
     ) {
-        deliver(Ok(crate::turn::export::to_markdown(conversation)));
+        deliver(Ok(crate::turn::export::to_markdown_all(
+            conversations,
+            with_reasoning,
+        )));
     }
 
     pub fn ready() -> bool {
