@@ -15,7 +15,7 @@ type Block = { kind: string; text?: string };
 type Message = { role: string; content?: string; blocks?: Block[]; versions?: { others: { content: string; after?: Message[] }[] } };
 type Conversation = { id: string; title: string; messages: Message[] };
 
-/** Clicks `button` and reads the file it downloads. */
+/** Clicks the button `testId` and reads the file it downloads. */
 async function download(page: Page, testId: string): Promise<{ name: string; text: string; file: Download }> {
   const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
   return { name: file.suggestedFilename(), text: fs.readFileSync((await file.path())!, 'utf8'), file };
@@ -88,15 +88,21 @@ test('this conversation, with and without reasoning, as Markdown and JSON; hidde
   expect(turns(bare.messages)).toHaveLength(2);
   for (const turn of turns(bare.messages)) expect(turn.blocks?.map((b) => b.text).join('')).toContain('42');
 
-  // It imports: a conversation of its own, answers and versions, no reasoning.
+  // It imports: a conversation of its own, answers and versions, no reasoning
+  // (the turn's token count stays: one "Reasoned for … · 20 tokens" header
+  // with nothing to open, as for a provider that hides its reasoning).
   const file = testInfo.outputPath('without-reasoning.json');
   fs.writeFileSync(file, bareJson.text);
   await expect(page.getByTestId('conversation-item')).toHaveCount(1);
+  await expect(chat.assistant().locator('.thinking-body')).toHaveCount(1);
   await page.getByTestId('import-json').setInputFiles(file);
   await expect(page.getByTestId('conversation-item')).toHaveCount(2);
+  await expect(page.getByTestId('conversation-item').filter({ hasText: 'Export me mock:normal' })).toHaveCount(2);
   await expect(page.getByTestId('version-count')).toHaveText('2 / 2');
   await expect(chat.assistant().getByTestId('answer')).toContainText('42');
-  await expect(chat.assistant().getByTestId('thinking-block')).toHaveCount(0);
+  await expect(chat.assistant().locator('.thinking-body')).toHaveCount(0);
+  await expect(chat.assistant().getByTestId('thinking-block')).toHaveText(/^Reasoned for .* · 20 tokens$/);
+  await expect(chat.assistant()).not.toContainText(REASONING);
 });
 
 test('all conversations in one file, as JSON and Markdown, with and without reasoning; unreadable records are skipped and counted', async ({ page }) => {
