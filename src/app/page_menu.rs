@@ -1,7 +1,8 @@
 //! The conversation's options: the Thinking fold preference and export /
 //! import (Markdown or JSON, with or without reasoning, this conversation or
-//! all of them). Wide screens show them in the top bar; on a phone they sit behind
-//! one "Options" button, so the conversation keeps the screen (DESIGN §4).
+//! all of them). Wide screens show them in the top bar; on a phone they sit
+//! behind one "Options" button, so the conversation keeps the screen
+//! (DESIGN §4).
 
 use leptos::prelude::*;
 
@@ -17,7 +18,8 @@ pub fn PageMenu(
     preference: RwSignal<FoldPreference>,
     /// Export and import of conversations.
     files: UseImportExportReturn,
-    /// True while the shown conversation has no messages (nothing to export).
+    /// True while the shown conversation has no messages (nothing of its own
+    /// to export; all conversations can be, if any is stored).
     #[prop(into)]
     empty: Signal<bool>,
 ) -> impl IntoView {
