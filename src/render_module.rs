@@ -65,12 +65,14 @@ impl RenderStream {
     }
 }
 
-/// An exported conversation (the JSON envelope, `turn::message::encode`) as
-/// Markdown for download; `Err` with the reason if it does not decode.
+/// An export file's conversations (the JSON of `turn::message::encode` for
+/// one, `encode_all` for several) as one Markdown file for download, with or
+/// without reasoning (`turn::export::to_markdown_all`); `Err` with the reason
+/// if it does not decode.
 #[wasm_bindgen]
-pub fn export_markdown(conversation_json: &str) -> Result<String, String> {
-    crate::turn::message::decode(conversation_json)
-        .map(|conversation| crate::turn::export::to_markdown(&conversation))
+pub fn export_markdown(export_json: &str, with_reasoning: bool) -> Result<String, String> {
+    crate::turn::message::decode_file(export_json)
+        .map(|conversations| crate::turn::export::to_markdown_all(&conversations, with_reasoning))
         .map_err(|error| error.to_string())
 }
 

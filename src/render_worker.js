@@ -9,8 +9,10 @@
 //   page -> worker
 //     {op: "frame", id, stream, withoutTopics, reset, appended, last}
 //         -> {id, frame: "<JSON of stream_render::Frame>", ms}
-//     {op: "export", id, json}  -> {id, markdown} or {id, error} (the record
-//                                  did not decode)
+//     {op: "export", id, json, withReasoning}
+//                               -> {id, markdown} or {id, error} (the file
+//                                  did not decode); json: one conversation's
+//                                  envelope or all of them (Export all)
 //     {op: "free", stream}      (no reply)
 //   worker -> page, once: {op: "ready"} after loading and warming up,
 //                         or {op: "failed", error}
@@ -53,7 +55,7 @@ function handle(message) {
     }
     case 'export':
       try {
-        postMessage({ id: message.id, markdown: export_markdown(message.json) });
+        postMessage({ id: message.id, markdown: export_markdown(message.json, message.withReasoning !== false) });
       } catch (error) {
         // A record that does not decode is the caller's to report; a trap
         // (below) breaks the instance.

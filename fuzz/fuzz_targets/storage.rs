@@ -1,7 +1,9 @@
 //! Fuzzes the storage schema loader (`turn::message`): `decode` (one stored
-//! conversation) and `decode_index` (the conversation list). Asserts: no panic;
-//! whatever either accepts is re-encoded by this build and decodes to the same
-//! value (saving what was loaded loses or changes nothing).
+//! conversation), `decode_index` (the conversation list) and `decode_file` (an
+//! export of one conversation or all of them). Asserts: no panic; whatever
+//! each accepts is re-encoded by this build and decodes to the same value
+//! (saving what was loaded loses or changes nothing), and so does an export
+//! of it without reasoning.
 //!
 //! Input starting with a 0 byte: the rest picks a record from the schema's own
 //! vocabulary (every field, enum value and odd float), so the property is
@@ -11,7 +13,9 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use pensive::turn::message::{decode, decode_index, encode, encode_index};
+use pensive::turn::message::{
+    decode, decode_file, decode_index, encode, encode_all, encode_index, Conversation,
+};
 use serde_json::{json, Map, Value};
 
 /// A client clock for `encode` (2025-11-30T00:00:00Z in ms).
@@ -159,12 +163,32 @@ fn check(raw: &str) {
         let again = encode_index(&index);
         assert_eq!(decode_index(&again), Ok(index), "re-encoded: {again}");
     }
+    if let Ok(all) = decode_file(raw) {
+        let again = encode_all(&all, NOW_MS);
+        assert_eq!(decode_file(&again), Ok(all.clone()), "re-encoded: {again}");
+        let bare: Vec<Conversation> = all.iter().map(Conversation::without_reasoning).collect();
+        let again = encode_all(&bare, NOW_MS);
+        assert_eq!(decode_file(&again), Ok(bare), "without reasoning: {again}");
+    }
+}
+
+/// A record's conversation as an export of all conversations (one, twice).
+fn as_export_of_all(raw: &str) -> Option<String> {
+    let record: Value = serde_json::from_str(raw).ok()?;
+    let conversation = record.get("conversation")?;
+    Some(
+        json!({"version": record.get("version")?, "conversations": [conversation, conversation]})
+            .to_string(),
+    )
 }
 
 fuzz_target!(|data: &[u8]| {
     if let Some((0, rest)) = data.split_first() {
         if let Ok(raw) = record(&mut Unstructured::new(rest)) {
             check(&raw);
+            if let Some(all) = as_export_of_all(&raw) {
+                check(&all);
+            }
         }
     } else if let Ok(raw) = std::str::from_utf8(data) {
         check(raw);

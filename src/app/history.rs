@@ -200,6 +200,41 @@ pub fn load_all() -> Loaded {
     }
 }
 
+/// Every conversation stored in this browser that this build can read, for
+/// Export all: newest first, and the number it could not read (damaged, or a
+/// newer version's), which the caller names in a notice. Every key is read,
+/// not only the index's lines, so a record the index lost is kept too; and
+/// nothing is moved or rewritten (quarantine is for loading, not exporting).
+pub fn load_every() -> (Vec<Conversation>, usize) {
+    #[cfg(feature = "hydrate")]
+    {
+        let keys = super::storage::keys().unwrap_or_default();
+        let mut unreadable = 0;
+        let mut all: Vec<Conversation> = keys
+            .iter()
+            .filter(|key| key.starts_with(store::PREFIX))
+            .filter_map(|key| {
+                let read = store::text(key).map(|raw| crate::turn::message::decode(&raw));
+                match read {
+                    Some(Ok(conversation)) => Some(conversation),
+                    Some(Err(_)) => {
+                        unreadable += 1;
+                        None
+                    }
+                    // Deleted since the keys were listed.
+                    None => None,
+                }
+            })
+            .collect();
+        all.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+        (all, unreadable)
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        (Vec::new(), 0)
+    }
+}
+
 /// Loads one conversation (switching); `Err` explains what happened.
 pub fn load(id: &str) -> Result<Conversation, Notice> {
     #[cfg(feature = "hydrate")]

@@ -70,13 +70,16 @@ impl Stream {
     }
 }
 
-/// A conversation as Markdown for download, or why not, given to `deliver`
-/// (at once on the server, when the worker answers in the browser).
+/// Conversations (the shown one, or all of them) as one Markdown file for
+/// download, with or without reasoning (`turn::export::to_markdown_all`), or
+/// why not, given to `deliver` (at once on the server, when the worker
+/// answers in the browser).
 pub fn export_markdown(
-    conversation: &Conversation,
+    conversations: &[Conversation],
+    with_reasoning: bool,
     deliver: impl FnOnce(Result<String, String>) + 'static,
 ) {
-    imp::export_markdown(conversation, deliver)
+    imp::export_markdown(conversations, with_reasoning, deliver)
 }
 
 /// Whether the renderer is ready. Reactive in the browser: an effect that
@@ -122,10 +125,14 @@ mod in_process {
     }
 
     pub fn export_markdown(
-        conversation: &Conversation,
+        conversations: &[Conversation],
+        with_reasoning: bool,
         deliver: impl FnOnce(Result<String, String>),
     ) {
-        deliver(Ok(crate::turn::export::to_markdown(conversation)));
+        deliver(Ok(crate::turn::export::to_markdown_all(
+            conversations,
+            with_reasoning,
+        )));
     }
 
     pub fn ready() -> bool {
@@ -145,6 +152,49 @@ mod in_process {
 
 #[cfg(not(feature = "hydrate"))]
 use in_process as imp;
+
+#[cfg(all(test, not(feature = "hydrate")))]
+mod export_tests {
+    use crate::turn::message::{decode, Conversation};
+
+    /// A stored record with one thinking block and an answer.
+    fn conversation(id: &str, title: &str) -> Conversation {
+        let raw = format!(
+            r#"{{"version":3,"conversation":{{"id":"{id}","title":"{title}","created_at":1,"updated_at":2,
+              "messages":[{{"role":"user","content":"Q"}},{{"role":"assistant","blocks":[
+              {{"kind":"thinking","text":"Pondering.","duration_ms":2000,"state":"done"}},
+              {{"kind":"answer","text":"A."}}],"status":"done"}}]}}}}"#
+        );
+        decode(&raw).unwrap()
+    }
+
+    fn export(conversations: &[Conversation], with_reasoning: bool) -> String {
+        let got = std::rc::Rc::new(std::cell::RefCell::new(None));
+        let put = got.clone();
+        super::export_markdown(conversations, with_reasoning, move |md| {
+            *put.borrow_mut() = Some(md)
+        });
+        let md = got.borrow_mut().take();
+        md.expect("answers at once in process").unwrap()
+    }
+
+    /// The same choices as the worker's: every conversation, with or
+    /// without reasoning.
+    #[test]
+    fn the_in_process_export_takes_every_conversation_and_the_reasoning_choice() {
+        let all = [conversation("a", "First"), conversation("b", "Second")];
+        let with = export(&all, true);
+        assert!(with.starts_with("# First\n"), "{with}");
+        assert!(with.contains("\n---\n\n# Second\n"), "{with}");
+        assert_eq!(with.matches("Pondering.").count(), 2, "{with}");
+        let without = export(&all, false);
+        assert!(
+            !without.contains("Pondering") && !without.contains("<details>"),
+            "{without}"
+        );
+        assert_eq!(without.matches("A.").count(), 2, "{without}");
+    }
+}
 
 #[cfg(feature = "hydrate")]
 mod worker;

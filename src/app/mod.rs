@@ -9,8 +9,10 @@ pub mod chat_page;
 pub mod code_copy;
 pub mod composer;
 pub mod effort_picker;
+pub mod export_scope_picker;
 pub mod headline;
 pub mod history;
+pub mod include_reasoning_toggle;
 pub mod jump_to_latest;
 pub mod markdown;
 // The renderer's safety property as a checker: for its tests and `make fuzz` only.

@@ -1,11 +1,15 @@
 //! The conversation's options: the Thinking fold preference and export /
-//! import. Wide screens show them in the top bar; on a phone they sit behind
-//! one "Options" button, so the conversation keeps the screen (DESIGN §4).
+//! import (Markdown or JSON, with or without reasoning, this conversation or
+//! all of them). Wide screens show them in the top bar; on a phone they sit
+//! behind one "Options" button, so the conversation keeps the screen
+//! (DESIGN §4).
 
 use leptos::prelude::*;
 
+use super::export_scope_picker::ExportScopePicker;
+use super::include_reasoning_toggle::IncludeReasoningToggle;
 use super::preferences::{FoldPreference, FoldPreferencePicker};
-use super::use_import_export::UseImportExportReturn;
+use super::use_import_export::{ExportFormat, ExportScope, UseImportExportReturn};
 
 /// The options menu.
 #[component]
@@ -14,11 +18,26 @@ pub fn PageMenu(
     preference: RwSignal<FoldPreference>,
     /// Export and import of conversations.
     files: UseImportExportReturn,
-    /// True while the shown conversation has no messages (nothing to export).
+    /// True while the shown conversation has no messages (nothing of its own
+    /// to export; all conversations can be, if any is stored).
     #[prop(into)]
     empty: Signal<bool>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
+    let with_reasoning = RwSignal::new(true);
+    let scope = RwSignal::new(ExportScope::Shown);
+    // All conversations: offered while any is stored or one is shown.
+    let nothing = move || match scope.get() {
+        ExportScope::Shown => empty.get(),
+        ExportScope::All => empty.get() && !files.any_stored(),
+    };
+    let export = move |format| {
+        files.export(
+            format,
+            with_reasoning.get_untracked(),
+            scope.get_untracked(),
+        )
+    };
     let guarded = Resource::new(|| (), |_| super::api::access_token_required());
     view! {
         <div class="page-menu">
@@ -30,13 +49,15 @@ pub fn PageMenu(
             >"Options"</button>
             <div id="page-menu-panel" class="page-menu-panel" class:open=move || open.get()>
                 <FoldPreferencePicker preference/>
+                <ExportScopePicker scope/>
+                <IncludeReasoningToggle include=with_reasoning/>
                 <div class="conversation-actions">
                     <button class="copy-button" data-testid="export-markdown"
-                        disabled=move || empty.get()
-                        on:click=move |_| files.export(false)>"Export Markdown"</button>
+                        disabled=nothing
+                        on:click=move |_| export(ExportFormat::Markdown)>"Export Markdown"</button>
                     <button class="copy-button" data-testid="export-json"
-                        disabled=move || empty.get()
-                        on:click=move |_| files.export(true)>"Export JSON"</button>
+                        disabled=nothing
+                        on:click=move |_| export(ExportFormat::Json)>"Export JSON"</button>
                     <label class="copy-button import-label">
                         "Import JSON"
                         <input type="file" accept="application/json,.json" class="visually-hidden" data-testid="import-json"

@@ -1,13 +1,60 @@
-//! Export the shown conversation (Markdown or JSON) and import an exported
-//! one. A bad file changes nothing and says why; an import never overwrites a
+//! Export the shown conversation or all of them (Markdown or JSON, with or
+//! without reasoning) and import an exported file (one conversation or all).
+//! A bad file changes nothing and says why; an import never overwrites a
 //! stored conversation.
 
 use super::browser::{now_ms, wall_ms};
 use super::history;
 use super::use_chat_session::UseChatSessionReturn;
 use super::use_notices::UseNoticesReturn;
-use crate::turn::message::Summary;
+use crate::turn::export::export_file_name;
+use crate::turn::message::{self, Conversation, Summary};
 use leptos::prelude::*;
+
+/// The file an export writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// For reading: thinking as `<details>`, the shown version of each turn.
+    Markdown,
+    /// For import: everything, every version.
+    Json,
+}
+
+/// Which conversations an export holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExportScope {
+    /// The one shown.
+    #[default]
+    Shown,
+    /// Every conversation stored in this browser, in one file.
+    All,
+}
+
+impl ExportScope {
+    /// Every choice, in the order the picker lists them.
+    pub const ALL: [ExportScope; 2] = [ExportScope::Shown, ExportScope::All];
+
+    /// Stable value for the `<select>`.
+    pub fn key(self) -> &'static str {
+        match self {
+            ExportScope::Shown => "shown",
+            ExportScope::All => "all",
+        }
+    }
+
+    /// As the picker shows it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ExportScope::Shown => "This conversation",
+            ExportScope::All => "All conversations",
+        }
+    }
+
+    /// The choice a `<select>` value names.
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.key() == key)
+    }
+}
 
 /// Export and import for the shown conversation (a `Copy` handle).
 #[derive(Clone, Copy)]
@@ -31,46 +78,143 @@ pub fn use_import_export(
 }
 
 impl UseImportExportReturn {
-    /// Downloads the shown conversation as Markdown or JSON.
-    pub fn export(&self, as_json: bool) {
-        let notices = self.notices;
-        self.session.with_conversation(|c| {
-            if as_json {
-                let name = crate::turn::export::file_name(c, "json");
-                super::browser::download(
-                    &name,
-                    "application/json",
-                    &crate::turn::message::encode(c, now_ms()),
-                );
-                return;
-            }
-            // The exporter is in the renderer's worker, ready right after
-            // hydration; before that (or if it failed) a notice says so.
-            let name = crate::turn::export::file_name(c, "md");
-            super::lazy_renderer::export_markdown(c, move |markdown| match markdown {
-                Ok(markdown) => super::browser::download(&name, "text/markdown", &markdown),
-                Err(message) => notices.say(message),
-            });
-        });
+    /// Whether any conversation is stored (tracked: Export all is offered
+    /// only then, or while one is shown).
+    pub fn any_stored(&self) -> bool {
+        self.index.with(|i| !i.is_empty())
     }
 
-    /// Imports an exported JSON conversation; a bad file changes nothing.
+    /// Downloads the shown conversation, or all of them, as `format`; without
+    /// reasoning, every thinking block is left out (hidden versions' too).
+    pub fn export(&self, format: ExportFormat, with_reasoning: bool, scope: ExportScope) {
+        let conversations = match scope {
+            ExportScope::Shown => vec![self.session.with_conversation(Conversation::clone)],
+            ExportScope::All => match self.every_conversation() {
+                Some(all) => all,
+                None => return,
+            },
+        };
+        let one = (scope == ExportScope::Shown).then(|| &conversations[0]);
+        match format {
+            ExportFormat::Json => {
+                let name = export_file_name(one, with_reasoning, "json");
+                let kept: Vec<Conversation> = if with_reasoning {
+                    conversations
+                } else {
+                    conversations
+                        .iter()
+                        .map(Conversation::without_reasoning)
+                        .collect()
+                };
+                let text = match scope {
+                    ExportScope::Shown => message::encode(&kept[0], now_ms()),
+                    ExportScope::All => message::encode_all(&kept, now_ms()),
+                };
+                super::browser::download(&name, "application/json", &text);
+            }
+            ExportFormat::Markdown => {
+                // The exporter is in the renderer's worker, ready right after
+                // hydration; before that (or if it failed) a notice says so.
+                let name = export_file_name(one, with_reasoning, "md");
+                let notices = self.notices;
+                super::lazy_renderer::export_markdown(
+                    &conversations,
+                    with_reasoning,
+                    move |markdown| match markdown {
+                        Ok(markdown) => super::browser::download(&name, "text/markdown", &markdown),
+                        Err(message) => notices.say(message),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Every stored conversation, newest first, the shown one as it is now
+    /// (a turn may be streaming); a notice names how many could not be read.
+    /// `None`, with a notice, when there is none.
+    fn every_conversation(&self) -> Option<Vec<Conversation>> {
+        let (mut all, unreadable) = history::load_every();
+        self.session.with_conversation(|shown| {
+            if !shown.id.is_empty() {
+                all.retain(|c| c.id != shown.id);
+                all.push(shown.clone());
+            }
+        });
+        all.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+        match unreadable {
+            0 => {}
+            1 => self.notices.say(
+                "1 stored conversation could not be read (damaged, or saved by a newer version \
+                 of Pensive) and is not in the export."
+                    .to_owned(),
+            ),
+            n => self.notices.say(format!(
+                "{n} stored conversations could not be read (damaged, or saved by a newer \
+                 version of Pensive) and are not in the export."
+            )),
+        }
+        if all.is_empty() {
+            self.notices
+                .say("There is no conversation to export.".to_owned());
+            return None;
+        }
+        Some(all)
+    }
+
+    /// Imports an exported JSON file, of one conversation or all of them; a
+    /// bad file changes nothing.
     pub fn import(&self, raw: Result<String, String>) {
         let parsed = raw.and_then(|raw| {
-            crate::turn::message::decode(&raw)
+            message::decode_file(&raw)
                 .map_err(|e| format!("That file is not a Pensive conversation: {e}"))
         });
         match parsed {
-            Ok(mut conversation) => {
+            Ok(mut conversations) if conversations.len() == 1 => {
+                let mut conversation = conversations.remove(0);
                 conversation.id = self.free_id(conversation.id);
                 self.session.stop_if_running();
                 self.session.show(conversation);
                 self.session.save();
             }
-            Err(message) => self
-                .notices
-                .say(format!("Import failed: {message} Nothing was changed.")),
+            Ok(conversations) => self.import_several(conversations),
+            Err(message) => self.failed(&message),
         }
+    }
+
+    /// Stores each of `conversations` under an id of its own and shows the
+    /// first. All or nothing: if one cannot be saved (storage full), those
+    /// saved before it are removed again.
+    fn import_several(&self, conversations: Vec<Conversation>) {
+        self.session.stop_if_running();
+        let mut index = self.index.get_untracked();
+        let now = now_ms();
+        let mut saved: Vec<Conversation> = Vec::with_capacity(conversations.len());
+        for mut conversation in conversations {
+            // Each one saved before the next is given its id, so that two of
+            // the file's never take the same one.
+            conversation.id = self.free_id(conversation.id);
+            if let Err(message) = history::save(&conversation, &mut index, now) {
+                for done in &saved {
+                    let _ = history::delete(&done.id, &mut index);
+                }
+                self.index.set(index);
+                self.failed(&message);
+                return;
+            }
+            saved.push(conversation);
+        }
+        self.index.set(index);
+        let count = saved.len();
+        if let Some(first) = saved.into_iter().next() {
+            self.session.show(first);
+            self.session.save();
+        }
+        self.notices.say(format!("Imported {count} conversations."));
+    }
+
+    fn failed(&self, message: &str) {
+        self.notices
+            .say(format!("Import failed: {message} Nothing was changed."));
     }
 
     /// `id`, or a new one if it is empty or taken. Storage itself is asked,
@@ -94,5 +238,19 @@ impl UseImportExportReturn {
             id = format!("{base}-{n}");
         }
         id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scope_picker_reads_back_what_it_lists() {
+        for scope in ExportScope::ALL {
+            assert_eq!(ExportScope::from_key(scope.key()), Some(scope));
+        }
+        assert_eq!(ExportScope::from_key("other"), None);
+        assert_eq!(ExportScope::default(), ExportScope::Shown);
     }
 }

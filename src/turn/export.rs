@@ -96,6 +96,27 @@ pub fn to_markdown(conversation: &Conversation) -> String {
     out
 }
 
+/// Conversations as one Markdown file: each under its own title heading, as
+/// [`to_markdown`] writes it, the next after a rule. Without reasoning the
+/// thinking blocks are left out, so there is no `<details>` at all. One
+/// conversation gives exactly what [`to_markdown`] does.
+pub fn to_markdown_all(conversations: &[Conversation], with_reasoning: bool) -> String {
+    conversations
+        .iter()
+        .map(|c| {
+            if with_reasoning {
+                to_markdown(c)
+            } else {
+                to_markdown(&c.without_reasoning())
+            }
+        })
+        .collect::<Vec<_>>()
+        // Every piece ends with a blank line, so the rule cannot turn the
+        // line before it into a heading; and no construct stays open across
+        // it (`inert_markdown` closes a fence left open).
+        .join("---\n\n")
+}
+
 /// Says which version of a turn the export holds, and that others exist.
 fn version_note(position: VersionPosition) -> String {
     let others = match position.count - 1 {
@@ -312,6 +333,26 @@ pub fn file_name(conversation: &Conversation, extension: &str) -> String {
         stem
     };
     format!("pensive-{stem}.{extension}")
+}
+
+/// The name of an export's file: the conversation's ([`file_name`]), or
+/// `pensive-all-conversations` for all of them (`one` is `None`), marked
+/// `-without-reasoning` when it leaves reasoning out.
+pub fn export_file_name(
+    one: Option<&Conversation>,
+    with_reasoning: bool,
+    extension: &str,
+) -> String {
+    let suffix = if with_reasoning {
+        ""
+    } else {
+        "-without-reasoning"
+    };
+    let stem = match one {
+        Some(c) => file_name(c, "").trim_end_matches('.').to_owned(),
+        None => "pensive-all-conversations".to_owned(),
+    };
+    format!("{stem}{suffix}.{extension}")
 }
 
 #[cfg(test)]
@@ -621,6 +662,95 @@ mod tests {
         assert_eq!(
             file_name(&Conversation::new("x".into(), 0.0), "json"),
             "pensive-conversation.json"
+        );
+    }
+
+    #[test]
+    fn markdown_without_reasoning_has_no_details_in_any_version() {
+        let mut c = conversation();
+        let answer = c.messages[1].clone();
+        assert!(c.start_version(0, "Why is the sky blue, really?".into()));
+        c.messages.push(answer);
+        let with = to_markdown_all(std::slice::from_ref(&c), true);
+        assert_eq!(with, to_markdown(&c));
+        assert!(
+            with.contains("<details>") && with.contains("Rayleigh."),
+            "{with}"
+        );
+        let without = to_markdown_all(std::slice::from_ref(&c), false);
+        assert!(!without.contains("<details>"), "{without}");
+        assert!(!without.contains("Rayleigh"), "{without}");
+        assert!(!without.contains("Thought for"), "{without}");
+        // The rest reads as before: the answer and the note on the versions.
+        assert!(without.contains("Blue scatters."), "{without}");
+        assert!(
+            without.contains("*Version 2 of 2 of this turn"),
+            "{without}"
+        );
+        assert_only_own_html(&without);
+    }
+
+    #[test]
+    fn markdown_of_all_puts_each_conversation_under_its_own_heading() {
+        let first = conversation();
+        let mut second = conversation();
+        second.title = "Second".into();
+        if let Message::Assistant(turn) = &mut second.messages[1] {
+            // A fence left open must not swallow the rule or the next title.
+            turn.blocks.push(Block::Answer {
+                text: "```\nopen".into(),
+            });
+        }
+        let third = Conversation::new("x".into(), 0.0);
+        let md = to_markdown_all(&[first, second, third], true);
+        let headings: Vec<String> = Parser::new_ext(&md, GITHUB)
+            .scan(false, |inside, event| {
+                Some(match event {
+                    Event::Start(Tag::Heading { .. }) => {
+                        *inside = true;
+                        None
+                    }
+                    Event::End(TagEnd::Heading(_)) => {
+                        *inside = false;
+                        None
+                    }
+                    Event::Text(text) if *inside => Some(text.to_string()),
+                    _ => None,
+                })
+            })
+            .flatten()
+            .collect();
+        assert_eq!(
+            headings,
+            ["Why is the sky blue?", "Second", "Conversation"],
+            "{md}"
+        );
+        let rules = Parser::new_ext(&md, GITHUB)
+            .filter(|e| matches!(e, Event::Rule))
+            .count();
+        assert_eq!(rules, 2, "{md}");
+        assert_eq!(md.matches("<details>").count(), 2, "{md}");
+        assert_only_own_html(&md);
+    }
+
+    #[test]
+    fn export_file_names_say_what_the_file_holds() {
+        let c = conversation();
+        assert_eq!(
+            export_file_name(Some(&c), true, "md"),
+            "pensive-why-is-the-sky-blue.md"
+        );
+        assert_eq!(
+            export_file_name(Some(&c), false, "json"),
+            "pensive-why-is-the-sky-blue-without-reasoning.json"
+        );
+        assert_eq!(
+            export_file_name(None, true, "json"),
+            "pensive-all-conversations.json"
+        );
+        assert_eq!(
+            export_file_name(None, false, "md"),
+            "pensive-all-conversations-without-reasoning.md"
         );
     }
 }

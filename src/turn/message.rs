@@ -138,6 +138,20 @@ impl Conversation {
         copy
     }
 
+    /// A copy without reasoning, for an export that leaves it out: every
+    /// thinking block is removed (its text, headline and duration), in the
+    /// versions not shown too, so no reasoning is left anywhere in the copy.
+    /// Removed rather than kept empty: a record never holds an empty block
+    /// (loading drops them), so the copy imports and saves back unchanged.
+    /// Token counts (`usage`) stay: they are numbers, not reasoning.
+    pub fn without_reasoning(&self) -> Conversation {
+        let mut copy = self.clone();
+        each_turn_mut(&mut copy.messages, &mut |turn| {
+            turn.blocks.retain(|b| !matches!(b, Block::Thinking(_)));
+        });
+        copy
+    }
+
     /// Applied after loading: a turn saved mid-stream is shown as interrupted,
     /// frozen at the duration its last save recorded. Finished turns get the
     /// same tidying, so a loaded record never holds what `for_storage` would
@@ -167,6 +181,16 @@ impl Conversation {
 struct Envelope<T> {
     version: u32,
     conversation: T,
+}
+
+/// An export of several conversations (Export all):
+/// `{"version": 3, "conversations": [{...}, ...]}`, each conversation as the
+/// single envelope holds it. Distinct from the index, whose lines lack
+/// `messages` (an index given to import is refused as the wrong shape).
+#[derive(Serialize)]
+struct AllEnvelope<T> {
+    version: u32,
+    conversations: Vec<T>,
 }
 
 /// Why a stored record could not be read. The caller keeps the raw text.
@@ -350,6 +374,63 @@ fn migrate(mut value: serde_json::Value, version: u32) -> Result<serde_json::Val
 pub fn decode(raw: &str) -> Result<Conversation, DecodeError> {
     let value: serde_json::Value =
         serde_json::from_str(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
+    let version = known_version(&value)?;
+    decode_value(value, version)
+}
+
+/// Serializes several conversations (Export all) in the current schema at
+/// client time `now_ms`, each as `encode` would store it.
+pub fn encode_all(conversations: &[Conversation], now_ms: f64) -> String {
+    let envelope = AllEnvelope {
+        version: SCHEMA_VERSION,
+        conversations: conversations
+            .iter()
+            .map(|c| c.for_storage(now_ms))
+            .collect(),
+    };
+    serde_json::to_string(&envelope).unwrap_or_default()
+}
+
+/// Reads an exported file: one conversation (`encode`) or several
+/// (`encode_all`), in the file's order. All or nothing: one conversation that
+/// does not read refuses the whole file, naming which one, so an import of a
+/// bad file changes nothing. A file of none is refused too.
+pub fn decode_file(raw: &str) -> Result<Vec<Conversation>, DecodeError> {
+    let mut value: serde_json::Value =
+        serde_json::from_str(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
+    let version = known_version(&value)?;
+    // A hand-made file holding both reads as the single envelope it also is.
+    let many = value.get("conversation").is_none();
+    let Some(list) = value.get_mut("conversations").filter(|_| many) else {
+        return decode_value(value, version).map(|c| vec![c]);
+    };
+    let serde_json::Value::Array(list) = list.take() else {
+        return Err(DecodeError::WrongShape(
+            "\"conversations\" is not a list".into(),
+        ));
+    };
+    if list.is_empty() {
+        return Err(DecodeError::WrongShape("it holds no conversations".into()));
+    }
+    let count = list.len();
+    list.into_iter()
+        .enumerate()
+        .map(|(at, conversation)| {
+            // Each one as the single envelope of the file's version: the
+            // same migrations and tidying as a record of that version.
+            let single = serde_json::json!({ "version": version, "conversation": conversation });
+            decode_value(single, version).map_err(|e| match e {
+                DecodeError::WrongShape(why) => {
+                    DecodeError::WrongShape(format!("conversation {} of {count}: {why}", at + 1))
+                }
+                other => other,
+            })
+        })
+        .collect()
+}
+
+/// The `version` of a record or file, when this build can read it.
+fn known_version(value: &serde_json::Value) -> Result<u32, DecodeError> {
     let version = value
         .get("version")
         .and_then(serde_json::Value::as_u64)
@@ -358,6 +439,11 @@ pub fn decode(raw: &str) -> Result<Conversation, DecodeError> {
     if version > SCHEMA_VERSION {
         return Err(DecodeError::FutureVersion(version));
     }
+    Ok(version)
+}
+
+/// Reads a single envelope of a known `version`.
+fn decode_value(value: serde_json::Value, version: u32) -> Result<Conversation, DecodeError> {
     let value = migrate(value, version)?;
     let envelope: Envelope<Conversation> =
         serde_json::from_value(value).map_err(|e| DecodeError::WrongShape(e.to_string()))?;
@@ -745,5 +831,112 @@ metres"
             decode(r#"[1,2]"#),
             Err(DecodeError::WrongShape(_))
         ));
+    }
+
+    /// A conversation whose first turn has a hidden version, each version
+    /// with its own reasoning.
+    fn with_a_hidden_version() -> Conversation {
+        let mut c = conversation();
+        assert!(c.start_version(0, "Why blue, really?".into()));
+        c.messages.push(Message::Assistant(finished_turn()));
+        c
+    }
+
+    fn thinking_blocks(messages: &[Message]) -> usize {
+        let mut count = 0;
+        let mut copy = messages.to_vec();
+        each_turn_mut(&mut copy, &mut |turn| {
+            count += turn
+                .blocks
+                .iter()
+                .filter(|b| matches!(b, Block::Thinking(_)))
+                .count();
+        });
+        count
+    }
+
+    #[test]
+    fn without_reasoning_removes_every_thinking_block_hidden_versions_included() {
+        let c = with_a_hidden_version();
+        assert_eq!(thinking_blocks(&c.messages), 2, "the before-state");
+        let bare = c.without_reasoning();
+        assert_eq!(thinking_blocks(&bare.messages), 0);
+        let json = encode(&bare, 0.0);
+        assert!(!json.contains("secret reasoning"), "{json}");
+        assert!(!json.contains("thinking"), "{json}");
+        // Everything else stays: both versions, the answers, the counts.
+        assert_eq!(bare.version_position(0), c.version_position(0));
+        assert!(json.contains("Why blue, really?") && json.contains("The answer."));
+        // It imports, and saves back unchanged.
+        let back = decode(&json).unwrap();
+        assert_eq!(back, bare);
+        assert_eq!(encode(&back, 0.0), json);
+        assert_eq!(c.to_chat_messages(), bare.to_chat_messages());
+    }
+
+    #[test]
+    fn an_export_of_all_reads_back_every_conversation_in_order() {
+        let first = with_a_hidden_version();
+        let mut second = conversation();
+        second.id = "c2".into();
+        second.title = "Second".into();
+        let all = encode_all(&[first.clone(), second.clone()], 0.0);
+        assert!(
+            all.starts_with(r#"{"version":3,"conversations":[{"id":"c1","#),
+            "{all}"
+        );
+        assert_eq!(newer_version(&all), None);
+        assert_eq!(decode_file(&all).unwrap(), [first.clone(), second]);
+        // A single conversation's file reads as a list of one.
+        assert_eq!(decode_file(&encode(&first, 0.0)).unwrap(), [first]);
+    }
+
+    #[test]
+    fn a_bad_export_of_all_is_refused_whole() {
+        let good = serde_json::to_value(conversation()).unwrap();
+        let file = |list: serde_json::Value| {
+            serde_json::json!({ "version": SCHEMA_VERSION, "conversations": list }).to_string()
+        };
+        let one_bad = file(serde_json::json!([good, { "id": 5 }]));
+        match decode_file(&one_bad) {
+            Err(DecodeError::WrongShape(why)) => {
+                assert!(why.starts_with("conversation 2 of 2:"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            decode_file(&file(serde_json::json!([]))),
+            Err(DecodeError::WrongShape(_))
+        ));
+        assert!(matches!(
+            decode_file(&file(serde_json::json!({}))),
+            Err(DecodeError::WrongShape(_))
+        ));
+        assert!(matches!(
+            decode_file(r#"{"version":99,"conversations":[]}"#),
+            Err(DecodeError::FutureVersion(99))
+        ));
+        // The index is not an export.
+        let index = encode_index(&[conversation().summary()]);
+        assert!(matches!(
+            decode_file(&index),
+            Err(DecodeError::WrongShape(_))
+        ));
+    }
+
+    /// An export of all written by a version-1 build reads with the same
+    /// migrations as its records.
+    #[test]
+    fn an_older_export_of_all_is_migrated_conversation_by_conversation() {
+        let raw = r#"{"version":1,"conversations":[{"id":"a","title":"T","created_at":1,"updated_at":2,
+          "messages":[{"role":"assistant","blocks":[{"kind":"thinking","text":"<topic>Units</topic>","state":"done"}],"status":"done"}]}]}"#;
+        let list = decode_file(raw).unwrap();
+        let Message::Assistant(turn) = &list[0].messages[0] else {
+            panic!("assistant expected")
+        };
+        let Block::Thinking(t) = &turn.blocks[0] else {
+            panic!("thinking expected")
+        };
+        assert_eq!(t.headline.as_deref(), Some("Units"));
     }
 }

@@ -515,7 +515,8 @@ impl Drop for Stream {
 }
 
 pub fn export_markdown(
-    conversation: &Conversation,
+    conversations: &[Conversation],
+    with_reasoning: bool,
     deliver: impl FnOnce(Result<String, String>) + 'static,
 ) {
     if failed() {
@@ -530,7 +531,9 @@ pub fn export_markdown(
         ));
         return;
     }
-    let envelope = crate::turn::message::encode(conversation, js_sys::Date::now());
+    // Every conversation crosses as one file, as Export JSON writes it; the
+    // worker leaves the reasoning out itself (`export_markdown`).
+    let envelope = crate::turn::message::encode_all(conversations, js_sys::Date::now());
     let answer = move |answer: Answer| {
         deliver(match answer {
             Answer::Reply(data) => field(&data, "markdown").ok_or_else(|| {
@@ -545,7 +548,11 @@ pub fn export_markdown(
         })
     };
     post(
-        &[("op", "export".into()), ("json", envelope.into())],
+        &[
+            ("op", "export".into()),
+            ("json", envelope.into()),
+            ("withReasoning", with_reasoning.into()),
+        ],
         EXPORT_DEADLINE_MS,
         Box::new(answer),
     );
