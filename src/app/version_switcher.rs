@@ -16,37 +16,45 @@ pub fn VersionSwitcher(
     /// Called with the version to show (counted from 0).
     on_show: Callback<usize>,
 ) -> impl IntoView {
-    let previous = position.previous();
-    let next = position.next();
-    let show = move |target: Option<usize>| {
-        if let Some(target) = target {
-            on_show.run(target);
-        }
-    };
+    let step =
+        |name: &'static str, testid: &'static str, glyph: &'static str, to: Option<usize>| {
+            view! { <VersionStep name testid glyph to disabled on_show/> }
+        };
     view! {
         <div class="version-switcher" data-testid="versions" role="group" aria-label="Versions of this turn">
-            <button
-                class="icon-button"
-                aria-label="Previous version"
-                title="Previous version"
-                data-testid="previous-version"
-                disabled=move || disabled.get() || previous.is_none()
-                on:click=move |_| show(previous)
-            >
-                {"\u{2039}"}
-            </button>
+            {step("Previous version", "previous-version", "\u{2039}", position.previous())}
             <span class="version-count" data-testid="version-count">{position.label()}</span>
-            <button
-                class="icon-button"
-                aria-label="Next version"
-                title="Next version"
-                data-testid="next-version"
-                disabled=move || disabled.get() || next.is_none()
-                on:click=move |_| show(next)
-            >
-                {"\u{203a}"}
-            </button>
+            {step("Next version", "next-version", "\u{203a}", position.next())}
         </div>
+    }
+}
+
+/// One step button: shows version `to`, disabled where there is none or
+/// while a turn streams.
+#[component]
+fn VersionStep(
+    name: &'static str,
+    testid: &'static str,
+    glyph: &'static str,
+    to: Option<usize>,
+    #[prop(into)] disabled: Signal<bool>,
+    on_show: Callback<usize>,
+) -> impl IntoView {
+    view! {
+        <button
+            class="icon-button"
+            aria-label=name
+            title=name
+            data-testid=testid
+            disabled=move || disabled.get() || to.is_none()
+            on:click=move |_| {
+                if let Some(to) = to {
+                    on_show.run(to);
+                }
+            }
+        >
+            {glyph}
+        </button>
     }
 }
 

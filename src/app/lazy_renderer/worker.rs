@@ -287,20 +287,17 @@ fn missed_deadline(generation: u64, id: u64) {
 /// Terminates the worker and starts another; `culprit` is told it was cut
 /// short, every other request that it should ask again.
 fn replace_worker(culprit: Option<u64>) {
-    let (pending, give_up_now) = RENDERER.with(|r| {
+    let (pending, restarts) = RENDERER.with(|r| {
         let mut r = r.borrow_mut();
         disarm_watchdog(&mut r);
         if let Some(worker) = r.worker.take() {
             worker.terminate();
         }
         r.restarts += 1;
-        (std::mem::take(&mut r.pending), r.restarts > MAX_RESTARTS)
+        (std::mem::take(&mut r.pending), r.restarts)
     });
-    mark_body(
-        "data-renderer-restarts",
-        &RENDERER.with(|r| r.borrow().restarts).to_string(),
-    );
-    if give_up_now {
+    mark_body("data-renderer-restarts", &restarts.to_string());
+    if restarts > MAX_RESTARTS {
         // `give_up` answers the requests (the pending ones are back in place).
         RENDERER.with(|r| r.borrow_mut().pending = pending);
         give_up();
