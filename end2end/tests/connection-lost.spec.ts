@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { expect, test } from './fixtures/test';
 import { ChatPage } from './fixtures/chat-page';
+import { storedText } from './fixtures/stored';
 import type { Page } from '@playwright/test';
 
 // Losing Pensive itself mid-turn (not the provider: that is an in-band error,
@@ -177,12 +178,7 @@ test('the connection cut mid-reasoning: the partial turn is saved, Retry fails p
   await expect(turn.getByTestId('turn-error')).toContainText(LOST);
   await expect(chat.body(chat.thinking(turn))).toContainText(REASONING);
   // Saved to history as it stands: the reasoning so far and the reason it stopped.
-  const stored = await page.evaluate(() =>
-    Object.keys(localStorage)
-      .filter((k) => k.startsWith('pensive.conversation.'))
-      .map((k) => localStorage.getItem(k))
-      .join(''),
-  );
+  const stored = await storedText(page);
   expect(stored).toContain(REASONING);
   expect(stored).toContain(LOST);
   // Pensive noticed its reader went away and stopped the turn.

@@ -1,5 +1,6 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { storedRecords } from './fixtures/stored';
 
 test('unreadable saved data is kept in a backup, the user is told, and the rest loads; newer data stays in place', async ({ page }) => {
   const good = {
@@ -33,6 +34,9 @@ test('unreadable saved data is kept in a backup, the user is told, and the rest 
   const kept = await page.evaluate((k) => k.map((key) => localStorage.getItem(key)), backups);
   expect(kept.join('\n')).toContain('this is not json');
   expect(keys).not.toContain('pensive.conversation.broken');
+  // The readable one moved to IndexedDB, as it was written; its old copy is gone.
+  expect(keys).not.toContain('pensive.conversation.good');
+  expect((await storedRecords(page)).good).toBe(JSON.stringify(good));
   expect(await page.evaluate(() => localStorage.getItem('pensive.conversation.future'))).toBe(
     JSON.stringify({ version: 99, conversation: {} }),
   );

@@ -2,6 +2,7 @@ import { expect, test } from './fixtures/test';
 import * as fs from 'fs';
 import type { Download, Page } from '@playwright/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { putRecords, storedRecords } from './fixtures/stored';
 
 // The export's choices in the Options menu: Markdown or JSON, with reasoning
 // or without ("Include reasoning", on by default), this conversation or all
@@ -32,15 +33,10 @@ function thinkingBlocks(conversation: Conversation): Block[] {
   return turns(conversation.messages).flatMap((t) => (t.blocks ?? []).filter((b) => b.kind === 'thinking'));
 }
 
-/** Every stored conversation record and the index, as text. */
-function storedHistory(page: Page): Promise<Record<string, string | null>> {
-  return page.evaluate(() =>
-    Object.fromEntries(
-      Object.keys(localStorage)
-        .filter((k) => k.startsWith('pensive.conversation.') || k === 'pensive.index')
-        .map((k) => [k, localStorage.getItem(k)]),
-    ),
-  );
+/** Every stored conversation record (IndexedDB) and the index, as text. */
+async function storedHistory(page: Page): Promise<Record<string, string | null>> {
+  const records = await storedRecords(page);
+  return { ...records, index: await page.evaluate(() => localStorage.getItem('pensive.index')) };
 }
 
 test('this conversation, with and without reasoning, as Markdown and JSON; hidden versions lose their reasoning too', async ({ page }, testInfo) => {
@@ -126,9 +122,10 @@ test('all conversations in one file, as JSON and Markdown, with and without reas
   await expect(page.getByTestId('export-markdown')).toBeEnabled();
 
   // Stored after this tab loaded: one damaged record, one of a newer version.
-  await page.evaluate(() => {
-    localStorage.setItem('pensive.conversation.damaged', '{not json');
-    localStorage.setItem('pensive.conversation.from-the-future', JSON.stringify({ version: 99, conversation: { id: 'from-the-future' } }));
+  await expect.poll(async () => Object.keys(await storedRecords(page)).length).toBe(2);
+  await putRecords(page, {
+    damaged: '{not json',
+    'from-the-future': JSON.stringify({ version: 99, conversation: { id: 'from-the-future' } }),
   });
   const before = await storedHistory(page);
 

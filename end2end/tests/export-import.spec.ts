@@ -1,6 +1,7 @@
 import { expect, test } from './fixtures/test';
 import * as fs from 'fs';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { putRecords, storedRecords } from './fixtures/stored';
 
 test('export as Markdown and JSON; importing the JSON brings back the same conversation', async ({ page }, testInfo) => {
   const chat = new ChatPage(page);
@@ -87,16 +88,15 @@ test('an imported conversation never takes the id of one already stored, even on
   // Another tab saved a conversation after this one loaded (this tab's list
   // does not know it yet), and a newer version left a record of its own.
   const stored = {
-    'pensive.conversation.other-tab': JSON.stringify({
+    'other-tab': JSON.stringify({
       ...exported,
       conversation: { ...exported.conversation, id: 'other-tab', title: 'Saved by another tab' },
     }),
-    'pensive.conversation.from-the-future': JSON.stringify({ version: 99, conversation: { id: 'from-the-future' } }),
+    'from-the-future': JSON.stringify({ version: 99, conversation: { id: 'from-the-future' } }),
   };
-  await page.evaluate((stored) => {
-    for (const [key, value] of Object.entries(stored)) localStorage.setItem(key, value);
-  }, stored);
-  const before = await page.evaluate(() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k)])));
+  await expect.poll(async () => Object.keys(await storedRecords(page))).toEqual([id]);
+  await putRecords(page, stored);
+  const before = await storedRecords(page);
 
   for (const [taken, title] of [
     [id, 'Imported over the original'],
@@ -111,22 +111,23 @@ test('an imported conversation never takes the id of one already stored, even on
 
   // Storage itself: every record that was there is unchanged, and each
   // import is a record of its own under a new id.
-  const after = await page.evaluate(() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k)])));
-  for (const key of Object.keys(before).filter((k) => k.startsWith('pensive.conversation.'))) {
+  await expect.poll(async () => Object.keys(await storedRecords(page)).length).toBe(6);
+  const after = await storedRecords(page);
+  for (const key of Object.keys(before)) {
     expect(after[key], key).toBe(before[key]);
   }
   const imported = Object.entries(after)
-    .filter(([k]) => k.startsWith('pensive.conversation.') && !(k in before))
+    .filter(([k]) => !(k in before))
     .map(([k, v]) => [k, JSON.parse(v!).conversation.title]);
   expect(imported.map(([, title]) => title).sort()).toEqual([
     'Imported over the future',
     'Imported over the original',
     'Imported over the other tab',
   ]);
+  const index = JSON.parse((await page.evaluate(() => localStorage.getItem('pensive.index')))!);
   for (const [key, title] of imported) {
-    const index = JSON.parse(after['pensive.index']!);
     const line = index.conversations.find((c: { title: string }) => c.title === title);
-    expect(key, title).toBe(`pensive.conversation.${line.id}`);
+    expect(key, title).toBe(line.id);
   }
 });
 

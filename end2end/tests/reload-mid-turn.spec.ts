@@ -1,5 +1,6 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { storedText } from './fixtures/stored';
 
 test('reloading mid-turn keeps the partial turn, shown as interrupted with its reasoning', async ({ page }) => {
   const chat = new ChatPage(page);
@@ -8,7 +9,7 @@ test('reloading mid-turn keeps the partial turn, shown as interrupted with its r
   await expect(chat.body(chat.thinking())).toContainText('Converting metres to feet');
   // Saved at most once a second while streaming: wait for a save that holds the text.
   await expect
-    .poll(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('pensive.conversation.')).map((k) => localStorage.getItem(k)).join('')))
+    .poll(() => storedText(page))
     .toContain('Converting metres');
   await page.reload();
   await chat.hydrated();

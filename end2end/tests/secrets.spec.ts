@@ -1,4 +1,5 @@
 import { expect, test } from './fixtures/test';
+import { storedText } from './fixtures/stored';
 import { ChatPage, MOCKED, MOCK_UPSTREAM } from './fixtures/chat-page';
 
 // The mocked server's key (playwright.config.ts) and its upstream address
@@ -39,6 +40,7 @@ test('the API key and upstream address appear in no page, bundle, API answer or 
   await expect(chat.assistant().getByTestId('turn-error')).toContainText('rejected the API key');
   seen.push(await page.content());
   seen.push(await page.evaluate(() => JSON.stringify({ ...localStorage })));
+  seen.push(await storedText(page));
 
   const all = seen.join('\n');
   expect(all).toContain('mock-responses'); // the collection is real

@@ -12,6 +12,13 @@ test('with storage blocked, the user is told history will not be kept, and chatt
         throw new DOMException('The operation is insecure.', 'SecurityError');
       },
     });
+    // Blocking site data blocks IndexedDB too.
+    Object.defineProperty(window, 'indexedDB', {
+      configurable: true,
+      get() {
+        throw new DOMException('The operation is insecure.', 'SecurityError');
+      },
+    });
   });
   const chat = new ChatPage(page);
   await chat.open(MOCKED);

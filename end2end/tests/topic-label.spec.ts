@@ -1,5 +1,6 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { storedText } from './fixtures/stored';
 
 /**
  * `<topic>…</topic>` labels inside reasoning name its block: the latest label
@@ -46,7 +47,7 @@ test('the latest topic label names the thinking block, live, folded, open and af
 
   // After a reload the stored label names it again.
   await expect
-    .poll(() => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('pensive.conversation.')).map((k) => localStorage.getItem(k)).join('')))
+    .poll(() => storedText(page))
     .toContain('"headline":"Writing the answer"');
   await page.reload();
   await chat.hydrated();

@@ -1,5 +1,6 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { storedConversations } from './fixtures/stored';
 
 test('two tabs on the same history: the other tab refreshes, nothing is corrupted', async ({ context }) => {
   const a = new ChatPage(await context.newPage());
@@ -15,8 +16,6 @@ test('two tabs on the same history: the other tab refreshes, nothing is corrupte
   await expect(b.assistant()).toHaveAttribute('data-status', 'done');
   await expect(a.page.getByTestId('conversation-item')).toHaveCount(2);
   // Every stored record is readable.
-  const records = await a.page.evaluate(() =>
-    Object.keys(localStorage).filter((k) => k.startsWith('pensive.conversation.')).map((k) => JSON.parse(localStorage.getItem(k)!)),
-  );
+  const records = await storedConversations(a.page);
   expect(records.map((r) => r.conversation.title).sort()).toEqual(['From tab A mock:normal', 'From tab B mock:normal']);
 });

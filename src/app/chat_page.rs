@@ -37,10 +37,18 @@ pub fn ChatPage() -> impl IntoView {
     let stick = use_stick_to_bottom();
     let running = session.running();
     Effect::new(move |_| {
-        conversations.load_history();
-        // A reload opens at the latest turn, as it looked (restore_shell).
-        let has_messages = !session.messages.with_untracked(Vec::is_empty);
-        restore_shell::reveal_when_rendered(has_messages, move || stick.follow(true));
+        // A reload opens at the latest turn, as it looked (restore_shell),
+        // once the conversation to show is known.
+        conversations.load_history(move |has_messages| {
+            restore_shell::reveal_when_rendered(has_messages, move || stick.follow(true));
+        });
+        // IndexedDB can stall (another tab blocking an upgrade): the page
+        // shows what it has by then rather than the snapshot for ever.
+        #[cfg(feature = "hydrate")]
+        set_timeout(
+            restore_shell::restored,
+            std::time::Duration::from_millis(2 * restore_shell::REVEAL_TIMEOUT_MS),
+        );
     });
     // What was on screen is kept when the page goes away (a reload, a closed
     // tab, a phone switching apps): the turn as it stands, and its picture.

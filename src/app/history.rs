@@ -1,14 +1,23 @@
-//! Conversation history in localStorage (DESIGN §5): one key per conversation
-//! plus a small index, so a turn rewrites only its own conversation. Reading
-//! never throws data away: an unreadable record is moved to a backup key, the
-//! user is told and can download it. On the server every call is a no-op.
+//! Conversation history (DESIGN §5, docs/history.md). Conversations live in
+//! IndexedDB ([`idb`]), which holds hundreds of MB; localStorage keeps what
+//! the first frame needs synchronously ([`local`]): the list, which one is
+//! current, and a quick-restore copy of it. Records older builds kept in
+//! localStorage are moved over on first load ([`settle`]), losing nothing.
 //!
-//! Data written by a newer version of Pensive (a tab opened after a deploy) is
-//! that version's: this build skips it with a notice and never moves, rewrites
-//! or deletes it. Every write checks storage itself first, since a newer tab
-//! may have written since this one loaded. When the index is newer this tab
-//! saves nothing at all (docs/security.md, "Stored history"): a record saved
-//! without its index line would be invisible to the newer version.
+//! Reading never throws data away: an unreadable record is moved to a backup
+//! key (or, in IndexedDB, left in place), the user is told and can download
+//! it. Data written by a newer version of Pensive is that version's: this
+//! build skips it with a notice and never moves, rewrites or deletes it; when
+//! the index is newer this tab saves nothing at all (docs/security.md,
+//! "Stored history"). Tabs keep in step through [`channel`]. On the server
+//! every call is a no-op.
+
+#[cfg(feature = "hydrate")]
+mod channel;
+#[cfg(feature = "hydrate")]
+mod idb;
+#[cfg(feature = "hydrate")]
+mod local;
 
 use crate::turn::message::{Conversation, Summary};
 
@@ -37,119 +46,40 @@ pub struct Loaded {
     pub notices: Vec<Notice>,
 }
 
-#[cfg(feature = "hydrate")]
-mod store {
-    use super::*;
-    use crate::app::storage::{self, StorageError};
-    use crate::turn::message::{self, upsert_summary, DecodeError};
+/// How much this site stores and whether the browser keeps it for good.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    /// Bytes this site uses (every kind of storage), when the browser says.
+    pub used: Option<f64>,
+    /// Bytes it may use in all, when the browser says.
+    pub quota: Option<f64>,
+    /// True when the browser will not clear it under storage pressure.
+    pub persisted: bool,
+}
 
-    pub const CURRENT_KEY: &str = "pensive.current";
-    pub const INDEX_KEY: &str = "pensive.index";
-    pub const PREFIX: &str = "pensive.conversation.";
-
-    pub fn key(id: &str) -> String {
-        format!("{PREFIX}{id}")
-    }
-
-    /// Why this tab saves nothing: a newer build wrote the index.
-    pub fn newer_index_message(version: u32) -> String {
-        format!(
-            "Your history was saved by a newer version of Pensive (schema {version}). This tab runs \
-             an older version, so it leaves that history as it is and saves nothing (export a \
-             conversation to keep it). Reload the page to use the newer version."
-        )
-    }
-
-    /// Why a conversation is not shown or saved: a newer build wrote it.
-    pub fn newer_record_message(version: u32) -> String {
-        format!(
-            "A conversation was saved by a newer version of Pensive (schema {version}), so this tab \
-             leaves it as it is and does not show or save it. Reload the page to use the newer version."
-        )
-    }
-
-    /// Moves an unreadable value to a backup key; returns the notice.
-    pub fn quarantine(key: &str, raw: String, err: &DecodeError) -> Notice {
-        let backup = format!(
-            "pensive.backup.{}.{}",
-            key.trim_start_matches("pensive."),
-            js_sys::Date::now() as u64
-        );
-        let kept = storage::set_text(&backup, &raw).is_ok();
-        if kept {
-            storage::delete(key);
-        }
-        let where_kept = if kept {
-            format!("It was kept under \u{201c}{backup}\u{201d}")
-        } else {
-            "It was left in place".to_owned()
-        };
-        Notice {
-            message: format!("Some saved data could not be opened ({err}). {where_kept}; the rest of your history is here."),
-            backup: Some(raw),
-        }
-    }
-
-    /// A stored text, or `None` when absent or unreadable (the caller has
-    /// already checked that storage exists).
-    pub fn text(key: &str) -> Option<String> {
-        storage::get_text(key).ok().flatten()
-    }
-
-    pub fn load(id: &str, notices: &mut Vec<Notice>) -> Option<Conversation> {
-        let key = key(id);
-        let raw = text(&key)?;
-        match message::decode(&raw) {
-            Ok(c) => Some(c),
-            // Another build's record: not ours to move (see the module doc).
-            Err(DecodeError::FutureVersion(version)) => {
-                notices.push(Notice::plain(newer_record_message(version)));
-                None
-            }
-            Err(err) => {
-                notices.push(quarantine(&key, raw, &err));
-                None
-            }
-        }
-    }
-
-    /// Every stored conversation key (to rebuild a missing or broken index).
-    pub fn scan(notices: &mut Vec<Notice>) -> Vec<Summary> {
-        let ids: Vec<String> = storage::keys()
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|k| k.strip_prefix(PREFIX).map(str::to_owned))
-            .collect();
-        let mut index = Vec::new();
-        for id in ids {
-            if let Some(c) = load(&id, notices) {
-                upsert_summary(&mut index, c.summary());
-            }
-        }
-        index
-    }
-
-    pub fn write_index(index: &[Summary]) -> Result<(), StorageError> {
-        storage::set_text(INDEX_KEY, &message::encode_index(index))
-    }
-
-    /// Why this tab must not write the index or the record under
-    /// `record_key`: a newer build's data is stored there now. Read from
-    /// storage at each write, not remembered from loading.
-    pub fn write_refused(record_key: Option<&str>) -> Option<String> {
-        let newer_at = |key: &str| text(key).as_deref().and_then(message::newer_version);
-        if let Some(version) = newer_at(INDEX_KEY) {
-            return Some(newer_index_message(version));
-        }
-        record_key.and_then(newer_at).map(newer_record_message)
+/// What a user reads when IndexedDB refuses a save: the conversation stays
+/// on screen (in memory), the last stored state stays stored.
+fn kept_in_memory(err: &crate::app::storage::StorageError) -> String {
+    use crate::app::storage::StorageError;
+    match err {
+        StorageError::Full => "Could not save: browser storage is full. This conversation is \
+            kept in this tab only, until you make room (delete or export old conversations); \
+            everything saved before is kept."
+            .to_owned(),
+        // The words loading used: one notice, however many saves fail.
+        StorageError::Unavailable => StorageError::Unavailable.to_string(),
+        StorageError::Newer(message) => message.clone(),
+        other => format!("{other} This conversation is kept in this tab only for now."),
     }
 }
 
-/// Loads the index and the current conversation, quarantining anything unreadable.
-pub fn load_all() -> Loaded {
+/// The list and the current conversation, read synchronously from
+/// localStorage for the first frame: the conversation comes from its
+/// quick-restore copy (or, before the move to IndexedDB, its old record),
+/// else `None` until [`settle`] reads it from IndexedDB.
+pub fn load_quick() -> Loaded {
     #[cfg(feature = "hydrate")]
     {
-        use crate::turn::message::decode_index;
         if !super::storage::available() {
             return Loaded {
                 notices: vec![Notice::plain(
@@ -159,35 +89,20 @@ pub fn load_all() -> Loaded {
             };
         }
         let mut notices = Vec::new();
-        let index = match store::text(store::INDEX_KEY) {
-            None => store::scan(&mut notices),
-            Some(raw) => match decode_index(&raw) {
-                Ok(index) => index,
-                // A newer build's index stays as it is; list what this build
-                // can read (saving is refused while it is there).
-                Err(crate::turn::message::DecodeError::FutureVersion(version)) => {
-                    notices.push(Notice::plain(store::newer_index_message(version)));
-                    store::scan(&mut notices)
-                }
-                Err(err) => {
-                    notices.push(store::quarantine(store::INDEX_KEY, raw, &err));
-                    store::scan(&mut notices)
-                }
-            },
-        };
-        let current = store::text(store::CURRENT_KEY);
-        let conversation = current
-            .as_deref()
-            .or(index.first().map(|s| s.id.as_str()))
-            .and_then(|id| store::load(id, &mut notices));
-        // Drop index lines whose record is gone (quarantined or deleted elsewhere).
-        let index = index
-            .into_iter()
-            .filter(|s| store::text(&store::key(&s.id)).is_some())
-            .collect();
-        // Several newer records give the same notice: say it once.
-        let mut seen = std::collections::HashSet::new();
-        notices.retain(|n| seen.insert(n.message.clone()));
+        let index = local::read_index(&mut notices)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let current =
+            local::text(local::CURRENT_KEY).or_else(|| index.first().map(|s| s.id.clone()));
+        let conversation = current.and_then(|id| {
+            let raw = local::quick_copy(&id).or_else(|| local::text(&local::legacy_key(&id)))?;
+            // Quarantine is for `settle`, which reads every copy.
+            crate::turn::message::decode(&raw)
+                .ok()
+                .filter(|c| c.id == id)
+        });
+        dedupe(&mut notices);
         Loaded {
             index,
             conversation,
@@ -195,57 +110,200 @@ pub fn load_all() -> Loaded {
         }
     }
     #[cfg(not(feature = "hydrate"))]
+    Loaded::default()
+}
+
+/// Several newer records give the same notice: say it once.
+#[cfg(feature = "hydrate")]
+fn dedupe(notices: &mut Vec<Notice>) {
+    let mut seen = std::collections::HashSet::new();
+    notices.retain(|n| seen.insert(n.message.clone()));
+}
+
+/// Opens IndexedDB, moves older builds' records over from localStorage,
+/// rebuilds a missing or broken list, and reads the current conversation:
+/// what the page shows once it is known. Asks the browser to keep storage
+/// for good (`navigator.storage.persist()`).
+pub async fn settle() -> Loaded {
+    #[cfg(feature = "hydrate")]
     {
-        Loaded::default()
+        let mut notices = Vec::new();
+        if !super::storage::available() {
+            return load_quick();
+        }
+        if let Err(err) = idb::open().await {
+            // Nothing moves while IndexedDB is closed to us: older records
+            // stay in localStorage, readable by `load`.
+            notices.push(Notice::plain(err.to_string()));
+            let mut quick = load_quick();
+            quick.notices.append(&mut notices);
+            return quick;
+        }
+        // A newer build's index: that build manages storage now, and this
+        // one moves nothing (it reads what it can, below).
+        if local::write_refused().is_none() {
+            move_legacy_records(&mut notices).await;
+        }
+        let index = match local::read_index(&mut notices) {
+            Ok(Some(index)) if local::index_is_current() => index,
+            Ok(Some(old)) => {
+                // An older build's list: keep its order and titles, add sizes.
+                let rebuilt = rebuild_index(&mut notices).await;
+                let index = merge_sizes(old, &rebuilt);
+                if local::write_refused().is_none() {
+                    let _ = local::write_index(&index);
+                }
+                index
+            }
+            Ok(None) | Err(()) => {
+                let index = rebuild_index(&mut notices).await;
+                if local::write_refused().is_none() {
+                    let _ = local::write_index(&index);
+                }
+                index
+            }
+        };
+        let current =
+            local::text(local::CURRENT_KEY).or_else(|| index.first().map(|s| s.id.clone()));
+        let conversation = match current {
+            Some(id) => read(&id, &mut notices).await,
+            None => None,
+        };
+        // Only lines whose record is here (not quarantined or deleted
+        // elsewhere); a newer build's record left in localStorage counts.
+        let stored: std::collections::HashSet<String> =
+            idb::ids().await.unwrap_or_default().into_iter().collect();
+        let index: Vec<Summary> = index
+            .into_iter()
+            .filter(|s| stored.contains(&s.id) || local::text(&local::legacy_key(&s.id)).is_some())
+            .collect();
+        let index: Vec<Summary> = index
+            .into_iter()
+            .filter(|s| stored.contains(&s.id))
+            .collect();
+        leptos::task::spawn_local(async {
+            let _ = persist().await;
+        });
+        dedupe(&mut notices);
+        Loaded {
+            index,
+            conversation,
+            notices,
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    Loaded::default()
+}
+
+/// Keeps the old list's lines (order, titles) and takes each record's size
+/// from `rebuilt`; a record the old list lost is added.
+#[cfg(feature = "hydrate")]
+fn merge_sizes(old: Vec<Summary>, rebuilt: &[Summary]) -> Vec<Summary> {
+    let mut index = old;
+    for line in &mut index {
+        if let Some(found) = rebuilt.iter().find(|r| r.id == line.id) {
+            line.bytes = found.bytes;
+        }
+    }
+    for found in rebuilt {
+        if !index.iter().any(|l| l.id == found.id) {
+            crate::turn::message::upsert_summary(&mut index, found.clone());
+        }
+    }
+    index
+}
+
+/// Moves each record an older build left in localStorage into IndexedDB (a
+/// record already there is kept), then removes the old copies. A newer
+/// build's record is left where it is; an unreadable one is quarantined.
+#[cfg(feature = "hydrate")]
+async fn move_legacy_records(notices: &mut Vec<Notice>) {
+    use crate::turn::message::newer_version;
+    let mut moving: Vec<(String, String, String, String)> = Vec::new();
+    for key in local::legacy_keys() {
+        let Some(raw) = local::text(&key) else {
+            continue;
+        };
+        if newer_version(&raw).is_some() {
+            local::decode_record(raw, None, notices);
+            continue;
+        }
+        if let Some(conversation) = local::decode_record(raw.clone(), Some(&key), notices) {
+            let search = crate::turn::search::search_text(&conversation);
+            moving.push((key, conversation.id, raw, search));
+        }
+    }
+    if moving.is_empty() {
+        return;
+    }
+    let items: Vec<idb::Item> = moving
+        .iter()
+        .map(|(_, id, record, search)| idb::Item { id, record, search })
+        .collect();
+    match idb::write(&items, idb::Existing::Keep).await {
+        Ok(_) => {
+            for (key, ..) in &moving {
+                super::storage::delete(key);
+            }
+        }
+        Err(err) => notices.push(Notice::plain(format!(
+            "Your conversations could not be moved to the browser's larger storage ({err}). \
+             They stay where they were and are all here."
+        ))),
     }
 }
 
-/// Every conversation stored in this browser that this build can read, for
-/// Export all: newest first, and the number it could not read (damaged, or a
-/// newer version's), which the caller names in a notice. Every key is read,
-/// not only the index's lines, so a record the index lost is kept too; and
-/// nothing is moved or rewritten (quarantine is for loading, not exporting).
-pub fn load_every() -> (Vec<Conversation>, usize) {
-    #[cfg(feature = "hydrate")]
-    {
-        let keys = super::storage::keys().unwrap_or_default();
-        let mut unreadable = 0;
-        let mut all: Vec<Conversation> = keys
-            .iter()
-            .filter(|key| key.starts_with(store::PREFIX))
-            .filter_map(|key| {
-                let read = store::text(key).map(|raw| crate::turn::message::decode(&raw));
-                match read {
-                    Some(Ok(conversation)) => Some(conversation),
-                    Some(Err(_)) => {
-                        unreadable += 1;
-                        None
-                    }
-                    // Deleted since the keys were listed.
-                    None => None,
-                }
-            })
-            .collect();
-        all.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
-        (all, unreadable)
+/// The list made afresh from every record in IndexedDB and every readable
+/// one still in localStorage (newest first).
+#[cfg(feature = "hydrate")]
+async fn rebuild_index(notices: &mut Vec<Notice>) -> Vec<Summary> {
+    let mut index = Vec::new();
+    let mut add = |raw: String, quarantine_key: Option<&str>, notices: &mut Vec<Notice>| {
+        let bytes = raw.len() as u64;
+        if let Some(c) = local::decode_record(raw, quarantine_key, notices) {
+            crate::turn::message::upsert_summary(
+                &mut index,
+                Summary {
+                    bytes,
+                    ..c.summary()
+                },
+            );
+        }
+    };
+    for key in local::legacy_keys() {
+        if let Some(raw) = local::text(&key) {
+            add(raw, Some(&key), notices);
+        }
     }
-    #[cfg(not(feature = "hydrate"))]
-    {
-        (Vec::new(), 0)
+    let ids = idb::ids().await.unwrap_or_default();
+    let _ = idb::each(idb::RECORDS, &ids, |_, raw| {
+        add(raw, None, notices);
+        true
+    })
+    .await;
+    index
+}
+
+/// One conversation from IndexedDB, or an older build's record still in
+/// localStorage (when moving it has not happened or could not).
+#[cfg(feature = "hydrate")]
+async fn read(id: &str, notices: &mut Vec<Notice>) -> Option<Conversation> {
+    match idb::get(idb::RECORDS, id).await {
+        Ok(Some(raw)) => local::decode_record(raw, None, notices),
+        Ok(None) | Err(_) => {
+            let key = local::legacy_key(id);
+            let raw = local::text(&key)?;
+            local::decode_record(raw, Some(&key), notices)
+        }
     }
 }
 
 /// Loads one conversation (switching); `Err` explains what happened.
-pub fn load(id: &str) -> Result<Conversation, Notice> {
+pub async fn load(id: &str) -> Result<Conversation, Notice> {
     #[cfg(feature = "hydrate")]
     {
-        if !super::storage::available() {
-            return Err(Notice::plain(
-                super::storage::StorageError::Unavailable.to_string(),
-            ));
-        }
         let mut notices = Vec::new();
-        store::load(id, &mut notices).ok_or_else(|| {
+        read(id, &mut notices).await.ok_or_else(|| {
             notices.pop().unwrap_or_else(|| {
                 Notice::plain("That conversation is no longer stored (deleted in another tab?).")
             })
@@ -258,60 +316,186 @@ pub fn load(id: &str) -> Result<Conversation, Notice> {
     }
 }
 
-/// Saves a conversation and updates its index line; `Ok` is the size of the
-/// stored record. `Err` is a message for the user (full, unavailable, refused,
-/// or a newer build's data in the way); the last good state stays stored.
+/// Every conversation stored in this browser that this build can read, for
+/// Export all: newest first, and the number it could not read (damaged, or a
+/// newer version's), which the caller names in a notice. Nothing is moved or
+/// rewritten.
+pub async fn load_every() -> (Vec<Conversation>, usize) {
+    #[cfg(feature = "hydrate")]
+    {
+        let ids = idb::ids().await.unwrap_or_default();
+        let mut unreadable = 0;
+        let mut all = Vec::new();
+        let _ = idb::each(idb::RECORDS, &ids, |_, raw| {
+            match crate::turn::message::decode(&raw) {
+                Ok(conversation) => all.push(conversation),
+                Err(_) => unreadable += 1,
+            }
+            true
+        })
+        .await;
+        all.sort_by(|a: &Conversation, b| b.updated_at.total_cmp(&a.updated_at));
+        (all, unreadable)
+    }
+    #[cfg(not(feature = "hydrate"))]
+    (Vec::new(), 0)
+}
+
+/// Saves a conversation: its line in `index` at once, the record in
+/// IndexedDB a moment later. `Ok` is the size of the record; `Err` (a message
+/// for the user) when a newer build's index is stored, and nothing changes.
+/// When IndexedDB refuses (quota, private mode, a newer build's record),
+/// `failed` is called with the message: the conversation stays on screen and
+/// what was stored before stays stored.
 pub fn save(
     conversation: &Conversation,
     index: &mut Vec<Summary>,
     now_ms: f64,
+    failed: impl FnOnce(String) + 'static,
 ) -> Result<usize, String> {
     #[cfg(feature = "hydrate")]
-    if let Some(refused) = store::write_refused(Some(&store::key(&conversation.id))) {
+    if let Some(refused) = local::write_refused() {
         return Err(refused);
     }
-    crate::turn::message::upsert_summary(index, conversation.summary());
+    let mut line = conversation.summary();
     #[cfg(feature = "hydrate")]
     {
-        let encoded = crate::turn::message::encode(conversation, now_ms);
-        super::storage::set_text(&store::key(&conversation.id), &encoded)
-            .and_then(|()| store::write_index(index))
-            .map_err(|err| err.to_string())?;
-        Ok(encoded.len())
+        let record = crate::turn::message::encode(conversation, now_ms);
+        line.bytes = record.len() as u64;
+        crate::turn::message::upsert_summary(index, line.clone());
+        if local::text(local::CURRENT_KEY).as_deref() == Some(conversation.id.as_str()) {
+            local::keep_quick_copy(&conversation.id, &record);
+        }
+        let search = crate::turn::search::search_text(conversation);
+        let id = conversation.id.clone();
+        let bytes = record.len();
+        leptos::task::spawn_local(async move {
+            let item = idb::Item {
+                id: &id,
+                record: &record,
+                search: &search,
+            };
+            match idb::write(&[item], idb::Existing::ReplaceUnless(refuse_newer)).await {
+                Ok(_) => {
+                    let _ = local::upsert_stored(line);
+                    channel::announce(&id);
+                }
+                Err(err) => failed(kept_in_memory(&err)),
+            }
+        });
+        Ok(bytes)
     }
     #[cfg(not(feature = "hydrate"))]
     {
-        let _ = now_ms;
+        let _ = (now_ms, failed);
+        line.bytes = 0;
+        crate::turn::message::upsert_summary(index, line);
         Ok(0)
     }
 }
 
-/// Removes a conversation and its index line; `Err` (a message for the user)
-/// when a newer build's index or record is stored: then nothing changes.
-pub fn delete(id: &str, index: &mut Vec<Summary>) -> Result<(), String> {
+/// Saves every one of `conversations` in one transaction, or none (an
+/// import of many); `index` gets their lines once they are stored.
+pub async fn save_all(
+    conversations: &[Conversation],
+    index: &mut Vec<Summary>,
+    now_ms: f64,
+) -> Result<(), String> {
     #[cfg(feature = "hydrate")]
-    if let Some(refused) = store::write_refused(Some(&store::key(id))) {
-        return Err(refused);
-    }
-    index.retain(|s| s.id != id);
-    #[cfg(feature = "hydrate")]
-    if super::storage::available() {
-        super::storage::delete(&store::key(id));
-        let _ = store::write_index(index);
-        if store::text(store::CURRENT_KEY).as_deref() == Some(id) {
-            super::storage::delete(store::CURRENT_KEY);
+    {
+        if let Some(refused) = local::write_refused() {
+            return Err(refused);
         }
+        let encoded: Vec<(String, String)> = conversations
+            .iter()
+            .map(|c| {
+                (
+                    crate::turn::message::encode(c, now_ms),
+                    crate::turn::search::search_text(c),
+                )
+            })
+            .collect();
+        let items: Vec<idb::Item> = conversations
+            .iter()
+            .zip(&encoded)
+            .map(|(c, (record, search))| idb::Item {
+                id: &c.id,
+                record,
+                search,
+            })
+            .collect();
+        idb::write(&items, idb::Existing::ReplaceUnless(refuse_newer))
+            .await
+            .map_err(|err| err.to_string())?;
+        let lines: Vec<Summary> = conversations
+            .iter()
+            .zip(&encoded)
+            .map(|(c, (record, _))| Summary {
+                bytes: record.len() as u64,
+                ..c.summary()
+            })
+            .collect();
+        let _ = local::update_index(|stored| {
+            for line in &lines {
+                crate::turn::message::upsert_summary(stored, line.clone());
+            }
+        });
+        for line in lines {
+            crate::turn::message::upsert_summary(index, line);
+        }
+        for c in conversations {
+            channel::announce(&c.id);
+        }
+        Ok(())
     }
-    Ok(())
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = (conversations, index, now_ms);
+        Ok(())
+    }
+}
+
+/// A stored record this build must not replace or delete: a newer build's.
+#[cfg(feature = "hydrate")]
+fn refuse_newer(stored: &str) -> Option<crate::app::storage::StorageError> {
+    crate::turn::message::newer_version(stored)
+        .map(|v| crate::app::storage::StorageError::Newer(local::newer_record_message(v)))
+}
+
+/// Removes a conversation and its list line; `Err` (a message for the user)
+/// when a newer build's index or record is stored: then nothing changes.
+pub async fn delete(id: &str) -> Result<(), String> {
+    #[cfg(feature = "hydrate")]
+    {
+        if let Some(refused) = local::write_refused() {
+            return Err(refused);
+        }
+        idb::delete(&[id], refuse_newer)
+            .await
+            .map_err(|err| err.to_string())?;
+        super::storage::delete(&local::legacy_key(id));
+        let _ = local::update_index(|index| index.retain(|s| s.id != id));
+        if local::text(local::CURRENT_KEY).as_deref() == Some(id) {
+            clear_current();
+        }
+        channel::announce(id);
+        Ok(())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = id;
+        Ok(())
+    }
 }
 
 /// True when something is stored under this conversation id, of any version,
 /// readable or not (an import must not take that id). Asks storage itself: the
-/// index in memory lists neither newer records nor another tab's latest.
-pub fn is_stored(id: &str) -> bool {
+/// list in memory lists neither newer records nor another tab's latest.
+pub async fn is_stored(id: &str) -> bool {
     #[cfg(feature = "hydrate")]
     {
-        store::text(&store::key(id)).is_some()
+        matches!(idb::get(idb::RECORDS, id).await, Ok(Some(_)))
+            || local::text(&local::legacy_key(id)).is_some()
     }
     #[cfg(not(feature = "hydrate"))]
     {
@@ -323,7 +507,7 @@ pub fn is_stored(id: &str) -> bool {
 /// Remembers which conversation is shown, for the next load.
 pub fn set_current(id: &str) {
     #[cfg(feature = "hydrate")]
-    let _ = super::storage::set_text(store::CURRENT_KEY, id);
+    let _ = super::storage::set_text(local::CURRENT_KEY, id);
     #[cfg(not(feature = "hydrate"))]
     let _ = id;
 }
@@ -331,10 +515,86 @@ pub fn set_current(id: &str) {
 /// Forgets which conversation is current (a new, unsaved one is shown).
 pub fn clear_current() {
     #[cfg(feature = "hydrate")]
-    super::storage::delete(store::CURRENT_KEY);
+    {
+        super::storage::delete(local::CURRENT_KEY);
+        super::storage::delete(local::QUICK_KEY);
+    }
 }
 
-/// True when a `storage` event's key belongs to Pensive's history.
+/// Calls `changed` when another tab saved or deleted a conversation (after
+/// its write committed), or changed the list.
+pub fn listen(changed: impl Fn() + Copy + 'static) {
+    #[cfg(feature = "hydrate")]
+    {
+        channel::listen(move |_| changed());
+        let _ = leptos::prelude::window_event_listener(leptos::ev::storage, move |ev| {
+            if is_history_key(ev.key().as_deref()) {
+                changed();
+            }
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = changed;
+}
+
+/// True when a `storage` event's key belongs to Pensive's history (the list
+/// or, from an older build, a record).
 pub fn is_history_key(key: Option<&str>) -> bool {
     key.is_none_or(|k| k.starts_with("pensive.conversation.") || k == "pensive.index")
+}
+
+/// How much is stored and whether it is kept for good.
+pub async fn usage() -> Usage {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        use wasm_bindgen_futures::JsFuture;
+        let Some(manager) = web_sys::window().map(|w| w.navigator().storage()) else {
+            return Usage::default();
+        };
+        let estimate = match manager.estimate() {
+            Ok(promise) => JsFuture::from(promise)
+                .await
+                .ok()
+                .and_then(|e| e.dyn_into::<web_sys::StorageEstimate>().ok()),
+            Err(_) => None,
+        };
+        let persisted = match manager.persisted() {
+            Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_bool()),
+            Err(_) => None,
+        };
+        Usage {
+            used: estimate
+                .as_ref()
+                .and_then(web_sys::StorageEstimate::get_usage),
+            quota: estimate
+                .as_ref()
+                .and_then(web_sys::StorageEstimate::get_quota),
+            persisted: persisted.unwrap_or(false),
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    Usage::default()
+}
+
+/// Asks the browser to keep this site's storage under pressure; true when
+/// it will. Browsers decide by their own rules (Chromium: how much the site
+/// is used, installed or bookmarked; Firefox asks the user).
+pub async fn persist() -> bool {
+    #[cfg(feature = "hydrate")]
+    {
+        let Some(manager) = web_sys::window().map(|w| w.navigator().storage()) else {
+            return false;
+        };
+        match manager.persist() {
+            Ok(promise) => wasm_bindgen_futures::JsFuture::from(promise)
+                .await
+                .ok()
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false),
+            Err(_) => false,
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    false
 }

@@ -25,6 +25,7 @@ pub mod preferences;
 pub mod restore_shell;
 pub mod sidebar;
 pub mod storage;
+pub mod storage_panel;
 pub mod streaming_markdown;
 pub mod thinking_block;
 pub mod trusted_html;

@@ -25,11 +25,11 @@ use leptos::prelude::*;
 /// The class on `<html>` while stored history is being loaded.
 pub const RESTORING_CLASS: &str = "restoring";
 
-/// Marks the document when any stored conversation exists (the key prefix of
-/// `history.rs`; the index alone is not enough: it may be missing and rebuilt,
-/// or list nothing after every conversation was deleted). Storage that cannot
-/// be read leaves the page as a first visit would see it.
-const SCRIPT: &str = r#"try{for(var i=0,s=localStorage;i<s.length;i++){if((s.key(i)||"").indexOf("pensive.conversation.")===0){document.documentElement.classList.add("restoring");break}}}catch(e){}"#;
+/// Marks the document when any stored conversation exists: the list's key
+/// (history removes it when the list is empty), the current conversation's,
+/// or an older build's record not yet moved to IndexedDB. Storage that
+/// cannot be read leaves the page as a first visit would see it.
+const SCRIPT: &str = r#"try{for(var i=0,s=localStorage,k;i<s.length;i++){k=s.key(i)||"";if(k==="pensive.index"||k==="pensive.current"||k.indexOf("pensive.conversation.")===0){document.documentElement.classList.add("restoring");break}}}catch(e){}"#;
 
 /// The inline script, for the document's `<head>`.
 #[component]
@@ -50,7 +50,7 @@ pub const SNAPSHOT_BYTES: usize = 128 * 1024;
 /// Reveal the conversation after this long even if the renderer has not
 /// arrived (it then fills the answers in when it does).
 #[cfg(feature = "hydrate")]
-const REVEAL_TIMEOUT_MS: u64 = 3000;
+pub const REVEAL_TIMEOUT_MS: u64 = 3000;
 
 /// Paints the stored snapshot of the current conversation into its box,
 /// scrolled to the bottom. It claims the policy name even when there is
@@ -260,11 +260,15 @@ mod tests {
 
     #[test]
     fn the_script_looks_for_the_keys_history_writes() {
-        // history.rs stores each conversation under this prefix and treats it
-        // as a history key; the script must look for the same one.
+        // history.rs keeps the list under this key (removed when empty) and
+        // older builds kept each conversation under this prefix; both are
+        // history keys, and the script must look for the same ones.
         assert!(crate::app::history::is_history_key(Some(
             "pensive.conversation.c1"
         )));
+        assert!(crate::app::history::is_history_key(Some("pensive.index")));
         assert!(SCRIPT.contains("\"pensive.conversation.\""));
+        assert!(SCRIPT.contains("\"pensive.index\""));
+        assert!(SCRIPT.contains("\"pensive.current\""));
     }
 }

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::storage_panel::StoragePanel;
 use crate::turn::message::Summary;
 
 /// The sidebar.
@@ -126,6 +127,7 @@ pub fn Sidebar(
                 <ul class="conversation-list">
                     <For each=move || index.get() key=|s| (s.id.clone(), s.title.clone()) children=item/>
                 </ul>
+                <StoragePanel index on_delete/>
             </div>
         </nav>
     }

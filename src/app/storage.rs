@@ -26,6 +26,12 @@ pub enum StorageError {
     /// A stored value is not what it should be.
     #[error("{0}")]
     Unreadable(String),
+    /// A newer build's data is in the way (the message says which).
+    #[error("{0}")]
+    Newer(String),
+    /// A newer build upgraded the IndexedDB database past what this one knows.
+    #[error("Your history was saved by a newer version of Pensive, which this tab cannot open, so it saves nothing. Reload the page to use the newer version.")]
+    NewerDatabase,
 }
 
 impl StorageError {

@@ -494,9 +494,10 @@ impl UseChatSessionReturn {
             return; // nothing sent yet: nothing to keep
         }
         let mut index = self.index.get_untracked();
+        let notices = self.notices;
         let result = self.conversation.with_value(|c| {
             history::set_current(&c.id);
-            history::save(c, &mut index, now)
+            history::save(c, &mut index, now, move |message| notices.say(message))
         });
         self.index.set(index);
         let took = now_ms() - now;

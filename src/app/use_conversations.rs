@@ -34,24 +34,63 @@ pub fn use_conversations(
         session,
         notices,
     };
-    // Another tab saved: refresh (the `storage` event fires only in other tabs).
-    let _ = window_event_listener(leptos::ev::storage, move |ev| {
-        if history::is_history_key(ev.key().as_deref()) {
-            conversations.refresh_from_storage();
-        }
-    });
+    // Another tab saved or deleted (IndexedDB fires no `storage` event: the
+    // other tab says so on a BroadcastChannel once its write committed).
+    history::listen(move || conversations.refresh_from_storage());
     conversations
 }
 
 impl UseConversationsReturn {
-    /// Loads history (after hydration: the server cannot see localStorage).
-    pub fn load_history(&self) {
-        let loaded = history::load_all();
-        self.index.set(loaded.index);
-        if let Some(conversation) = loaded.conversation {
+    /// Loads history (after hydration: the server cannot see the browser's
+    /// storage). What localStorage holds shows at once; IndexedDB's answer
+    /// follows. `known(has_messages)` is called once the conversation to show
+    /// is known: at once when its quick-restore copy was there, else when
+    /// IndexedDB has answered.
+    pub fn load_history(&self, known: impl FnOnce(bool) + 'static) {
+        let quick = history::load_quick();
+        self.index.set(quick.index);
+        let shown_at_once = quick.conversation.is_some();
+        if let Some(conversation) = quick.conversation {
             self.session.show(conversation);
         }
-        self.notices.show_all(loaded.notices);
+        self.notices.show_all(quick.notices);
+        let mut known = Some(known);
+        if shown_at_once {
+            if let Some(known) = known.take() {
+                known(true);
+            }
+        }
+        let this = *self;
+        leptos::task::spawn_local(async move {
+            let settled = history::settle().await;
+            this.index.set(settled.index);
+            for notice in settled.notices {
+                this.notices.push(notice);
+            }
+            // The user may have moved on meanwhile (a new conversation, a
+            // send): only a page still showing what loading showed changes.
+            let untouched = !this.session.is_running()
+                && (this.session.current_id.get_untracked().is_empty() && !shown_at_once
+                    || settled
+                        .conversation
+                        .as_ref()
+                        .is_some_and(|c| this.session.current_id.get_untracked() == c.id));
+            if let Some(conversation) = settled.conversation.filter(|_| untouched) {
+                // The quick copy is newer when IndexedDB refused the last
+                // save: keep it, and store it now.
+                let shown_is_newer = this.session.with_conversation(|c| {
+                    c.id == conversation.id && c.updated_at > conversation.updated_at
+                });
+                if shown_is_newer {
+                    this.session.save();
+                } else if this.session.with_conversation(|c| *c != conversation) {
+                    this.session.show(conversation);
+                }
+            }
+            if let Some(known) = known.take() {
+                known(!this.session.messages.with_untracked(Vec::is_empty));
+            }
+        });
     }
 
     /// Another tab changed history: refresh the list, and the shown
@@ -60,25 +99,35 @@ impl UseConversationsReturn {
         if self.session.is_running() {
             return;
         }
-        let loaded = history::load_all();
-        self.index.set(loaded.index);
-        // What the other tab's change revealed (e.g. a newer version's
-        // history) is said once, however many events follow.
-        for notice in loaded.notices {
-            self.notices.push(notice);
-        }
-        let id = self.session.current_id.get_untracked();
-        if id.is_empty() {
-            return;
-        }
-        match history::load(&id) {
-            Ok(conversation) => {
-                if self.session.with_conversation(|c| *c != conversation) {
-                    self.session.show(conversation);
+        let this = *self;
+        leptos::task::spawn_local(async move {
+            let loaded = history::load_quick();
+            this.index.set(loaded.index);
+            // What the other tab's change revealed (e.g. a newer version's
+            // history) is said once, however many events follow.
+            for notice in loaded.notices {
+                this.notices.push(notice);
+            }
+            let id = this.session.current_id.get_untracked();
+            if id.is_empty() || this.session.is_running() {
+                return;
+            }
+            match history::load(&id).await {
+                Ok(conversation) => {
+                    if this.session.current_id.get_untracked() == id
+                        && !this.session.is_running()
+                        && this.session.with_conversation(|c| *c != conversation)
+                    {
+                        this.session.show(conversation);
+                    }
+                }
+                Err(_) => {
+                    if this.session.current_id.get_untracked() == id {
+                        this.new_conversation();
+                    }
                 }
             }
-            Err(_) => self.new_conversation(),
-        }
+        });
     }
 
     /// Starts an empty conversation (saved once its first message is sent).
@@ -86,22 +135,34 @@ impl UseConversationsReturn {
         self.session.clear();
     }
 
-    /// Shows another stored conversation.
+    /// Shows another stored conversation; `then` runs once it is shown.
     pub fn switch(&self, id: String) {
+        self.open(id, |_| {});
+    }
+
+    /// Shows stored conversation `id`, then calls `then` with it shown (or
+    /// not: `false` when it could not be read).
+    pub fn open(&self, id: String, then: impl FnOnce(bool) + 'static) {
         if self.session.current_id.get_untracked() == id {
+            then(true);
             return;
         }
         self.session.stop_if_running();
-        match history::load(&id) {
-            Ok(conversation) => {
-                self.session.show(conversation);
-                self.session.save();
+        let this = *self;
+        leptos::task::spawn_local(async move {
+            match history::load(&id).await {
+                Ok(conversation) => {
+                    this.session.show(conversation);
+                    this.session.save();
+                    then(true);
+                }
+                Err(notice) => {
+                    this.notices.push(notice);
+                    this.refresh_from_storage();
+                    then(false);
+                }
             }
-            Err(notice) => {
-                self.notices.push(notice);
-                self.refresh_from_storage();
-            }
-        }
+        });
     }
 
     /// Renames a conversation (the shown one or another).
@@ -110,37 +171,46 @@ impl UseConversationsReturn {
             self.session.rename(title);
             return;
         }
-        if let Ok(mut conversation) = history::load(&id) {
-            conversation.title = title;
-            let mut index = self.index.get_untracked();
-            if let Err(message) = history::save(&conversation, &mut index, now_ms()) {
-                self.notices.say(message);
+        let this = *self;
+        leptos::task::spawn_local(async move {
+            if let Ok(mut conversation) = history::load(&id).await {
+                conversation.title = title;
+                let mut index = this.index.get_untracked();
+                let notices = this.notices;
+                let saved =
+                    history::save(&conversation, &mut index, now_ms(), move |m| notices.say(m));
+                if let Err(message) = saved {
+                    this.notices.say(message);
+                }
+                this.index.set(index);
             }
-            self.index.set(index);
-        }
+        });
     }
 
     /// Deletes a conversation; `undo_delete` brings it back.
     pub fn delete(&self, id: String) {
         let is_current = self.session.current_id.get_untracked() == id;
-        let removed = if is_current {
-            self.session.stop_if_running();
-            Some(self.session.with_conversation(Conversation::clone))
-        } else {
-            history::load(&id).ok()
-        };
-        let mut index = self.index.get_untracked();
-        if let Err(message) = history::delete(&id, &mut index) {
-            self.notices.say(message);
-            return;
-        }
         if is_current {
-            self.new_conversation();
+            self.session.stop_if_running();
         }
-        self.index.set(index);
-        self.deleted.set(removed);
+        let this = *self;
+        leptos::task::spawn_local(async move {
+            let removed = if is_current {
+                Some(this.session.with_conversation(Conversation::clone))
+            } else {
+                history::load(&id).await.ok()
+            };
+            if let Err(message) = history::delete(&id).await {
+                this.notices.say(message);
+                return;
+            }
+            if is_current && this.session.current_id.get_untracked() == id {
+                this.new_conversation();
+            }
+            this.index.update(|index| index.retain(|s| s.id != id));
+            this.deleted.set(removed);
+        });
     }
-
     /// Restores the conversation deleted last, and shows it.
     pub fn undo_delete(&self) {
         let Some(conversation) = self.deleted.get_untracked() else {

@@ -87,13 +87,30 @@ impl UseImportExportReturn {
     /// Downloads the shown conversation, or all of them, as `format`; without
     /// reasoning, every thinking block is left out (hidden versions' too).
     pub fn export(&self, format: ExportFormat, with_reasoning: bool, scope: ExportScope) {
-        let conversations = match scope {
-            ExportScope::Shown => vec![self.session.with_conversation(Conversation::clone)],
-            ExportScope::All => match self.every_conversation() {
-                Some(all) => all,
-                None => return,
-            },
-        };
+        match scope {
+            ExportScope::Shown => {
+                let shown = vec![self.session.with_conversation(Conversation::clone)];
+                self.export_these(shown, format, with_reasoning, scope);
+            }
+            // Read from IndexedDB first.
+            ExportScope::All => {
+                let this = *self;
+                leptos::task::spawn_local(async move {
+                    if let Some(all) = this.every_conversation().await {
+                        this.export_these(all, format, with_reasoning, scope);
+                    }
+                });
+            }
+        }
+    }
+
+    fn export_these(
+        &self,
+        conversations: Vec<Conversation>,
+        format: ExportFormat,
+        with_reasoning: bool,
+        scope: ExportScope,
+    ) {
         let one = (scope == ExportScope::Shown).then(|| &conversations[0]);
         match format {
             ExportFormat::Json => {
@@ -132,8 +149,8 @@ impl UseImportExportReturn {
     /// Every stored conversation, newest first, the shown one as it is now
     /// (a turn may be streaming); a notice names how many could not be read.
     /// `None`, with a notice, when there is none.
-    fn every_conversation(&self) -> Option<Vec<Conversation>> {
-        let (mut all, unreadable) = history::load_every();
+    async fn every_conversation(&self) -> Option<Vec<Conversation>> {
+        let (mut all, unreadable) = history::load_every().await;
         self.session.with_conversation(|shown| {
             if !shown.id.is_empty() {
                 all.retain(|c| c.id != shown.id);
@@ -168,44 +185,44 @@ impl UseImportExportReturn {
             message::decode_file(&raw)
                 .map_err(|e| format!("That file is not a Pensive conversation: {e}"))
         });
-        match parsed {
-            Ok(mut conversations) if conversations.len() == 1 => {
-                let mut conversation = conversations.remove(0);
-                conversation.id = self.free_id(conversation.id);
-                self.session.stop_if_running();
-                self.session.show(conversation);
-                self.session.save();
+        let this = *self;
+        leptos::task::spawn_local(async move {
+            match parsed {
+                Ok(mut conversations) if conversations.len() == 1 => {
+                    let mut conversation = conversations.remove(0);
+                    conversation.id = this.free_id(conversation.id, &[]).await;
+                    this.session.stop_if_running();
+                    this.session.show(conversation);
+                    this.session.save();
+                }
+                Ok(conversations) => this.import_several(conversations).await,
+                Err(message) => this.failed(&message),
             }
-            Ok(conversations) => self.import_several(conversations),
-            Err(message) => self.failed(&message),
-        }
+        });
     }
 
-    /// Stores each of `conversations` under an id of its own and shows the
-    /// first. All or nothing: if one cannot be saved (storage full), those
-    /// saved before it are removed again.
-    fn import_several(&self, conversations: Vec<Conversation>) {
+    /// Stores each of `conversations` under an id of its own, all in one
+    /// transaction (all or nothing: storage full stores none), and shows the
+    /// first.
+    async fn import_several(&self, mut conversations: Vec<Conversation>) {
         self.session.stop_if_running();
+        let mut given: Vec<String> = Vec::with_capacity(conversations.len());
+        for conversation in &mut conversations {
+            // Each one's id is taken before the next is given its own, so
+            // that two of the file's never take the same one.
+            conversation.id = self
+                .free_id(std::mem::take(&mut conversation.id), &given)
+                .await;
+            given.push(conversation.id.clone());
+        }
         let mut index = self.index.get_untracked();
-        let now = now_ms();
-        let mut saved: Vec<Conversation> = Vec::with_capacity(conversations.len());
-        for mut conversation in conversations {
-            // Each one saved before the next is given its id, so that two of
-            // the file's never take the same one.
-            conversation.id = self.free_id(conversation.id);
-            if let Err(message) = history::save(&conversation, &mut index, now) {
-                for done in &saved {
-                    let _ = history::delete(&done.id, &mut index);
-                }
-                self.index.set(index);
-                self.failed(&message);
-                return;
-            }
-            saved.push(conversation);
+        if let Err(message) = history::save_all(&conversations, &mut index, now_ms()).await {
+            self.failed(&message);
+            return;
         }
         self.index.set(index);
-        let count = saved.len();
-        if let Some(first) = saved.into_iter().next() {
+        let count = conversations.len();
+        if let Some(first) = conversations.into_iter().next() {
             self.session.show(first);
             self.session.save();
         }
@@ -217,22 +234,23 @@ impl UseImportExportReturn {
             .say(format!("Import failed: {message} Nothing was changed."));
     }
 
-    /// `id`, or a new one if it is empty or taken. Storage itself is asked,
-    /// since the index here lists neither a newer version's records nor
+    /// `id`, or a new one if it is empty or taken (stored, listed, or in
+    /// `given` to another of the same import). Storage itself is asked,
+    /// since the list here shows neither a newer version's records nor
     /// another tab's latest.
-    fn free_id(&self, id: String) -> String {
-        let taken = |id: &str| {
+    async fn free_id(&self, id: String, given: &[String]) -> String {
+        let listed = |id: &str| {
             id.is_empty()
-                || history::is_stored(id)
+                || given.iter().any(|g| g == id)
                 || self.index.with_untracked(|i| i.iter().any(|s| s.id == id))
         };
-        if !taken(&id) {
+        if !listed(&id) && !history::is_stored(&id).await {
             return id;
         }
         let base = format!("c{}", wall_ms() as u64);
         let mut id = base.clone();
         for n in 1.. {
-            if !taken(&id) {
+            if !listed(&id) && !history::is_stored(&id).await {
                 break;
             }
             id = format!("{base}-{n}");

@@ -14,6 +14,13 @@ use super::versions::Versions;
 /// them on saving, so it must not read such a record.
 pub const SCHEMA_VERSION: u32 = 3;
 
+/// Version of the stored index (the conversation list). It followed
+/// `SCHEMA_VERSION` up to 3; 4: the conversations themselves live in
+/// IndexedDB and each line carries its record's size. A build that knows
+/// only 3 looks for records in localStorage, finds none, and would write an
+/// index that lists nothing: this version tells it to save nothing instead.
+pub const INDEX_VERSION: u32 = 4;
+
 /// One message of a stored conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
@@ -210,6 +217,13 @@ pub struct Summary {
     pub id: String,
     pub title: String,
     pub updated_at: f64,
+    /// The stored record's size in bytes (0 where an older index did not say).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bytes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Conversation {
@@ -223,6 +237,7 @@ impl Conversation {
                 self.title.clone()
             },
             updated_at: self.updated_at,
+            bytes: 0,
         }
     }
 }
@@ -244,7 +259,7 @@ pub fn upsert_summary(index: &mut Vec<Summary>, summary: Summary) {
 /// Serializes the index.
 pub fn encode_index(index: &[Summary]) -> String {
     serde_json::to_string(&IndexEnvelope {
-        version: SCHEMA_VERSION,
+        version: INDEX_VERSION,
         conversations: index.to_vec(),
     })
     .unwrap_or_default()
@@ -255,7 +270,7 @@ pub fn decode_index(raw: &str) -> Result<Vec<Summary>, DecodeError> {
     let value: serde_json::Value =
         serde_json::from_str(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
     match value.get("version").and_then(serde_json::Value::as_u64) {
-        Some(v) if v > u64::from(SCHEMA_VERSION) => {
+        Some(v) if v > u64::from(INDEX_VERSION) => {
             return Err(DecodeError::FutureVersion(
                 u32::try_from(v).unwrap_or(u32::MAX),
             ))
@@ -276,6 +291,15 @@ pub fn decode_index(raw: &str) -> Result<Vec<Summary>, DecodeError> {
 /// as it is (neither rewrite nor move it). `None` for data of a known version
 /// and for unreadable data (that is this build's to quarantine).
 pub fn newer_version(raw: &str) -> Option<u32> {
+    newer_than(raw, SCHEMA_VERSION)
+}
+
+/// [`newer_version`] for the stored index, whose versions run on their own.
+pub fn newer_index_version(raw: &str) -> Option<u32> {
+    newer_than(raw, INDEX_VERSION)
+}
+
+fn newer_than(raw: &str, known: u32) -> Option<u32> {
     // Every build writes `{"version":N,` first (the envelopes' field order);
     // reading just that keeps the check before each save cheap.
     let declared = match raw.strip_prefix(r#"{"version":"#) {
@@ -288,7 +312,7 @@ pub fn newer_version(raw: &str) -> Option<u32> {
         }
         None => version_field(raw),
     }?;
-    (declared > u64::from(SCHEMA_VERSION)).then(|| u32::try_from(declared).unwrap_or(u32::MAX))
+    (declared > u64::from(known)).then(|| u32::try_from(declared).unwrap_or(u32::MAX))
 }
 
 /// The `version` field of any JSON object, however it is written.
@@ -600,6 +624,24 @@ mod tests {
     }
 
     #[test]
+    fn an_older_builds_index_reads_and_this_builds_keeps_each_records_size() {
+        // Schemas 1 to 3 wrote the list without sizes (records in localStorage).
+        for version in 1..=3 {
+            let old = format!(
+                r#"{{"version":{version},"conversations":[{{"id":"c1","title":"Sky","updated_at":2.0}}]}}"#
+            );
+            let index = decode_index(&old).unwrap();
+            assert_eq!(index[0].id, "c1");
+            assert_eq!(index[0].bytes, 0, "an older index says no size");
+        }
+        let mut line = conversation().summary();
+        line.bytes = 1_300_000;
+        let raw = encode_index(std::slice::from_ref(&line));
+        assert!(raw.starts_with(&format!(r#"{{"version":{INDEX_VERSION},"#)));
+        assert_eq!(decode_index(&raw).unwrap(), vec![line]);
+    }
+
+    #[test]
     fn the_index_keeps_one_line_per_conversation_newest_first() {
         let mut index = Vec::new();
         let mut a = Conversation::new("a".into(), 1.0);
@@ -776,9 +818,14 @@ metres"
     fn only_data_of_a_newer_schema_counts_as_another_builds() {
         let next = SCHEMA_VERSION + 1;
         let c = conversation();
+        // The index counts its own versions: this build's is not another's.
+        assert_eq!(newer_index_version(&encode_index(&[c.summary()])), None);
+        assert_eq!(
+            newer_index_version(&format!(r#"{{"version":{}}}"#, INDEX_VERSION + 1)),
+            Some(INDEX_VERSION + 1)
+        );
         for own in [
             encode(&c, 0.0),
-            encode_index(&[c.summary()]),
             r#"{"version":1,"conversation":{}}"#.to_owned(),
             "{not json".to_owned(),
             r#"{"conversation":{}}"#.to_owned(),
@@ -916,8 +963,13 @@ metres"
             decode_file(r#"{"version":99,"conversations":[]}"#),
             Err(DecodeError::FutureVersion(99))
         ));
-        // The index is not an export.
-        let index = encode_index(&[conversation().summary()]);
+        // The index is not an export (one of the schema's own version: the
+        // index's own versions run ahead of the records').
+        let index = encode_index(&[conversation().summary()]).replacen(
+            &INDEX_VERSION.to_string(),
+            &SCHEMA_VERSION.to_string(),
+            1,
+        );
         assert!(matches!(
             decode_file(&index),
             Err(DecodeError::WrongShape(_))

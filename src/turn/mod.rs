@@ -17,6 +17,7 @@ pub mod reasoning_source;
 pub mod reducer;
 pub mod request;
 pub mod scrub;
+pub mod search;
 pub mod turn_error;
 pub mod versions;
 
