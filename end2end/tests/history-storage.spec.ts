@@ -182,3 +182,30 @@ test('fifty conversations of 1 MB of reasoning each are kept; a reload paints th
   expect(painted.filter((f) => f.welcome), 'frames showing the welcome').toEqual([]);
   await expect(page.getByTestId('conversation-item')).toHaveCount(50);
 });
+
+test('the storage panel shows what is stored, each conversation by size, whether it is kept, and frees room', async ({ page }, testInfo) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  const sizes = [200_000, 2_000_000, 20_000];
+  const file = testInfo.outputPath('sized.json');
+  const parts = sizes.map((bytes, i) => JSON.parse(bigExport(1, bytes, `size${i}`)).conversations[0]);
+  fs.writeFileSync(file, JSON.stringify({ version: 3, conversations: parts }));
+  await importFile(page, file, 3);
+
+  const panel = page.getByTestId('storage-panel');
+  await expect(panel.getByTestId('storage-row').first()).toBeHidden();
+  await panel.getByText('Storage', { exact: true }).click();
+  // Largest first, each with its size.
+  await expect(panel.getByTestId('storage-row')).toHaveCount(3);
+  await expect(panel.getByTestId('storage-row').first()).toContainText('size1 conversation 1');
+  await expect(panel.getByTestId('storage-size')).toHaveText([/^2\.0 MB$/, /^20\d KB$/, /^2\d\.\d KB|^2\d KB$/]);
+  await expect(panel.getByTestId('storage-usage')).toContainText(/This browser holds .* for Pensive \(conversations: 2\.\d MB\), of about .* it allows\./);
+  await expect(panel.getByTestId('storage-persisted')).toContainText(/Kept for good|Not kept for good/);
+
+  // Deleting the largest from the panel frees its room.
+  await panel.getByRole('button', { name: 'Delete “size1 conversation 1” to free room' }).click();
+  await expect(panel.getByTestId('storage-row')).toHaveCount(2);
+  await expect(page.getByTestId('conversation-item')).toHaveCount(2);
+  await expect(panel.getByTestId('storage-usage')).toContainText(/\(conversations: 2\d\d KB\)/);
+  await expect.poll(async () => Object.keys(await storedRecords(page)).sort()).toEqual(['size0-0', 'size2-0']);
+});

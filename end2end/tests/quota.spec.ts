@@ -7,7 +7,7 @@ test('a full storage is reported, the turn stays on screen, and the last good st
   await chat.open(MOCKED);
   await chat.send('Saved fine mock:normal');
   await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
-  await expect.poll(() => storedText(page)).toContain('Here is the answer: 42.');
+  await expect.poll(() => storedText(page)).toContain('Here is the answer: **42**.');
 
   // From now on the disk is full: IndexedDB refuses every write, and so does
   // localStorage for the quick-restore copy.

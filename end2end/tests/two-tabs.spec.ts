@@ -19,3 +19,19 @@ test('two tabs on the same history: the other tab refreshes, nothing is corrupte
   const records = await storedConversations(a.page);
   expect(records.map((r) => r.conversation.title).sort()).toEqual(['From tab A mock:normal', 'From tab B mock:normal']);
 });
+
+test('a tab showing the same conversation follows the turn another tab adds, once it is stored', async ({ context }) => {
+  const a = new ChatPage(await context.newPage());
+  await a.open(MOCKED);
+  await a.send('First question mock:normal');
+  await expect(a.assistant()).toHaveAttribute('data-status', 'done');
+  const b = new ChatPage(await context.newPage());
+  await b.open(MOCKED);
+  await expect(b.page.getByTestId('user-text')).toHaveText(['First question mock:normal']);
+
+  await a.send('Second question mock:normal');
+  await expect(a.assistant()).toHaveAttribute('data-status', 'done');
+  // Tab B reads the new turn from IndexedDB when tab A says it is stored.
+  await expect(b.page.getByTestId('user-text')).toHaveText(['First question mock:normal', 'Second question mock:normal']);
+  await expect(b.assistant().getByTestId('answer')).toHaveText('Here is the answer: 42.');
+});

@@ -36,11 +36,14 @@ pub fn ChatPage() -> impl IntoView {
     let fold_preference = provide_fold_preference();
     let stick = use_stick_to_bottom();
     let running = session.running();
+    // Once, after hydration (untracked: what loading reads must not run it again).
     Effect::new(move |_| {
         // A reload opens at the latest turn, as it looked (restore_shell),
         // once the conversation to show is known.
-        conversations.load_history(move |has_messages| {
-            restore_shell::reveal_when_rendered(has_messages, move || stick.follow(true));
+        untrack(|| {
+            conversations.load_history(move |has_messages| {
+                restore_shell::reveal_when_rendered(has_messages, move || stick.follow(true));
+            })
         });
         // IndexedDB can stall (another tab blocking an upgrade): the page
         // shows what it has by then rather than the snapshot for ever.

@@ -59,6 +59,7 @@ pub struct Usage {
 
 /// What a user reads when IndexedDB refuses a save: the conversation stays
 /// on screen (in memory), the last stored state stays stored.
+#[cfg(feature = "hydrate")]
 fn kept_in_memory(err: &crate::app::storage::StorageError) -> String {
     use crate::app::storage::StorageError;
     match err {
@@ -176,10 +177,6 @@ pub async fn settle() -> Loaded {
         let index: Vec<Summary> = index
             .into_iter()
             .filter(|s| stored.contains(&s.id) || local::text(&local::legacy_key(&s.id)).is_some())
-            .collect();
-        let index: Vec<Summary> = index
-            .into_iter()
-            .filter(|s| stored.contains(&s.id))
             .collect();
         leptos::task::spawn_local(async {
             let _ = persist().await;
@@ -556,7 +553,8 @@ pub async fn usage() -> Usage {
             Ok(promise) => JsFuture::from(promise)
                 .await
                 .ok()
-                .and_then(|e| e.dyn_into::<web_sys::StorageEstimate>().ok()),
+                // A dictionary, not a class: nothing to check it against.
+                .map(|e| e.unchecked_into::<web_sys::StorageEstimate>()),
             Err(_) => None,
         };
         let persisted = match manager.persisted() {

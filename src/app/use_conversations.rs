@@ -61,6 +61,8 @@ impl UseConversationsReturn {
             }
         }
         let this = *self;
+        // `known` may make effects (the reveal): under the page's owner.
+        let owner = Owner::current();
         leptos::task::spawn_local(async move {
             let settled = history::settle().await;
             this.index.set(settled.index);
@@ -88,7 +90,11 @@ impl UseConversationsReturn {
                 }
             }
             if let Some(known) = known.take() {
-                known(!this.session.messages.with_untracked(Vec::is_empty));
+                let has_messages = !this.session.messages.with_untracked(Vec::is_empty);
+                match owner {
+                    Some(owner) => owner.with(|| known(has_messages)),
+                    None => known(has_messages),
+                }
             }
         });
     }
