@@ -338,3 +338,77 @@ pub fn clear_current() {
 pub fn is_history_key(key: Option<&str>) -> bool {
     key.is_none_or(|k| k.starts_with("pensive.conversation.") || k == "pensive.index")
 }
+
+/// One conversation that matches a search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchHit {
+    pub id: String,
+    pub title: String,
+    pub hit: crate::turn::search::Hit,
+}
+
+/// Searches every stored conversation, newest first, calling `found` for each
+/// match as soon as it is found; stops early when `cancelled()` turns true
+/// (a newer query took over). Async: storage is read without blocking the page.
+///
+/// This version reads localStorage: each record is decoded and its search
+/// text made on the spot. It only reads (nothing is quarantined or rewritten:
+/// that is loading's job), and gives the page the event loop back whenever it
+/// has worked for `SEARCH_SLICE_MS`, so typing and painting go on meanwhile.
+pub async fn search(query: String, mut found: impl FnMut(SearchHit), cancelled: impl Fn() -> bool) {
+    #[cfg(feature = "hydrate")]
+    {
+        use crate::turn::message::{decode, decode_index};
+        use crate::turn::search::{find, search_text};
+        /// Work between two returns to the event loop (ms): well under a frame.
+        const SEARCH_SLICE_MS: f64 = 8.0;
+        if query.trim().is_empty() || !super::storage::available() {
+            return;
+        }
+        let ids: Vec<String> = match store::text(store::INDEX_KEY).map(|raw| decode_index(&raw)) {
+            Some(Ok(index)) => index.into_iter().map(|s| s.id).collect(),
+            // No readable index (loading rebuilds it): every record, unordered.
+            _ => super::storage::keys()
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|k| k.strip_prefix(store::PREFIX).map(str::to_owned))
+                .collect(),
+        };
+        let mut slice_started = super::browser::now_ms();
+        for id in ids {
+            if super::browser::now_ms() - slice_started > SEARCH_SLICE_MS {
+                next_task().await;
+                slice_started = super::browser::now_ms();
+            }
+            if cancelled() {
+                return;
+            }
+            let Some(Ok(conversation)) = store::text(&store::key(&id)).map(|raw| decode(&raw))
+            else {
+                continue;
+            };
+            if let Some(hit) = find(&search_text(&conversation), &query) {
+                found(SearchHit {
+                    id,
+                    title: conversation.summary().title,
+                    hit,
+                });
+            }
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (query, &mut found, cancelled);
+}
+
+/// Resolves in a later task of the event loop (a zero timeout), so input and
+/// painting run in between. A microtask (`leptos::task::tick`) would not.
+#[cfg(feature = "hydrate")]
+async fn next_task() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let scheduled = web_sys::window().map(|w| w.set_timeout_with_callback(&resolve));
+        if !matches!(scheduled, Some(Ok(_))) {
+            let _ = resolve.call0(&wasm_bindgen::JsValue::UNDEFINED);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

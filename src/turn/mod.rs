@@ -1,6 +1,6 @@
 //! The pure core shared by server and browser: the wire contract (`TurnEvent`),
 //! the request and model-list types, the NDJSON framer, the turn reducer and
-//! the persisted model and its versions of a turn.
+//! the persisted model and its versions of a turn, and search in it.
 //! No I/O and no Leptos here: everything is tested natively.
 
 pub mod block_label;
@@ -17,6 +17,7 @@ pub mod reasoning_source;
 pub mod reducer;
 pub mod request;
 pub mod scrub;
+pub mod search;
 pub mod turn_error;
 pub mod versions;
 
