@@ -106,7 +106,7 @@ mod dom {
     const TIMEOUT_MS: f64 = 15_000.0;
     /// Frames after the scroll in which the view is checked again: pages of
     /// a long text are laid out at their real height as they come into view.
-    const SETTLE_FRAMES: u32 = 3;
+    const SETTLE_FRAMES: u32 = 8;
 
     /// What the frames of one reveal share.
     #[derive(Clone, Copy)]
