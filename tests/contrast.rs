@@ -80,6 +80,13 @@ fn every_text_token_meets_the_readme_figure_on_every_surface_in_both_themes() {
                 );
             }
         }
+        // A search match: the results' <mark> (and the highlight in the
+        // conversation, style/main.css writes the same colours out).
+        let mark = contrast(&t["--mark-text"], &t["--mark-bg"]);
+        assert!(
+            mark >= figure,
+            "{theme}: a search match {mark:.2}:1, below the README's {figure}:1"
+        );
         let button = contrast(&t["--accent-text"], &t["--accent"]);
         assert!(
             button >= figure,

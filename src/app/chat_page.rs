@@ -14,6 +14,7 @@ use super::message_view::MessageView;
 use super::page_menu::PageMenu;
 use super::preferences::provide_fold_preference;
 use super::restore_shell;
+use super::reveal_match::reveal_match;
 use super::sidebar::Sidebar;
 use super::use_chat_session::{use_chat_session, UseChatSessionReturn};
 use super::use_conversations::use_conversations;
@@ -107,6 +108,14 @@ pub fn ChatPage() -> impl IntoView {
             on_switch=Callback::new(move |id| conversations.switch(id))
             on_rename=Callback::new(move |(id, title)| conversations.rename(id, title))
             on_delete=Callback::new(move |id| conversations.delete(id))
+            on_open_match=Callback::new(move |found: super::history::SearchHit| {
+                // Not shown when it could not be loaded (the notice says why).
+                conversations.open(found.id.clone(), move |shown| {
+                    if shown && session.current_id.get_untracked() == found.id {
+                        reveal_match(stick, session, found);
+                    }
+                });
+            })
         />
         <div class="page">
             <header class="topbar">

@@ -596,3 +596,67 @@ pub async fn persist() -> bool {
     #[cfg(not(feature = "hydrate"))]
     false
 }
+
+/// One conversation that matches a search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchHit {
+    pub id: String,
+    pub title: String,
+    pub hit: crate::turn::search::Hit,
+}
+
+/// Searches every stored conversation, newest first, calling `found` for each
+/// match as soon as it is found; stops early when `cancelled()` turns true
+/// (a newer query took over). Only the search texts are read (IndexedDB's
+/// `search` store, written beside each record), never the records: nothing
+/// is decoded, quarantined or rewritten. All are asked for at once and each
+/// arrives as an event of its own, so the page paints and takes input
+/// between two conversations.
+pub async fn search(query: String, mut found: impl FnMut(SearchHit), cancelled: impl Fn() -> bool) {
+    #[cfg(feature = "hydrate")]
+    {
+        use crate::turn::search::find;
+        if query.trim().is_empty() {
+            return;
+        }
+        // Newest first, as the list; a list that cannot be read gives every
+        // stored id (unordered).
+        let mut ignored = Vec::new();
+        let lines = match local::read_index(&mut ignored) {
+            Ok(Some(index)) => index,
+            _ => idb::ids()
+                .await
+                .unwrap_or_default()
+                .into_iter()
+                .map(|id| Summary {
+                    title: id.clone(),
+                    id,
+                    updated_at: 0.0,
+                    bytes: 0,
+                })
+                .collect(),
+        };
+        let ids: Vec<String> = lines.iter().map(|s| s.id.clone()).collect();
+        let _ = idb::each(idb::SEARCH, &ids, |id, text| {
+            if cancelled() {
+                return false;
+            }
+            if let Some(hit) = find(&text, &query) {
+                let title = lines
+                    .iter()
+                    .find(|s| s.id == id)
+                    .map(|s| s.title.clone())
+                    .unwrap_or_default();
+                found(SearchHit {
+                    id: id.to_owned(),
+                    title,
+                    hit,
+                });
+            }
+            true
+        })
+        .await;
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (query, &mut found, cancelled);
+}

@@ -1,8 +1,12 @@
-//! The conversation list: newest first, new / switch / rename / delete. At
-//! narrow widths it collapses behind a "Conversations" menu button.
+//! The conversation list: newest first, new / switch / rename / delete, and
+//! the search box above it, whose results take the list's place while a
+//! query is typed. At narrow widths it collapses behind a "Conversations"
+//! menu button.
 
 use leptos::prelude::*;
 
+use super::conversation_search::ConversationSearch;
+use super::history::SearchHit;
 use super::storage_panel::StoragePanel;
 use crate::turn::message::Summary;
 
@@ -19,8 +23,11 @@ pub fn Sidebar(
     on_switch: Callback<String>,
     on_rename: Callback<(String, String)>,
     on_delete: Callback<String>,
+    /// A search result was opened: show its conversation at the match.
+    on_open_match: Callback<SearchHit>,
 ) -> impl IntoView {
     let menu_open = RwSignal::new(false);
+    let query = RwSignal::new(String::new());
     let editing = RwSignal::new(None::<String>);
     let item = move |summary: Summary| {
         let id = summary.id.clone();
@@ -124,9 +131,12 @@ pub fn Sidebar(
                 }>
                     "New conversation"
                 </button>
-                <ul class="conversation-list">
-                    <For each=move || index.get() key=|s| (s.id.clone(), s.title.clone()) children=item/>
-                </ul>
+                <ConversationSearch query menu_open on_open=on_open_match/>
+                <Show when=move || query.with(|q| q.trim().is_empty())>
+                    <ul class="conversation-list">
+                        <For each=move || index.get() key=|s| (s.id.clone(), s.title.clone()) children=item/>
+                    </ul>
+                </Show>
                 <StoragePanel index on_delete/>
             </div>
         </nav>

@@ -155,6 +155,12 @@ impl UseConversationsReturn {
         }
         self.session.stop_if_running();
         let this = *self;
+        // `then` may make effects: under the page's owner.
+        let owner = Owner::current();
+        let then = move |shown: bool| match &owner {
+            Some(owner) => owner.with(|| then(shown)),
+            None => then(shown),
+        };
         leptos::task::spawn_local(async move {
             match history::load(&id).await {
                 Ok(conversation) => {

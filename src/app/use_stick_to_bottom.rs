@@ -77,6 +77,13 @@ impl Pin {
         self.last_top = top;
     }
 
+    /// The page took the view somewhere above the bottom for the reader (a
+    /// search result opened at its match): stop following, at once.
+    pub fn let_go(&mut self) {
+        self.following = false;
+        self.glide_until_ms = 0.0;
+    }
+
     /// The reader asked to go up (wheel, touch, a key) while there is
     /// something above to go to: let go before the scroll even happens, so
     /// a pin in the same frame cannot pull them back.
@@ -147,6 +154,15 @@ impl UseStickToBottomReturn {
         self.following.set(true);
         self.new_below.set(false);
         self.scroll_to_bottom(instant);
+    }
+
+    /// Stop following: the page is about to show something above the
+    /// bottom (a search match), which the content growing below (answers
+    /// being formatted, a block opening) must not pull down. Scrolling back
+    /// to the bottom, or "Jump to latest", follows again.
+    pub fn stay(&self) {
+        self.pin.update_value(Pin::let_go);
+        self.sync();
     }
 
     fn scroll_to_bottom(&self, instant: bool) {
@@ -403,6 +419,21 @@ mod tests {
         pin.glided(0.0);
         pin.reader_went_up(500.0);
         assert!(!pin.following);
+    }
+
+    #[test]
+    fn letting_go_for_a_search_match_holds_until_the_view_is_back_at_the_bottom() {
+        let mut pin = Pin::default();
+        // A conversation was just shown at its latest turn (a glide window)…
+        pin.glided(1_000.0);
+        // …and a search result takes the view to its match.
+        pin.let_go();
+        assert!(!pin.following);
+        // The box grows below (an answer formatted): no scroll event, no pull.
+        pin.scrolled(300.0, 5_000.0, 600.0, 1_100.0);
+        assert!(!pin.following, "growth below does not follow again");
+        pin.scrolled(4_390.0, 5_000.0, 600.0, 1_200.0);
+        assert!(pin.following, "back at the bottom follows again");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The pure core shared by server and browser: the wire contract (`TurnEvent`),
 //! the request and model-list types, the NDJSON framer, the turn reducer and
-//! the persisted model and its versions of a turn.
+//! the persisted model and its versions of a turn, and search in it.
 //! No I/O and no Leptos here: everything is tested natively.
 
 pub mod block_label;

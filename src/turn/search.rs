@@ -1,8 +1,633 @@
-//! Search text of a conversation (placeholder until the search module lands).
+//! Search in stored conversations (issue 22, item 3): the one text of a
+//! conversation that a search scans, and the matcher that finds a query in
+//! it. Pure: no I/O here; history stores the text beside each record and
+//! the page scans it.
+//!
+//! The search text ([`search_text`]) is a small header, then every part of
+//! the conversation a reader could remember words from (the title, each
+//! question, each thinking block's reasoning, each answer: the versions
+//! shown), in order:
+//!
+//! ```text
+//! s1 t q0 r1.0 a1.1 q2 a3.0␞Title␟Question␟Reasoning…␟Answer…␟…
+//! ```
+//!
+//! `s1` names this layout; then one tag per part: `t` the title, `q<m>` the
+//! question at `messages[m]`, `r<m>.<b>` / `a<m>.<b>` thinking / answer block
+//! `b` of the turn at `messages[m]`. U+001E ends the header and U+001F
+//! separates the parts; neither is whitespace, so no match spans two parts
+//! (both are replaced by a space inside the texts). Empty parts are left out.
+//! A match's part is the number of U+001F before it (one `memchr` pass), so
+//! nothing but the text itself is stored and a scan reads it once.
+//!
+//! Matching ([`find_range`]): the query's words in order, each run of
+//! whitespace in the query matching any run of whitespace (at least one) in
+//! the text. Case-insensitive: ASCII always; for a query with non-ASCII
+//! letters, letters whose lowercase is one letter of the same UTF-8 length
+//! (Latin, Greek, Cyrillic…: É/é, Σ/σ, Д/д), so offsets in the folded text are
+//! offsets in the original; others (ẞ/ß, İ) match only as written.
 
-use super::message::Conversation;
+use std::cell::RefCell;
+use std::ops::Range;
 
-/// Everything searchable in `c`.
+use memchr::memmem;
+
+use super::message::{Conversation, Message};
+use super::reducer::Block;
+
+/// The layout tag that starts every search text.
+pub const LAYOUT: &str = "s1";
+/// Ends the header.
+const HEADER_END: u8 = 0x1e;
+/// Separates two parts.
+const PART_SEP: u8 = 0x1f;
+/// About how many characters of context a snippet keeps on each side.
+pub const SNIPPET_CHARS: usize = 60;
+
+/// Which part of a conversation a match is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Part {
+    Title,
+    Question,
+    Reasoning,
+    Answer,
+}
+
+impl Part {
+    /// Its name for the page's data attributes ("reasoning").
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Title => "title",
+            Part::Question => "question",
+            Part::Reasoning => "reasoning",
+            Part::Answer => "answer",
+        }
+    }
+
+    /// How the results list names it ("in reasoning").
+    pub fn label(self) -> &'static str {
+        match self {
+            Part::Title => "in the title",
+            Part::Question => "in a question",
+            Part::Reasoning => "in reasoning",
+            Part::Answer => "in an answer",
+        }
+    }
+}
+
+/// Where a match is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// Index into `Conversation::messages`; `None` for the title.
+    pub message: Option<usize>,
+    pub part: Part,
+}
+
+/// The first match of a query in a conversation, with its context.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Hit {
+    pub place: Place,
+    /// About [`SNIPPET_CHARS`] characters before the match, within its part,
+    /// whitespace collapsed, starting at a word where one starts near the cut;
+    /// "…" first when cut.
+    pub before: String,
+    /// The matched text as written (whitespace collapsed).
+    pub matched: String,
+    /// The context after, likewise; "…" last when cut.
+    pub after: String,
+}
+
+/// Everything searchable in `c`, laid out as the module doc says.
 pub fn search_text(c: &Conversation) -> String {
-    c.title.clone()
+    let mut parts: Vec<(String, &str)> = vec![("t".into(), &c.title)];
+    for (m, message) in c.messages.iter().enumerate() {
+        match message {
+            Message::User { content, .. } => parts.push((format!("q{m}"), content)),
+            Message::Assistant(turn) => {
+                for (b, block) in turn.blocks.iter().enumerate() {
+                    parts.push(match block {
+                        Block::Thinking(t) => (format!("r{m}.{b}"), &t.text),
+                        Block::Answer { text } => (format!("a{m}.{b}"), text),
+                    });
+                }
+            }
+        }
+    }
+    parts.retain(|(_, text)| !text.is_empty());
+    let mut tags = String::from(LAYOUT);
+    for (tag, _) in &parts {
+        tags.push(' ');
+        tags.push_str(tag);
+    }
+    let parts: Vec<&str> = parts.into_iter().map(|(_, text)| text).collect();
+    let size = tags.len() + 1 + parts.iter().map(|p| p.len() + 1).sum::<usize>();
+    let mut out = String::with_capacity(size);
+    out.push_str(&tags);
+    out.push(HEADER_END as char);
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push(PART_SEP as char);
+        }
+        if memchr::memchr2(HEADER_END, PART_SEP, part.as_bytes()).is_some() {
+            out.extend(part.chars().map(|ch| match ch {
+                '\u{1e}' | '\u{1f}' => ' ',
+                _ => ch,
+            }));
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+/// The first match of `query` in a search text, with its place and snippet;
+/// `None` when the query has no words, or nothing matches.
+pub fn find(text: &str, query: &str) -> Option<Hit> {
+    let header_end = memchr::memchr(HEADER_END, text.as_bytes())?;
+    let header = &text[..header_end];
+    let body = &text[header_end + 1..];
+    let found = find_range(body, query)?;
+    let bytes = body.as_bytes();
+    let before = &bytes[..found.start];
+    let index = memchr::memchr_iter(PART_SEP, before).count();
+    let part_start = memchr::memrchr(PART_SEP, before).map_or(0, |i| i + 1);
+    let part_end =
+        memchr::memchr(PART_SEP, &bytes[found.end..]).map_or(body.len(), |i| found.end + i);
+    let mut tags = header.split_ascii_whitespace();
+    if tags.next() != Some(LAYOUT) {
+        return None;
+    }
+    let place = parse_tag(tags.nth(index)?)?;
+    let part = &body[part_start..part_end];
+    let (start, end) = (found.start - part_start, found.end - part_start);
+    Some(Hit {
+        place,
+        before: context_before(&part[..start]),
+        matched: collapse(&part[start..end]),
+        after: context_after(&part[end..]),
+    })
+}
+
+/// Where `query` first occurs in `haystack` (a byte range at char
+/// boundaries), by the matching rules of the module doc. Also used to find a
+/// hit again in the rendered page.
+pub fn find_range(haystack: &str, query: &str) -> Option<Range<usize>> {
+    let words: Vec<String> = query
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+        .map(fold_str)
+        .collect();
+    let first = words.first()?;
+    let ascii = words.iter().all(|w| w.is_ascii());
+    FOLDED.with(|folded| {
+        let mut folded = folded.borrow_mut();
+        folded.clear();
+        if ascii {
+            fold_ascii(haystack, &mut folded);
+        } else {
+            fold_unicode(haystack, &mut folded);
+        }
+        let finder = memmem::Finder::new(first.as_bytes());
+        let mut from = 0;
+        while let Some(at) = finder.find(&folded[from..]) {
+            let start = from + at;
+            if let Some(end) = rest_matches(&folded, start + first.len(), &words[1..]) {
+                return Some(start..end);
+            }
+            from = start + 1;
+        }
+        None
+    })
+}
+
+thread_local! {
+    /// The folded copy of the text being searched, kept between calls: a
+    /// search folds one text per conversation, and reusing the buffer
+    /// spares a large allocation each time.
+    static FOLDED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Whether `words` follow at `at` in `folded`, each after a run of
+/// whitespace; the end of the match if they do.
+fn rest_matches(folded: &[u8], mut at: usize, words: &[String]) -> Option<usize> {
+    for word in words {
+        let spaces = whitespace_len(&folded[at..]);
+        if spaces == 0 {
+            return None;
+        }
+        at += spaces;
+        if !folded[at..].starts_with(word.as_bytes()) {
+            return None;
+        }
+        at += word.len();
+    }
+    Some(at)
+}
+
+/// The length of the run of whitespace at the start of `bytes` (valid UTF-8
+/// from a char boundary, as the folded text is at a word's end).
+fn whitespace_len(bytes: &[u8]) -> usize {
+    let mut len = 0;
+    while let Some(&b) = bytes.get(len) {
+        if b.is_ascii_whitespace() {
+            len += 1;
+        } else if b >= 0x80 {
+            let ch = std::str::from_utf8(&bytes[len..(len + 4).min(bytes.len())])
+                .or_else(|e| std::str::from_utf8(&bytes[len..len + e.valid_up_to()]))
+                .ok()
+                .and_then(|s| s.chars().next());
+            match ch {
+                Some(ch) if ch.is_whitespace() => len += ch.len_utf8(),
+                _ => break,
+            }
+        } else {
+            break;
+        }
+    }
+    len
+}
+
+/// A letter's lowercase when it is one letter of the same UTF-8 length, so
+/// folding keeps every byte offset; otherwise the letter itself.
+fn fold_char(ch: char) -> char {
+    let mut lower = ch.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) if l.len_utf8() == ch.len_utf8() => l,
+        _ => ch,
+    }
+}
+
+fn fold_str(word: &str) -> String {
+    word.chars().map(fold_char).collect()
+}
+
+/// An ASCII query can only match ASCII: lowercasing bytes is enough, and a
+/// tight loop the compiler vectorizes.
+fn fold_ascii(text: &str, out: &mut Vec<u8>) {
+    out.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
+}
+
+/// Runs of ASCII go through the byte loop; two-byte letters (Latin, Greek,
+/// Cyrillic, …) through a table; only the rest is decoded and looked up.
+fn fold_unicode(mut text: &str, out: &mut Vec<u8>) {
+    out.reserve(text.len());
+    let two_byte = two_byte_folds();
+    let mut buf = [0; 4];
+    loop {
+        let ascii = text
+            .bytes()
+            .position(|b| !b.is_ascii())
+            .unwrap_or(text.len());
+        fold_ascii(&text[..ascii], out);
+        text = &text[ascii..];
+        let mut rest = text.chars();
+        let Some(ch) = rest.next() else {
+            return;
+        };
+        let code = ch as usize;
+        if (0x80..0x800).contains(&code) {
+            out.extend_from_slice(&two_byte[code - 0x80]);
+        } else {
+            out.extend_from_slice(fold_char(ch).encode_utf8(&mut buf).as_bytes());
+        }
+        text = rest.as_str();
+    }
+}
+
+/// The folded UTF-8 of every two-byte letter (U+0080 to U+07FF), made once:
+/// looking a letter's lowercase up in the Unicode tables costs more than
+/// the rest of the scan.
+fn two_byte_folds() -> &'static [[u8; 2]] {
+    static TABLE: std::sync::OnceLock<Vec<[u8; 2]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0x80..0x800_u32)
+            .filter_map(char::from_u32)
+            .map(|ch| {
+                let mut buf = [0; 4];
+                let folded = fold_char(ch).encode_utf8(&mut buf).as_bytes();
+                [folded[0], folded[1]]
+            })
+            .collect()
+    })
+}
+
+fn parse_tag(tag: &str) -> Option<Place> {
+    let (kind, rest) = tag.split_at_checked(1)?;
+    let message = |s: &str| s.parse::<usize>().ok();
+    let block_message = |s: &str| s.split_once('.').and_then(|(m, _)| message(m));
+    let (message, part) = match kind {
+        "t" => (None, Part::Title),
+        "q" => (Some(message(rest)?), Part::Question),
+        "r" => (Some(block_message(rest)?), Part::Reasoning),
+        "a" => (Some(block_message(rest)?), Part::Answer),
+        _ => return None,
+    };
+    Some(Place { message, part })
+}
+
+/// Runs of whitespace as one space.
+fn collapse(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for ch in text.chars() {
+        if ch.is_whitespace() {
+            space = true;
+        } else {
+            if space {
+                out.push(' ');
+            }
+            space = false;
+            out.push(ch);
+        }
+    }
+    if space {
+        out.push(' ');
+    }
+    out
+}
+
+/// The last [`SNIPPET_CHARS`] characters of `text`, starting at a word when
+/// cut (unless the window holds a single long word).
+fn context_before(text: &str) -> String {
+    let cut = text
+        .char_indices()
+        .rev()
+        .nth(SNIPPET_CHARS - 1)
+        .map(|(i, _)| i)
+        .filter(|&i| i > 0);
+    let Some(mut from) = cut else {
+        return collapse(text).trim_start().to_owned();
+    };
+    if let Some(space) = text[from..].find(char::is_whitespace) {
+        from += space;
+    }
+    format!("\u{2026}{}", collapse(&text[from..]).trim_start())
+}
+
+/// The first [`SNIPPET_CHARS`] characters of `text`, ending at a word when cut.
+fn context_after(text: &str) -> String {
+    let cut = text
+        .char_indices()
+        .nth(SNIPPET_CHARS)
+        .map(|(i, _)| i)
+        .filter(|&i| i < text.len());
+    let Some(mut to) = cut else {
+        return collapse(text).trim_end().to_owned();
+    };
+    if let Some(space) = text[..to].rfind(char::is_whitespace).filter(|&s| s > 0) {
+        to = space;
+    }
+    format!("{}\u{2026}", collapse(&text[..to]).trim_end())
+}
+
+/// Which block of the turn at `place.message` holds a hit's `matched` text
+/// (the first that does, as the search found the first match), for the
+/// page to open that block. `None` outside turns.
+pub fn block_of(c: &Conversation, place: &Place, matched: &str) -> Option<usize> {
+    let Some(Message::Assistant(turn)) = place.message.and_then(|m| c.messages.get(m)) else {
+        return None;
+    };
+    turn.blocks
+        .iter()
+        .position(|block| match (block, place.part) {
+            (Block::Thinking(t), Part::Reasoning) => find_range(&t.text, matched).is_some(),
+            (Block::Answer { text }, Part::Answer) => find_range(text, matched).is_some(),
+            _ => false,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::reducer::Turn;
+    use crate::turn::TurnEvent;
+
+    fn turn(events: Vec<TurnEvent>) -> Turn {
+        let mut turn = Turn::new(0.0);
+        for e in events {
+            turn.apply(e, 0.0);
+        }
+        turn
+    }
+
+    fn think(text: &str) -> Vec<TurnEvent> {
+        vec![
+            TurnEvent::ThinkingStart,
+            TurnEvent::ThinkingDelta { text: text.into() },
+            TurnEvent::ThinkingEnd {
+                duration_ms: 1_000,
+                opaque: false,
+            },
+        ]
+    }
+
+    fn answer(text: &str) -> TurnEvent {
+        TurnEvent::AnswerDelta { text: text.into() }
+    }
+
+    fn conversation(title: &str, question: &str, reasoning: &str, reply: &str) -> Conversation {
+        let mut c = Conversation::new("c".into(), 0.0);
+        c.title = title.into();
+        c.messages.push(Message::user(question));
+        let mut events = think(reasoning);
+        events.push(answer(reply));
+        c.messages.push(Message::Assistant(turn(events)));
+        c
+    }
+
+    fn place(message: Option<usize>, part: Part) -> Place {
+        Place { message, part }
+    }
+
+    #[test]
+    fn a_word_near_the_end_of_1_mb_of_reasoning_is_found_in_its_place() {
+        let filler = "the model weighs another option and sets it aside. ".repeat(20_000);
+        let reasoning = format!("{filler}Then the zanzibarite idea settles it.");
+        assert!(reasoning.len() > 1_000_000);
+        let mut c = conversation("Minerals", "Which stone?", "short", "Quartz.");
+        c.messages.push(Message::user("And the rare one?"));
+        c.messages.push(Message::Assistant(turn({
+            let mut e = think(&reasoning);
+            e.push(answer("That one."));
+            e
+        })));
+        let text = search_text(&c);
+        let hit = find(&text, "Zanzibarite").expect("found");
+        assert_eq!(hit.place, place(Some(3), Part::Reasoning));
+        assert_eq!(hit.matched, "zanzibarite");
+        assert_eq!(hit.after, " idea settles it.");
+        assert!(hit.before.starts_with('\u{2026}') && hit.before.ends_with("Then the "));
+        assert!(hit.before.chars().count() <= SNIPPET_CHARS + 1);
+        assert_eq!(block_of(&c, &hit.place, &hit.matched), Some(0));
+    }
+
+    #[test]
+    fn each_part_is_named() {
+        let c = conversation(
+            "Sky colour",
+            "Why is the sky blue?",
+            "Rayleigh scattering, probably.",
+            "Short wavelengths scatter more.",
+        );
+        let text = search_text(&c);
+        assert_eq!(
+            find(&text, "colour").map(|h| h.place),
+            Some(place(None, Part::Title))
+        );
+        assert_eq!(
+            find(&text, "why is").map(|h| h.place),
+            Some(place(Some(0), Part::Question))
+        );
+        assert_eq!(
+            find(&text, "rayleigh").map(|h| h.place),
+            Some(place(Some(1), Part::Reasoning))
+        );
+        assert_eq!(
+            find(&text, "wavelengths").map(|h| h.place),
+            Some(place(Some(1), Part::Answer))
+        );
+        assert_eq!(find(&text, "nowhere"), None);
+    }
+
+    #[test]
+    fn the_first_match_wins_and_later_blocks_are_placed_by_their_turn() {
+        let mut c = conversation("", "q", "r", "a");
+        c.messages.push(Message::user("second question"));
+        c.messages
+            .push(Message::Assistant(turn(vec![answer("plain answer")])));
+        c.messages.push(Message::user("third question"));
+        let text = search_text(&c);
+        assert!(
+            text.starts_with("s1 q0 r1.0 a1.1 q2 a3.0 q4\u{1e}"),
+            "{text}"
+        );
+        assert_eq!(
+            find(&text, "question").map(|h| h.place),
+            Some(place(Some(2), Part::Question))
+        );
+        assert_eq!(
+            find(&text, "third").map(|h| h.place),
+            Some(place(Some(4), Part::Question))
+        );
+        assert_eq!(
+            find(&text, "plain").map(|h| h.place),
+            Some(place(Some(3), Part::Answer))
+        );
+    }
+
+    #[test]
+    fn case_does_not_matter_and_the_snippet_keeps_it() {
+        let c = conversation("", "Tell me about PostgreSQL", "", "");
+        let hit = find(&search_text(&c), "postgresql").expect("found");
+        assert_eq!(hit.matched, "PostgreSQL");
+        assert_eq!(hit.before, "Tell me about ");
+        assert_eq!(hit.after, "");
+        let c = conversation("", "Ελληνικά και ÉCOLE", "", "");
+        let hit = find(&search_text(&c), "école").expect("non-ASCII letters fold");
+        assert_eq!(hit.matched, "ÉCOLE");
+        assert!(find(&search_text(&c), "ελληνικά").is_some());
+        let c = conversation("", "", "Минерал ЗАНЗИБАРИТ найден", "");
+        let hit = find(&search_text(&c), "занзибарит").expect("Cyrillic folds");
+        assert_eq!(
+            (hit.before.as_str(), hit.matched.as_str()),
+            ("Минерал ", "ЗАНЗИБАРИТ")
+        );
+    }
+
+    #[test]
+    fn whitespace_in_the_query_matches_any_run_of_whitespace() {
+        let c = conversation("", "", "first   line\n\n  second line", "");
+        let hit = find(&search_text(&c), "  line second ").expect("found");
+        assert_eq!(hit.matched, "line second");
+        assert_eq!(find(&search_text(&c), "linesecond"), None);
+        assert!(find(&search_text(&c), "first line second").is_some());
+    }
+
+    #[test]
+    fn a_query_does_not_match_across_two_parts() {
+        let c = conversation("alpha", "beta", "gamma", "delta");
+        let text = search_text(&c);
+        assert_eq!(find(&text, "alpha beta"), None);
+        assert_eq!(find(&text, "beta gamma"), None);
+        assert_eq!(find(&text, "gammadelta"), None);
+        // Separators typed into a text do not split it.
+        let c = conversation("", "one\u{1f}two", "", "");
+        let text = search_text(&c);
+        assert_eq!(
+            find(&text, "two").map(|h| h.place),
+            Some(place(Some(0), Part::Question))
+        );
+    }
+
+    #[test]
+    fn snippets_are_cut_at_characters_and_words() {
+        let before = "ünïcödé wörds ".repeat(10);
+        let after = " çà et là ".repeat(10);
+        let c = conversation("", &format!("{before}MATCH{after}"), "", "");
+        let hit = find(&search_text(&c), "match").expect("found");
+        assert!(hit.before.starts_with("\u{2026}ünïcödé "), "{}", hit.before);
+        assert!(hit.before.ends_with("wörds "));
+        assert!(
+            hit.after.ends_with("là\u{2026}")
+                || hit.after.ends_with("et\u{2026}")
+                || hit.after.ends_with("çà\u{2026}"),
+            "{}",
+            hit.after
+        );
+        assert!(hit.after.chars().count() <= SNIPPET_CHARS + 1);
+        // One long word with no space: cut inside it, at a character.
+        let c = conversation("", &format!("{}x", "é".repeat(100)), "", "");
+        let hit = find(&search_text(&c), "x").expect("found");
+        assert_eq!(hit.before, format!("\u{2026}{}", "é".repeat(SNIPPET_CHARS)));
+    }
+
+    #[test]
+    fn an_empty_query_finds_nothing() {
+        let c = conversation("t", "q", "r", "a");
+        let text = search_text(&c);
+        assert_eq!(find(&text, ""), None);
+        assert_eq!(find(&text, "  \n "), None);
+        assert_eq!(find_range("anything", ""), None);
+    }
+
+    #[test]
+    fn an_empty_conversation_has_a_header_alone() {
+        let c = Conversation::new("c".into(), 0.0);
+        assert_eq!(search_text(&c), "s1\u{1e}");
+        assert_eq!(find(&search_text(&c), "s1"), None);
+    }
+
+    /// `cargo test --release --lib --no-default-features turn::search::measure -- --ignored --nocapture`
+    #[test]
+    #[ignore = "a measurement, run by hand in release"]
+    fn measure_find_over_1_mb() {
+        let filler = "The model weighs another Option and sets it aside. ".repeat(20_000);
+        let c = conversation("", "", &format!("{filler}zanzibarite"), "");
+        let text = search_text(&c);
+        for (query, runs) in [
+            ("zanzibarite", 200),
+            ("ZANZIBARITE idea", 200),
+            ("éléphant", 20),
+        ] {
+            let started = std::time::Instant::now();
+            for _ in 0..runs {
+                std::hint::black_box(find(std::hint::black_box(&text), query));
+            }
+            let each = started.elapsed().as_secs_f64() * 1000.0 / runs as f64;
+            println!("find {query:?} over {} bytes: {each:.3} ms", text.len());
+        }
+        // Text that is not ASCII at all, searched for a word that is not either.
+        let filler = "Модель взвешивает ещё один вариант и откладывает его. ".repeat(10_000);
+        let c = conversation("", "", &format!("{filler}Занзибарит"), "");
+        let text = search_text(&c);
+        let started = std::time::Instant::now();
+        for _ in 0..20 {
+            std::hint::black_box(find(std::hint::black_box(&text), "занзибарит"));
+        }
+        let each = started.elapsed().as_secs_f64() * 1000.0 / 20.0;
+        println!(
+            "find \"занзибарит\" over {} bytes of Cyrillic: {each:.3} ms",
+            text.len()
+        );
+    }
 }
