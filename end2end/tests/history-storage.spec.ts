@@ -199,13 +199,13 @@ test('the storage panel shows what is stored, each conversation by size, whether
   await expect(panel.getByTestId('storage-row')).toHaveCount(3);
   await expect(panel.getByTestId('storage-row').first()).toContainText('size1 conversation 1');
   await expect(panel.getByTestId('storage-size')).toHaveText([/^2\.0 MB$/, /^20\d KB$/, /^2\d\.\d KB|^2\d KB$/]);
-  await expect(panel.getByTestId('storage-usage')).toContainText(/This browser holds .* for Pensive \(conversations: 2\.\d MB\), of about .* it allows\./);
+  await expect(panel.getByTestId('storage-usage')).toContainText(/^Conversations: 2\.\d MB as saved\. The browser reports .* in use for Pensive \(it may compress\), of about .* it allows\.$/);
   await expect(panel.getByTestId('storage-persisted')).toContainText(/Kept for good|Not kept for good/);
 
   // Deleting the largest from the panel frees its room.
   await panel.getByRole('button', { name: 'Delete “size1 conversation 1” to free room' }).click();
   await expect(panel.getByTestId('storage-row')).toHaveCount(2);
   await expect(page.getByTestId('conversation-item')).toHaveCount(2);
-  await expect(panel.getByTestId('storage-usage')).toContainText(/\(conversations: 2\d\d KB\)/);
+  await expect(panel.getByTestId('storage-usage')).toContainText(/^Conversations: 2\d\d KB as saved\./);
   await expect.poll(async () => Object.keys(await storedRecords(page)).sort()).toEqual(['size0-0', 'size2-0']);
 });

@@ -1,6 +1,7 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 import type { Page } from '@playwright/test';
+import { putRecords, storedRecords } from './fixtures/stored';
 
 // After a deploy, a tab opened on the new version may write history in a newer
 // schema while a tab of the old version is still open. The old tab must leave
@@ -139,4 +140,23 @@ test('a newer tab that writes while a turn streams here: this tab overwrites nei
   expect(await backups(older.page)).toEqual([]);
   await expect(older.page.getByTestId('notice')).toContainText('saved by a newer version of Pensive (schema 99)');
   await older.expectNoConsoleErrors();
+});
+
+test('a record a newer version wrote in IndexedDB is never replaced: the save is refused, said, and the turn stays on screen', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('First mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  const id = (await page.evaluate(() => localStorage.getItem('pensive.current')))!;
+  await expect.poll(async () => Object.keys(await storedRecords(page))).toEqual([id]);
+
+  // A newer version, in another tab, takes this conversation over.
+  const newerRecord = JSON.stringify({ version: 99, conversation: { id, title: 'Upgraded' } });
+  await putRecords(page, { [id]: newerRecord });
+  await chat.send('Second mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(page.getByTestId('notice')).toContainText('saved by a newer version of Pensive (schema 99)');
+  await expect(page.getByTestId('user-text')).toHaveText(['First mock:normal', 'Second mock:normal']);
+  expect((await storedRecords(page))[id]).toBe(newerRecord);
+  expect(await backups(page)).toEqual([]);
 });

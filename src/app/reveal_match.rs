@@ -104,9 +104,12 @@ mod dom {
 
     /// Stop waiting for the renderer after this long, and show the block.
     const TIMEOUT_MS: f64 = 15_000.0;
-    /// Frames after the scroll in which the view is checked again: pages of
-    /// a long text are laid out at their real height as they come into view.
-    const SETTLE_FRAMES: u32 = 8;
+    /// Frames after the scroll in which the view is checked again (about a
+    /// second): pages of a long text are laid out at their real height as
+    /// they come into view, and those above the match move it. Eight frames
+    /// were too few for 300 KB of reasoning (seen in a screenshot: the
+    /// highlight had drifted out of the block's view).
+    const SETTLE_FRAMES: u32 = 60;
 
     /// What the frames of one reveal share.
     #[derive(Clone, Copy)]

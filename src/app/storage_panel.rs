@@ -70,9 +70,10 @@ pub fn StoragePanel(
             quota: Some(quota),
             ..
         }) => format!(
-            "This browser holds {} for Pensive (conversations: {}), of about {} it allows.",
-            format_bytes(used),
+            "Conversations: {} as saved. The browser reports {} in use for Pensive (it may \
+             compress), of about {} it allows.",
             format_bytes(stored_total() as f64),
+            format_bytes(used),
             format_bytes(quota)
         ),
         Some(_) => format!("Conversations: {}.", format_bytes(stored_total() as f64)),

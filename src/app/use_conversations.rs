@@ -78,14 +78,14 @@ impl UseConversationsReturn {
                         .as_ref()
                         .is_some_and(|c| this.session.current_id.get_untracked() == c.id));
             if let Some(conversation) = settled.conversation.filter(|_| untouched) {
-                // The quick copy is newer when IndexedDB refused the last
-                // save: keep it, and store it now.
-                let shown_is_newer = this.session.with_conversation(|c| {
-                    c.id == conversation.id && c.updated_at > conversation.updated_at
-                });
-                if shown_is_newer {
+                // Every save writes the quick copy (or removes it) before
+                // IndexedDB: a quick copy that differs from the stored
+                // record is from a save that did not commit (refused, or the
+                // page went away first). It is the newer: keep it, store it.
+                let differs = this.session.with_conversation(|c| *c != conversation);
+                if shown_at_once && differs {
                     this.session.save();
-                } else if this.session.with_conversation(|c| *c != conversation) {
+                } else if differs {
                     this.session.show(conversation);
                 }
             }

@@ -19,6 +19,11 @@ pub const LEGACY_PREFIX: &str = "pensive.conversation.";
 /// snapshot's picture; its data comes from IndexedDB a moment later):
 /// localStorage's whole quota is about 5 MB, and each save rewrites the copy.
 pub const QUICK_COPY_MAX_BYTES: usize = 512 * 1024;
+/// While the page is hidden it may be going away before IndexedDB commits
+/// (a reload, a closed tab): then the copy is kept up to this size, most of
+/// localStorage's quota, so that what was on screen survives (`settle`
+/// stores it in IndexedDB on the next load).
+pub const QUICK_COPY_UNLOAD_MAX_BYTES: usize = 4 * 1024 * 1024;
 
 pub fn legacy_key(id: &str) -> String {
     format!("{LEGACY_PREFIX}{id}")
@@ -173,9 +178,15 @@ pub fn quick_copy(id: &str) -> Option<String> {
 /// the record is too large for it or localStorage refuses (IndexedDB holds
 /// the conversation either way).
 pub fn keep_quick_copy(id: &str, record: &str) {
-    if record.len() > QUICK_COPY_MAX_BYTES
-        || storage::set_text(QUICK_KEY, &format!("{id}\n{record}")).is_err()
-    {
+    let page_hidden = web_sys::window()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.hidden());
+    let max = if page_hidden {
+        QUICK_COPY_UNLOAD_MAX_BYTES
+    } else {
+        QUICK_COPY_MAX_BYTES
+    };
+    if record.len() > max || storage::set_text(QUICK_KEY, &format!("{id}\n{record}")).is_err() {
         storage::delete(QUICK_KEY);
     }
 }
