@@ -249,6 +249,10 @@ pub fn ThinkingBlock(
                     class="thinking-body markdown"
                     role="region"
                     aria-label="Reasoning"
+                    // It scrolls by itself (a long reasoning): keyboard
+                    // users reach it with Tab and scroll it with the arrows
+                    // (axe: scrollable-region-focusable).
+                    tabindex="0"
                     node_ref=body_ref
                     hidden=move || !open.get() || !expandable.get()
                     inert=move || !open.get() || !expandable.get()
