@@ -93,7 +93,7 @@ pub fn ChatPage() -> impl IntoView {
         id
     });
     let models = Resource::new(|| (), |_| list_models());
-    let now = Signal::from(session.clock);
+    let now = session.clock;
 
     let notice_list = move || {
         let list: Vec<(usize, Notice)> = notices.notices.get().into_iter().enumerate().collect();
@@ -126,7 +126,7 @@ pub fn ChatPage() -> impl IntoView {
                     <Suspense fallback=|| ()>
                         {move || models.get().and_then(Result::ok).map(|list| view! {
                             {model_chooser(session, list.clone())}
-                            <EffortPicker models=list model=session.model effort=session.effort/>
+                            <EffortPicker models=list model=session.model effort=session.effort on_change=Callback::new(move |e| session.pick_effort(e))/>
                         })}
                     </Suspense>
                 </div>
@@ -141,7 +141,7 @@ pub fn ChatPage() -> impl IntoView {
                 <div class="notice undo" role="status" data-testid="undo-delete">
                     <span>{format!("Deleted \u{201c}{}\u{201d}.", c.summary().title)}</span>
                     <button on:click=move |_| conversations.undo_delete()>"Undo"</button>
-                    <button on:click=move |_| conversations.deleted.set(None)>"Dismiss"</button>
+                    <button on:click=move |_| conversations.dismiss_undo()>"Dismiss"</button>
                 </div>
             })}
             <div class="conversation-wrap">

@@ -33,7 +33,10 @@ pub fn EffortPicker(
     #[prop(into)]
     model: Signal<Option<String>>,
     /// The effort the next message asks for.
-    effort: RwSignal<Option<Effort>>,
+    #[prop(into)]
+    effort: Signal<Option<Effort>>,
+    /// Sets that effort: the user's pick, or the chosen model's remembered one.
+    on_change: Callback<Option<Effort>>,
 ) -> impl IntoView {
     let chosen = Memo::new(move |_| {
         let id = model.get();
@@ -43,7 +46,7 @@ pub fn EffortPicker(
     });
     // The chosen model's remembered effort, whenever the model changes.
     Effect::new(move |_| {
-        effort.set(chosen.with(|m| m.as_ref().and_then(effort_for)));
+        on_change.run(chosen.with(|m| m.as_ref().and_then(effort_for)));
     });
     let words = Memo::new(move |_| {
         chosen.with(|m| m.as_ref().map(|m| m.efforts.clone()).unwrap_or_default())
@@ -52,7 +55,7 @@ pub fn EffortPicker(
         let Ok(picked) = Effort::parse(&word) else {
             return;
         };
-        effort.set(Some(picked));
+        on_change.run(Some(picked));
         if let Some(id) = chosen.with_untracked(|m| m.as_ref().map(|m| m.id.clone())) {
             // Unsaved, the choice still holds for this page.
             let _ = storage::set_text(&storage_key(&id), picked.as_str());

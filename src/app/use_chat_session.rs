@@ -28,20 +28,28 @@ use crate::turn::{AnswerNow, ChatRequest, Effort, TurnEvent};
 pub struct UseChatSessionReturn {
     conversation: StoredValue<Conversation>,
     /// What the conversation view renders, in order.
-    pub messages: RwSignal<Vec<MessageView>>,
+    pub messages: Signal<Vec<MessageView>>,
     /// The streaming turn's abort handle, while one streams.
     running: RwSignal<Option<AbortHandle>>,
     /// Now, ticking while a turn streams (for the Thinking block's timer).
-    pub clock: RwSignal<f64>,
+    pub clock: Signal<f64>,
     /// The polite status line (never the streaming text).
-    pub announcement: RwSignal<String>,
+    pub announcement: Signal<String>,
     /// The id of the conversation shown ("" until its first message).
-    pub current_id: RwSignal<String>,
+    pub current_id: Signal<String>,
     /// The model picked for this conversation (`None`: the server's default).
-    pub model: RwSignal<Option<String>>,
+    pub model: Signal<Option<String>>,
     /// The reasoning effort the next message asks for (`None`: the model's
-    /// default); the effort picker keeps it per model.
-    pub effort: RwSignal<Option<Effort>>,
+    /// default); the effort picker keeps it per model (`pick_effort`).
+    pub effort: Signal<Option<Effort>>,
+    // The write halves of the signals above: only this hook's methods
+    // change what it hands out.
+    set_messages: WriteSignal<Vec<MessageView>>,
+    set_clock: WriteSignal<f64>,
+    set_announcement: WriteSignal<String>,
+    set_current_id: WriteSignal<String>,
+    set_model: WriteSignal<Option<String>>,
+    set_effort: WriteSignal<Option<Effort>>,
     /// Conversations, newest first: a save moves the shown one to the top.
     index: RwSignal<Vec<Summary>>,
     notices: UseNoticesReturn,
@@ -63,15 +71,27 @@ pub fn use_chat_session(
     index: RwSignal<Vec<Summary>>,
     notices: UseNoticesReturn,
 ) -> UseChatSessionReturn {
+    let (messages, set_messages) = signal(Vec::new());
+    let (clock, set_clock) = signal(0.0);
+    let (announcement, set_announcement) = signal(String::new());
+    let (current_id, set_current_id) = signal(String::new());
+    let (model, set_model) = signal(None);
+    let (effort, set_effort) = signal(None);
     UseChatSessionReturn {
         conversation: StoredValue::new(Conversation::new(String::new(), 0.0)),
-        messages: RwSignal::new(Vec::new()),
+        messages: messages.into(),
         running: RwSignal::new(None),
-        clock: RwSignal::new(0.0),
-        announcement: RwSignal::new(String::new()),
-        current_id: RwSignal::new(String::new()),
-        model: RwSignal::new(None),
-        effort: RwSignal::new(None),
+        clock: clock.into(),
+        announcement: announcement.into(),
+        current_id: current_id.into(),
+        model: model.into(),
+        effort: effort.into(),
+        set_messages,
+        set_clock,
+        set_announcement,
+        set_current_id,
+        set_model,
+        set_effort,
         index,
         notices,
         autosave: StoredValue::new(Autosave::default()),
@@ -101,9 +121,9 @@ impl UseChatSessionReturn {
 
     /// Shows a conversation (loaded from history, imported, undeleted).
     pub fn show(&self, conversation: Conversation) {
-        self.current_id.set(conversation.id.clone());
+        self.set_current_id.set(conversation.id.clone());
         if conversation.model.is_some() {
-            self.model.set(conversation.model.clone());
+            self.set_model.set(conversation.model.clone());
         }
         let views = conversation
             .messages
@@ -111,7 +131,7 @@ impl UseChatSessionReturn {
             .map(|m| self.views.view_of(m))
             .collect();
         self.conversation.set_value(conversation);
-        self.messages.set(views);
+        self.set_messages.set(views);
     }
 
     /// Shows an empty conversation (stored once its first message is sent),
@@ -120,8 +140,8 @@ impl UseChatSessionReturn {
         self.stop_if_running();
         self.conversation
             .set_value(Conversation::new(String::new(), 0.0));
-        self.messages.set(Vec::new());
-        self.current_id.set(String::new());
+        self.set_messages.set(Vec::new());
+        self.set_current_id.set(String::new());
         history::clear_current();
     }
 
@@ -144,7 +164,7 @@ impl UseChatSessionReturn {
         let Some(request) = self.append_user_turn(&text, now, again_at) else {
             return;
         };
-        self.current_id
+        self.set_current_id
             .set(self.conversation.with_value(|c| c.id.clone()));
         // The question and its turn as the conversation holds them (with the
         // versions count and the effort it asks at).
@@ -156,14 +176,14 @@ impl UseChatSessionReturn {
                 .map(|m| self.views.view_of(m))
                 .collect()
         });
-        self.messages.update(|m| {
+        self.set_messages.update(|m| {
             if let Some(at) = again_at {
                 m.truncate(at);
             }
             m.extend(views);
         });
-        self.clock.set(now);
-        self.announcement.set("Thinking".into());
+        self.set_clock.set(now);
+        self.set_announcement.set("Thinking".into());
         self.save();
         self.start_stream(request);
     }
@@ -177,7 +197,7 @@ impl UseChatSessionReturn {
         self.stream_generation.set_value(generation);
         let session = *self;
         let ticker = set_interval_with_handle(
-            move || session.clock.set(now_ms()),
+            move || session.set_clock.set(now_ms()),
             std::time::Duration::from_millis(250),
         )
         .ok();
@@ -266,7 +286,7 @@ impl UseChatSessionReturn {
             _ => None,
         });
         request.effort = effort;
-        self.announcement.set("Answering now".into());
+        self.set_announcement.set("Answering now".into());
         self.save();
         self.start_stream(request);
     }
@@ -345,7 +365,7 @@ impl UseChatSessionReturn {
         }
         let now = now_ms();
         if let Some(text) = announcement_for(&event) {
-            self.announcement.set(text);
+            self.set_announcement.set(text);
         }
         self.update_live_turn(|turn| turn.apply(event, now));
         super::browser::count_applied_event();
@@ -444,12 +464,12 @@ impl UseChatSessionReturn {
                 .collect();
             (views, c.version_position(at))
         });
-        self.messages.update(|m| {
+        self.set_messages.update(|m| {
             m.truncate(at);
             m.extend(views);
         });
         if let Some(position) = position {
-            self.announcement.set(format!(
+            self.set_announcement.set(format!(
                 "Showing version {} of {}",
                 position.shown + 1,
                 position.count
@@ -465,7 +485,7 @@ impl UseChatSessionReturn {
         }
         let now = now_ms();
         self.update_live_turn(|turn| turn.stop(now));
-        self.announcement.set("Stopped".into());
+        self.set_announcement.set("Stopped".into());
         self.finish_turn();
     }
 
@@ -512,9 +532,15 @@ impl UseChatSessionReturn {
 
     /// The user picked a model: this conversation uses it from now on.
     pub fn pick_model(&self, id: String) {
-        self.model.set(Some(id.clone()));
+        self.set_model.set(Some(id.clone()));
         self.conversation.update_value(|c| c.model = Some(id));
         self.save();
+    }
+
+    /// The effort the next message asks for: the user's pick, or the
+    /// remembered one of a newly chosen model (the effort picker's).
+    pub fn pick_effort(&self, effort: Option<Effort>) {
+        self.set_effort.set(effort);
     }
 }
 
@@ -536,6 +562,27 @@ fn announcement_for(event: &TurnEvent) -> Option<String> {
 mod tests {
     use super::*;
     use crate::turn::ErrorKind;
+
+    #[test]
+    fn what_the_session_hands_out_changes_through_its_methods() {
+        let owner = Owner::new();
+        owner.with(|| {
+            let notices = super::super::use_notices::use_notices();
+            let session = use_chat_session(RwSignal::new(Vec::new()), notices);
+            session.pick_model("m2".into());
+            session.pick_effort(Some(Effort::Low));
+            assert_eq!(session.model.get_untracked().as_deref(), Some("m2"));
+            assert_eq!(session.effort.get_untracked(), Some(Effort::Low));
+            let mut shown = Conversation::new("c1".into(), 0.0);
+            shown.messages.push(Message::user("hi"));
+            session.show(shown);
+            assert_eq!(session.current_id.get_untracked(), "c1");
+            assert_eq!(session.messages.with_untracked(Vec::len), 1);
+            session.clear();
+            assert_eq!(session.current_id.get_untracked(), "");
+            assert!(session.messages.with_untracked(Vec::is_empty));
+        });
+    }
 
     #[test]
     fn the_status_line_says_what_happened_and_never_the_streaming_text() {

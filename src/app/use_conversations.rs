@@ -14,9 +14,13 @@ use crate::turn::message::{Conversation, Summary};
 #[derive(Clone, Copy)]
 pub struct UseConversationsReturn {
     /// Conversations, newest first.
-    pub index: RwSignal<Vec<Summary>>,
+    pub index: Signal<Vec<Summary>>,
     /// The conversation last deleted, for Undo.
-    pub deleted: RwSignal<Option<Conversation>>,
+    pub deleted: Signal<Option<Conversation>>,
+    // The write halves, for this hook's methods (the session's saves and
+    // imports write the list too: ChatPage gives it to them at construction).
+    set_index: WriteSignal<Vec<Summary>>,
+    set_deleted: WriteSignal<Option<Conversation>>,
     session: UseChatSessionReturn,
     notices: UseNoticesReturn,
 }
@@ -28,9 +32,12 @@ pub fn use_conversations(
     index: RwSignal<Vec<Summary>>,
     notices: UseNoticesReturn,
 ) -> UseConversationsReturn {
+    let (deleted, set_deleted) = signal(None);
     let conversations = UseConversationsReturn {
-        index,
-        deleted: RwSignal::new(None),
+        index: index.into(),
+        deleted: deleted.into(),
+        set_index: index.write_only(),
+        set_deleted,
         session,
         notices,
     };
@@ -48,7 +55,7 @@ impl UseConversationsReturn {
     /// IndexedDB has answered.
     pub fn load_history(&self, known: impl FnOnce(bool) + 'static) {
         let quick = history::load_quick();
-        self.index.set(quick.index);
+        self.set_index.set(quick.index);
         let shown_at_once = quick.conversation.is_some();
         if let Some(conversation) = quick.conversation {
             self.session.show(conversation);
@@ -65,7 +72,7 @@ impl UseConversationsReturn {
         let owner = Owner::current();
         leptos::task::spawn_local(async move {
             let settled = history::settle().await;
-            this.index.set(settled.index);
+            this.set_index.set(settled.index);
             for notice in settled.notices {
                 this.notices.push(notice);
             }
@@ -108,7 +115,7 @@ impl UseConversationsReturn {
         let this = *self;
         leptos::task::spawn_local(async move {
             let loaded = history::load_quick();
-            this.index.set(loaded.index);
+            this.set_index.set(loaded.index);
             // What the other tab's change revealed (e.g. a newer version's
             // history) is said once, however many events follow.
             for notice in loaded.notices {
@@ -194,7 +201,7 @@ impl UseConversationsReturn {
                 if let Err(message) = saved {
                     this.notices.say(message);
                 }
-                this.index.set(index);
+                this.set_index.set(index);
             }
         });
     }
@@ -219,8 +226,8 @@ impl UseConversationsReturn {
             if is_current && this.session.current_id.get_untracked() == id {
                 this.new_conversation();
             }
-            this.index.update(|index| index.retain(|s| s.id != id));
-            this.deleted.set(removed);
+            this.set_index.update(|index| index.retain(|s| s.id != id));
+            this.set_deleted.set(removed);
         });
     }
     /// Restores the conversation deleted last, and shows it.
@@ -228,9 +235,14 @@ impl UseConversationsReturn {
         let Some(conversation) = self.deleted.get_untracked() else {
             return;
         };
-        self.deleted.set(None);
+        self.set_deleted.set(None);
         self.session.stop_if_running();
         self.session.show(conversation);
         self.session.save();
+    }
+
+    /// The user dismissed the Undo offer: the deleted conversation is gone.
+    pub fn dismiss_undo(&self) {
+        self.set_deleted.set(None);
     }
 }

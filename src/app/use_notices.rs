@@ -11,20 +11,24 @@ use super::history::Notice;
 #[derive(Clone, Copy)]
 pub struct UseNoticesReturn {
     /// Shown in order of arrival.
-    pub notices: RwSignal<Vec<Notice>>,
+    pub notices: Signal<Vec<Notice>>,
+    /// Only this hook's methods change the list.
+    set_notices: WriteSignal<Vec<Notice>>,
 }
 
 /// The notice list of a page.
 pub fn use_notices() -> UseNoticesReturn {
+    let (notices, set_notices) = signal(Vec::new());
     UseNoticesReturn {
-        notices: RwSignal::new(Vec::new()),
+        notices: notices.into(),
+        set_notices,
     }
 }
 
 impl UseNoticesReturn {
     /// Shows a notice unless the same one is already shown.
     pub fn push(&self, notice: Notice) {
-        self.notices.update(|n| {
+        self.set_notices.update(|n| {
             if !n.iter().any(|x| x.message == notice.message) {
                 n.push(notice);
             }
@@ -43,13 +47,14 @@ impl UseNoticesReturn {
     /// records each offer their own backup, even when worded alike).
     pub fn show_all(&self, found: Vec<Notice>) {
         if !found.is_empty() {
-            self.notices.update(|n| n.extend(found));
+            self.set_notices.update(|n| n.extend(found));
         }
     }
 
     /// The user dismissed the notice saying `message`.
     pub fn dismiss(&self, message: &str) {
-        self.notices.update(|n| n.retain(|x| x.message != message));
+        self.set_notices
+            .update(|n| n.retain(|x| x.message != message));
     }
 }
 
