@@ -140,10 +140,11 @@ fn cookie_name(https: bool) -> &'static str {
     }
 }
 
-/// Compares without an early exit on content, so timing does not reveal the
-/// token (only its length, which is not secret enough to matter).
+/// Compares in constant time with respect to content (aws-lc's
+/// `CRYPTO_memcmp`), so timing does not reveal the token; only its length,
+/// which is not secret enough to matter.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    aws_lc_rs::constant_time::verify_slices_are_equal(a, b).is_ok()
 }
 
 fn cookie_value(request: &Request, name: &str) -> Option<String> {
@@ -328,6 +329,35 @@ mod tests {
         assert!(check_exposure(v6, false, false).is_err());
         let warned = check_exposure(lan, false, true).unwrap();
         assert!(warned.is_some_and(|w| w.contains("without PENSIVE_ACCESS_TOKEN")));
+    }
+
+    #[test]
+    fn the_token_check_accepts_only_the_token() {
+        let access = Access::new(
+            Secret::from("a-token-of-twenty-chars"),
+            Some(&Secret::from("k".repeat(32))),
+            Limits::default(),
+        );
+        assert!(access.matches("a-token-of-twenty-chars"));
+        // Same length, one byte off (first, middle, last).
+        for wrong in [
+            "b-token-of-twenty-chars",
+            "a-token-of-Twenty-chars",
+            "a-token-of-twenty-charz",
+        ] {
+            assert!(!access.matches(wrong), "{wrong}");
+        }
+        // Other lengths: a prefix, a longer string, empty.
+        for wrong in ["a-token-of-twenty-char", "a-token-of-twenty-chars!", ""] {
+            assert!(!access.matches(wrong), "{wrong:?}");
+        }
+        let cookie = access.cookie.expose().to_owned();
+        assert!(access.is_signed_in(&cookie));
+        let mut flipped = cookie.clone().into_bytes();
+        flipped[10] = if flipped[10] == b'0' { b'1' } else { b'0' };
+        assert!(!access.is_signed_in(&String::from_utf8(flipped).unwrap()));
+        assert!(!access.is_signed_in(&cookie[..63]));
+        assert!(!access.is_signed_in(&format!("{cookie}0")));
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! `PENSIVE_BODY_TIMEOUT_SECS` to send its body (`body_deadline`), and fails
 //! a connection whose writes stall for `PENSIVE_IDLE_TIMEOUT_SECS`
 //! (`write_stall`). On shutdown it stops accepting, lets each connection
-//! finish its response, and returns once every connection has closed.
+//! finish its response (hyper-util's `GracefulShutdown`), and returns once
+//! every connection has closed. The drain has no deadline of its own: the
+//! grace period ends running turns (`main.rs`), which ends their responses.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -19,8 +21,9 @@ use axum::extract::ConnectInfo;
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::Semaphore;
 
 use super::address_slots::AddressSlots;
 use super::body_deadline::DeadlineBody;
@@ -66,11 +69,9 @@ pub async fn serve(
         n => n,
     }));
     let addresses = AddressSlots::new(limits.max_connections_per_address);
-    // Each connection holds a clone of `stop_tx` and watches it close (the
-    // loop drops the only receiver), and a clone of `done_rx`, dropped when it
-    // ends: the loop waits for every one of them.
-    let (stop_tx, stop_rx) = watch::channel(());
-    let (done_tx, done_rx) = watch::channel(());
+    // Each connection is watched from before it is spawned, so none can miss
+    // the signal; `shutdown` then waits for every watched one to end.
+    let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -87,20 +88,19 @@ pub async fn serve(
             continue; // the permit goes back with it
         };
         let app = app.clone();
-        let stop = stop_tx.clone();
-        let done = done_rx.clone();
+        let watcher = graceful.watcher();
         tokio::spawn(async move {
-            connection(stream, peer, app, limits, stop).await;
+            connection(stream, peer, app, limits, watcher).await;
             drop(slot);
             drop(permit);
-            drop(done);
         });
     }
     drop(listener);
-    drop(stop_rx);
-    drop(done_rx);
-    tracing::debug!("waiting for open connections to finish");
-    done_tx.closed().await;
+    tracing::debug!(
+        connections = graceful.count(),
+        "waiting for open connections to finish"
+    );
+    graceful.shutdown().await;
 }
 
 /// The next connection; failures to accept one are logged, and the ones that
@@ -149,7 +149,7 @@ async fn connection(
     peer: SocketAddr,
     app: Router,
     limits: ServeLimits,
-    stop: watch::Sender<()>,
+    watcher: Watcher,
 ) {
     let io = TokioIo::new(WriteStallLimit::new(stream, limits.write_stall));
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
@@ -164,21 +164,126 @@ async fn connection(
     builder.timer(TokioTimer::new());
     builder
         .header_read_timeout((!limits.header_timeout.is_zero()).then_some(limits.header_timeout));
-    let mut conn = std::pin::pin!(builder.serve_connection(io, service));
-    let mut stopping = std::pin::pin!(stop.closed());
-    let mut stopped = false;
-    loop {
-        tokio::select! {
-            result = conn.as_mut() => {
-                if let Err(err) = result {
-                    tracing::debug!("connection from {peer} ended: {err}");
-                }
-                return;
-            }
-            _ = &mut stopping, if !stopped => {
-                stopped = true;
-                conn.as_mut().graceful_shutdown();
-            }
+    // On shutdown hyper closes the connection once its response is out (an
+    // idle kept-alive one at once).
+    if let Err(err) = watcher.watch(builder.serve_connection(io, service)).await {
+        tracing::debug!("connection from {peer} ended: {err}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::routing::get;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::sync::{mpsc, oneshot};
+    use tokio::time::timeout;
+
+    const WAIT: Duration = Duration::from_secs(5);
+
+    fn no_limits() -> ServeLimits {
+        ServeLimits {
+            max_connections: 0,
+            max_connections_per_address: 0,
+            header_timeout: Duration::ZERO,
+            body_timeout: Duration::ZERO,
+            write_stall: Duration::ZERO,
         }
+    }
+
+    /// Reads until `needle` has arrived (or the connection closes).
+    async fn read_until(stream: &mut TcpStream, seen: &mut String, needle: &str) {
+        let mut buf = [0u8; 1024];
+        while !seen.contains(needle) {
+            let n = timeout(WAIT, stream.read(&mut buf))
+                .await
+                .expect("bytes within the wait")
+                .expect("read");
+            assert!(n > 0, "closed before {needle:?}: {seen:?}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    }
+
+    async fn request(addr: SocketAddr, path: &str) -> TcpStream {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.expect("write");
+        stream
+    }
+
+    #[tokio::test]
+    async fn shutdown_refuses_new_connections_closes_idle_ones_and_drains_a_streaming_response() {
+        let (chunks, receiver) = mpsc::channel::<&'static str>(4);
+        let receiver = Arc::new(std::sync::Mutex::new(Some(receiver)));
+        let app = Router::new()
+            .route("/ping", get(|| async { "pong" }))
+            .route(
+                "/stream",
+                get(move || {
+                    let mut receiver = receiver.lock().unwrap().take().expect("one stream");
+                    async move {
+                        Body::from_stream(async_stream::stream! {
+                            while let Some(chunk) = receiver.recv().await {
+                                yield Ok::<_, std::io::Error>(chunk);
+                            }
+                        })
+                    }
+                }),
+            );
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let mut server = tokio::spawn(serve(listener, app, no_limits(), async {
+            let _ = stopped.await;
+        }));
+
+        // A kept-alive connection that has had its answer, and one streaming.
+        let mut idle = request(addr, "/ping").await;
+        read_until(&mut idle, &mut String::new(), "pong").await;
+        let mut streaming = request(addr, "/stream").await;
+        let mut streamed = String::new();
+        chunks.send("first-chunk").await.expect("stream open");
+        read_until(&mut streaming, &mut streamed, "first-chunk").await;
+
+        stop.send(()).expect("serve is running");
+        let mut rest = Vec::new();
+        let read = timeout(WAIT, idle.read_to_end(&mut rest)).await;
+        assert!(
+            matches!(read, Ok(Ok(0)) | Ok(Err(_))),
+            "the idle connection closes at once: {read:?} {rest:?}"
+        );
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while TcpStream::connect(addr).await.is_ok() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the listener closes"
+            );
+            tokio::task::yield_now().await;
+        }
+        assert!(
+            timeout(Duration::from_millis(200), &mut server)
+                .await
+                .is_err(),
+            "serve waits for the streaming response"
+        );
+
+        chunks.send("last-chunk").await.expect("stream still open");
+        drop(chunks);
+        read_until(&mut streaming, &mut streamed, "last-chunk").await;
+        let mut tail = Vec::new();
+        timeout(WAIT, streaming.read_to_end(&mut tail))
+            .await
+            .expect("the connection closes after its response")
+            .expect("read");
+        streamed.push_str(&String::from_utf8_lossy(&tail));
+        assert!(
+            streamed.ends_with("0\r\n\r\n"),
+            "a complete chunked body: {streamed:?}"
+        );
+        timeout(WAIT, server)
+            .await
+            .expect("serve returns once the last connection closes")
+            .expect("serve does not panic");
     }
 }
