@@ -596,38 +596,4 @@ mod tests {
         assert_eq!(search_text(&c), "s1\u{1e}");
         assert_eq!(find(&search_text(&c), "s1"), None);
     }
-
-    /// `cargo test --release --lib --no-default-features turn::search::measure -- --ignored --nocapture`
-    #[test]
-    #[ignore = "a measurement, run by hand in release"]
-    fn measure_find_over_1_mb() {
-        let filler = "The model weighs another Option and sets it aside. ".repeat(20_000);
-        let c = conversation("", "", &format!("{filler}zanzibarite"), "");
-        let text = search_text(&c);
-        for (query, runs) in [
-            ("zanzibarite", 200),
-            ("ZANZIBARITE idea", 200),
-            ("éléphant", 20),
-        ] {
-            let started = std::time::Instant::now();
-            for _ in 0..runs {
-                std::hint::black_box(find(std::hint::black_box(&text), query));
-            }
-            let each = started.elapsed().as_secs_f64() * 1000.0 / runs as f64;
-            println!("find {query:?} over {} bytes: {each:.3} ms", text.len());
-        }
-        // Text that is not ASCII at all, searched for a word that is not either.
-        let filler = "Модель взвешивает ещё один вариант и откладывает его. ".repeat(10_000);
-        let c = conversation("", "", &format!("{filler}Занзибарит"), "");
-        let text = search_text(&c);
-        let started = std::time::Instant::now();
-        for _ in 0..20 {
-            std::hint::black_box(find(std::hint::black_box(&text), "занзибарит"));
-        }
-        let each = started.elapsed().as_secs_f64() * 1000.0 / 20.0;
-        println!(
-            "find \"занзибарит\" over {} bytes of Cyrillic: {each:.3} ms",
-            text.len()
-        );
-    }
 }
