@@ -87,3 +87,111 @@ test('math in reasoning and answer renders as MathML, prices stay text, the same
   expect(replayed).toEqual(live);
   await chat.expectNoConsoleErrors();
 });
+
+/**
+ * LaTeX's display style: ∑ and ∏ large with their limits above and below, ∫
+ * large with its limits at its side, lim text-sized with its limit below.
+ * Inline (text style) every operator is text-sized with its limits at its
+ * side. Each one, displayed and inline, in an imported answer; the heights
+ * compared with the answer's text (a line's glyph box, ascent to descent).
+ * Measured with the stylesheet in Debian's Chromium 156: before it named MATH
+ * fonts a display ∑ was 16 px, as inline, 0.84 of the text's 19 px; with
+ * DejaVu Math TeX Gyre it is 28 px (1.47), ∏ and ∫ 27 px, inline ones 20 px.
+ */
+const OPERATORS = [
+  { op: '∑', tex: String.raw`\sum_{k=1}^{n} k^2`, large: true, limits: 'under' },
+  { op: '∏', tex: String.raw`\prod_{i=1}^{n} x_i`, large: true, limits: 'under' },
+  { op: '∫', tex: String.raw`\int_0^1 f(x)\,dx`, large: true, limits: 'side' },
+  { op: 'lim', tex: String.raw`\lim_{x \to 0} \frac{\sin x}{x}`, large: false, limits: 'under' },
+] as const;
+
+test('display math draws ∑, ∏ and ∫ large with limits where LaTeX puts them; inline math stays text-sized', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  const text = [
+    'Large operators, displayed:',
+    ...OPERATORS.map(({ tex }) => `$$${tex}$$`),
+    `Inline: ${OPERATORS.map(({ tex }) => `$${tex}$`).join(', ')}.`,
+  ].join('\n\n');
+  const file = {
+    version: 3,
+    conversation: {
+      id: 'operators',
+      title: 'Large operators',
+      created_at: 1,
+      updated_at: 2,
+      messages: [
+        { role: 'user', content: 'Show the large operators' },
+        { role: 'assistant', blocks: [{ kind: 'answer', text }], status: 'done' },
+      ],
+    },
+  };
+  await page.getByTestId('import-json').setInputFiles({
+    name: 'operators.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(file)),
+  });
+  const answer = chat.assistant().getByTestId('answer');
+  await expect(answer.locator('math[display="block"]')).toHaveCount(OPERATORS.length);
+  await expect(answer.locator('math:not([display])')).toHaveCount(OPERATORS.length);
+  await expect(answer.locator('code.math-error')).toHaveCount(0);
+
+  const measured = await answer.evaluate(async (el, ops) => {
+    await document.fonts.ready;
+    const box = (node: Element) => {
+      const r = node.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height };
+    };
+    const line = document.createRange();
+    line.selectNodeContents(el.querySelector('p')!.firstChild!);
+    /** The operator's box, its layout element and its scripts' boxes (under/sub first). */
+    const operator = (math: Element, op: string) => {
+      const mo = [...math.querySelectorAll('mo')].find((m) => m.textContent === op)!;
+      const [, ...scripts] = [...mo.parentElement!.children].map(box);
+      return { layout: mo.parentElement!.localName, mo: box(mo), scripts };
+    };
+    const display = [...el.querySelectorAll('math[display="block"]')];
+    const inline = [...el.querySelectorAll('math:not([display])')];
+    return {
+      text: line.getBoundingClientRect().height,
+      operators: ops.map((op, i) => ({ display: operator(display[i], op), inline: operator(inline[i], op) })),
+    };
+  }, OPERATORS.map(({ op }) => op));
+
+  type Placed = (typeof measured.operators)[number]['display'];
+  /** Under: below the operator, centred on it. */
+  const under = ({ mo, scripts: [script] }: Placed) =>
+    script.top >= mo.bottom - 1 && (script.left + script.right) / 2 > mo.left && (script.left + script.right) / 2 < mo.right;
+  /** At the side: past the operator's right edge, beside it rather than below it. */
+  const side = ({ mo, scripts: [script] }: Placed) => script.right > mo.right + 1 && script.top < mo.bottom;
+
+  OPERATORS.forEach(({ op, large, limits }, i) => {
+    const { display, inline } = measured.operators[i];
+    const sizes = {
+      op,
+      display: +(display.mo.height / measured.text).toFixed(2),
+      inline: +(inline.mo.height / measured.text).toFixed(2),
+      grown: +(display.mo.height / inline.mo.height).toFixed(2),
+    };
+    // Inline, every operator is about the text's size, its limits at its side.
+    expect(sizes.inline, JSON.stringify(sizes)).toBeLessThanOrEqual(1.2);
+    expect(side(inline), `${op} inline: ${JSON.stringify(inline)}`).toBe(true);
+    if (large) {
+      expect(sizes.display, JSON.stringify(sizes)).toBeGreaterThanOrEqual(1.3);
+      expect(sizes.grown, JSON.stringify(sizes)).toBeGreaterThanOrEqual(1.25);
+    } else {
+      expect(sizes.grown, JSON.stringify(sizes)).toBeGreaterThan(0.9);
+      expect(sizes.grown, JSON.stringify(sizes)).toBeLessThan(1.1);
+    }
+    if (limits === 'under') {
+      expect(under(display), `${op} displayed: ${JSON.stringify(display)}`).toBe(true);
+    } else {
+      expect(side(display), `${op} displayed: ${JSON.stringify(display)}`).toBe(true);
+    }
+  });
+  // ∑ and ∏ also carry their upper limit above them.
+  for (const { display } of measured.operators.slice(0, 2)) {
+    expect(display.scripts[1].bottom, JSON.stringify(display)).toBeLessThanOrEqual(display.mo.top + 1);
+  }
+  await chat.expectNoConsoleErrors();
+});

@@ -810,6 +810,57 @@ mod tests {
         }
     }
 
+    /// LaTeX's display style draws ∑, ∏ and ∫ large, ∑ and ∏ with their
+    /// limits above and below, ∫ with them at its side, lim with its limit
+    /// below; text style draws them text-sized with every limit at the side.
+    /// MathML Core does the same from the markup: `display="block"` is display
+    /// style, and its operator dictionary gives ∑ and ∏ `largeop` and
+    /// `movablelimits`, ∫ `largeop` only. So the markup must hold each limit
+    /// where LaTeX puts it (under/over for ∑ ∏ lim, sub/sup for ∫), lim's
+    /// `movablelimits`, and nothing that turns the dictionary's values off. How
+    /// large the browser draws them depends on the font (style/main.css).
+    #[test]
+    fn large_operators_keep_what_makes_them_large_in_display_style() {
+        for (tex, operator) in [
+            (
+                r"\sum_{k=1}^{n} k^2",
+                r#"<munderover><mo lspace="0">∑</mo><mrow><mi>k</mi><mo lspace="0" rspace="0">=</mo><mn>1</mn></mrow><mi>n</mi></munderover>"#,
+            ),
+            (
+                r"\prod_{i=1}^{n} x_i",
+                r#"<munderover><mo lspace="0">∏</mo><mrow><mi>i</mi><mo lspace="0" rspace="0">=</mo><mn>1</mn></mrow><mi>n</mi></munderover>"#,
+            ),
+            (
+                r"\int_0^1 f(x)\,dx",
+                r#"<msubsup><mo lspace="0">∫</mo><mn>0</mn><mn>1</mn></msubsup>"#,
+            ),
+            (
+                r"\lim_{x \to 0} \frac{\sin x}{x}",
+                r#"<munder><mo movablelimits="true" lspace="0" rspace="0.1667em">lim</mo><mrow><mi>x</mi><mo stretchy="false" lspace="0" rspace="0">→</mo><mn>0</mn></mrow></munder>"#,
+            ),
+        ] {
+            for (source, opening) in [
+                (format!("$${tex}$$"), "<math display=\"block\">"),
+                (format!("Inline ${tex}$ here."), "<math>"),
+            ] {
+                let html = render_markdown(&source);
+                assert!(
+                    html.contains(&format!("{opening}{operator}")),
+                    "{source}: {html}"
+                );
+                for off in [
+                    "largeop=\"false\"",
+                    "movablelimits=\"false\"",
+                    "displaystyle",
+                    "scriptlevel",
+                    "mstyle",
+                ] {
+                    assert!(!html.contains(off), "{source}: {off} in {html}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn markdown_inside_a_formula_stays_latex() {
         let html =

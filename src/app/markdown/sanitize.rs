@@ -319,6 +319,7 @@ mod tests {
         "α + β ≤ γ",
         r"\int_0^1 f(x)\,dx",
         r"\sum_{k=1}^{n} k",
+        r"\prod_{i=1}^{n} x_i",
         r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}",
         r"\text{if } x > 0",
         r"E = mc^2",
