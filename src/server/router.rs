@@ -42,9 +42,20 @@ fn page_shell(options: LeptosOptions) -> impl IntoView {
     shell(options)
 }
 
+/// The app's routes, found once per process. Leptos finds them by rendering
+/// the app with resource loading switched off for the whole process (a global
+/// flag), so a page rendered meanwhile by another router in the same process
+/// would wait forever for a resource that never loads: tests build routers
+/// while other tests render, and one run in twelve of tests/static_files.rs hung before this.
+fn page_routes() -> Vec<leptos_axum::AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> =
+        std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
+}
+
 /// Builds the whole app. No compression layer: it would buffer streamed turns.
 pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
-    let routes = generate_route_list(App);
+    let routes = page_routes();
     let health = turns.clone();
     let pruned = turns.clone();
     let access_token = turns.config().access_token.clone();
