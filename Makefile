@@ -93,6 +93,9 @@ setup-release: setup-build
 ## Tools for browser tests: Debian's Chromium and the Playwright test runner (no browser download).
 setup-browser:
 	@test -x /usr/bin/chromium || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+	@# A font with an OpenType MATH table, so display math draws large operators (math.spec).
+	@test -f /usr/share/fonts/truetype/dejavu/DejaVuMathTeXGyre.ttf || \
+		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y fonts-dejavu-extra; }
 	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
 		(cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci)
 

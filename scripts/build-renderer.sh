@@ -3,7 +3,7 @@
 # math, highlighting, ammonia, the Markdown export) into SITE_DIR/pkg as
 # pensive_render.js + pensive_render_bg.wasm, beside the Web Worker that runs
 # it (src/render_worker.js -> render_worker.js). The page starts the worker
-# right after hydration (src/app/lazy_renderer.rs), so none of it is in what
+# right after hydration (src/app/lazy_renderer/mod.rs), so none of it is in what
 # the browser downloads before the page is interactive, and none of it runs
 # on the page's main thread.
 # Run after `cargo leptos build` (which owns the rest of SITE_DIR/pkg).

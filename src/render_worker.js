@@ -3,7 +3,7 @@
 // (pensive_render.js, src/render_module.rs) and does all Markdown, math,
 // highlighting and sanitizing off the page's main thread, so no text a model
 // writes can cost the page more than applying the fragments it gets back.
-// The page side is src/app/lazy_renderer.rs; the protocol, one reply per
+// The page side is src/app/lazy_renderer/mod.rs; the protocol, one reply per
 // request and in order:
 //
 //   page -> worker

@@ -20,7 +20,7 @@ test('rendering a 350 KB code block streamed in 7,500 chunks', async ({ page }) 
   await page.addInitScript(watchMainThread);
   await page.goto(`${OURS}/`);
   await expect(page.locator('body[data-hydrated="true"]')).toBeAttached({ timeout: 30_000 });
-  // The renderer's module has loaded (src/app/lazy_renderer.rs): its load is
+  // The renderer's module has loaded (src/app/lazy_renderer/mod.rs): its load is
   // not part of the stream's cost.
   await expect(page.locator('body[data-renderer="ready"]')).toBeAttached({ timeout: 30_000 });
   const readyAt = await page.evaluate(() => performance.now());

@@ -56,6 +56,8 @@ function watchListReadiness() {
 
 async function importAll(page: Page, dir: string): Promise<number> {
   const started = Date.now();
+  // Playwright makes a test's output folder only when something asks it to.
+  fs.mkdirSync(dir, { recursive: true });
   for (let part = 0; part < COUNT / PER_FILE; part++) {
     const path = `${dir}/history-${part}.json`;
     fs.writeFileSync(path, exportFile(part));

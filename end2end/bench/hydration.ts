@@ -8,7 +8,7 @@ export const watchPensive = () => {
     if (document.body?.dataset.hydrated === 'true' && !(window as any).__hydratedAt) {
       (window as any).__hydratedAt = performance.now();
     }
-    // The renderer's lazily loaded chunk has arrived (src/app/lazy_renderer.rs).
+    // The renderer's lazily loaded chunk has arrived (src/app/lazy_renderer/mod.rs).
     if (document.body?.dataset.renderer === 'ready' && !(window as any).__rendererAt) {
       (window as any).__rendererAt = performance.now();
     }

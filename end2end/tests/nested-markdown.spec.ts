@@ -6,7 +6,7 @@ import { ChatPage, MOCKED } from './fixtures/chat-page';
 /**
  * No text can hold the page (issue 21, item 1). The renderer (Markdown, the
  * sanitizer, math, highlighting) runs in a Web Worker (src/render_worker.js,
- * src/app/lazy_renderer.rs): the page only applies the sanitized fragments
+ * src/app/lazy_renderer/mod.rs): the page only applies the sanitized fragments
  * that come back. mock:nested-markdown streams 100 KB of nested list markers
  * as reasoning and 100 KB of nested quote markers as the answer, the input
  * whose quadratic parse froze the tab (and froze it again on every reload).
@@ -58,7 +58,7 @@ test('100 KB of nested quotes and lists streams and reloads while every click is
   await expect(turn).toHaveAttribute('data-status', 'done', { timeout: 60_000 });
   expect(clicksWhileStreaming, 'clicks made while the turn streamed').toBeGreaterThanOrEqual(5);
 
-  // Formatted to the nesting cap (src/app/markdown.rs): the levels past it
+  // Formatted to the nesting cap (src/app/markdown/mod.rs): the levels past it
   // are not written, their text stays at the deepest one.
   const answer = turn.getByTestId('answer');
   await expect(answer.locator('blockquote')).toHaveCount(32);

@@ -3,7 +3,7 @@ import { ChatPage } from './fixtures/chat-page';
 
 /**
  * The renderer is a WebAssembly module of its own, fetched right after
- * hydration (src/app/lazy_renderer.rs). If it cannot load, nothing the model
+ * hydration (src/app/lazy_renderer/mod.rs). If it cannot load, nothing the model
  * says is lost: reasoning and answer show as plain text, as written, and
  * stream as they arrive, each frame adding only what the text grew by.
  */

@@ -2,7 +2,7 @@
 //! text, rendered whole or as the streaming view renders it while it grows
 //! (`stream_render::frame`: finished blocks, a fence's lines, list items,
 //! paragraph pieces, the repaired tail), the HTML must be inert
-//! (`markdown_check`): only
+//! (`markdown::check`): only
 //! the writer's own tags, attributes and classes, hrefs on the allow-list, no
 //! anchor in an anchor, and inside `<math>` only allow-listed MathML with plain
 //! presentation attributes. Must not panic: that covers the LaTeX converter too
@@ -13,7 +13,7 @@
 use libfuzzer_sys::fuzz_target;
 use pensive::app::markdown::render_markdown;
 use pensive::app::markdown::stream_render::{frame, StreamState};
-use pensive::app::markdown_check::inert_violation;
+use pensive::app::markdown::check::inert_violation;
 
 fn check(html: &str) {
     if let Some(violation) = inert_violation(html) {

@@ -15,11 +15,8 @@ pub mod headline;
 pub mod history;
 pub mod include_reasoning_toggle;
 pub mod jump_to_latest;
-pub mod markdown;
-// The renderer's safety property as a checker: for its tests and `make fuzz` only.
 pub mod lazy_renderer;
-#[cfg(any(test, fuzzing))]
-pub mod markdown_check;
+pub mod markdown;
 pub mod message_view;
 pub mod page_menu;
 pub mod preferences;

@@ -309,7 +309,7 @@ mod tests {
                     "{tex}: {html}"
                 );
             }
-            if let Some(violation) = crate::app::markdown_check::inert_violation(&html) {
+            if let Some(violation) = crate::app::markdown::check::inert_violation(&html) {
                 panic!("{tex}: {violation} in {html}");
             }
         }
@@ -468,7 +468,7 @@ mod tests {
         ) {
             let tex = format!("{open}{}{close}", pieces.concat());
             if let Ok(mathml) = to_mathml(&tex, display) {
-                let violation = crate::app::markdown_check::inert_violation(&mathml);
+                let violation = crate::app::markdown::check::inert_violation(&mathml);
                 proptest::prop_assert!(violation.is_none(), "{violation:?} in {mathml}");
             }
         }

@@ -502,7 +502,7 @@ mod tests {
             let fixed = remend(&text);
             let html = render_markdown(&fixed);
             proptest::prop_assert!(
-                crate::app::markdown_check::inert_violation(&html).is_none(),
+                crate::app::markdown::check::inert_violation(&html).is_none(),
                 "{text:?} -> {fixed:?}: {html}"
             );
         }

@@ -8,7 +8,7 @@
 //! that, token by token). It is here for the day one of them has a hole: then
 //! a script, a handler, a `style`, an id, a foreign class or a script URL still
 //! never reaches the page. MathML elements and attributes come from the lists
-//! in `mathml.rs`, so the two cannot drift apart; `markdown_check.rs` keeps lists
+//! in `mathml.rs`, so the two cannot drift apart; `markdown/check.rs` keeps lists
 //! of its own on purpose, as an independent judge of both.
 //!
 //! html5ever keeps MathML in the MathML namespace, and ammonia removes any
@@ -198,7 +198,7 @@ mod tests {
     use super::super::render_events;
     use super::super::tests::HOSTILE_PIECES;
     use super::*;
-    use crate::app::markdown_check::inert_violation;
+    use crate::app::markdown::check::inert_violation;
 
     /// One thing an HTML parser reads: an element's start (name, attributes with
     /// values decoded), its end, or text (decoded). Two fragments with the same

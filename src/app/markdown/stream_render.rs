@@ -856,7 +856,7 @@ mod tests {
             cuts.sort_unstable();
             let mut state = StreamState::new(true);
             let check = |html: &str| {
-                if let Some(violation) = crate::app::markdown_check::inert_violation(html) {
+                if let Some(violation) = crate::app::markdown::check::inert_violation(html) {
                     panic!("{violation} in {html} ({text:?} cut at {cuts:?})");
                 }
             };

@@ -310,8 +310,8 @@ mod tests {
     /// text or refused, nothing outside the renderer's own markup.
     #[test]
     fn hostile_math_and_code_render_as_text_and_inert_markup() {
+        use crate::app::markdown::check::inert_violation;
         use crate::app::markdown::render_markdown;
-        use crate::app::markdown_check::inert_violation;
         let math = render_markdown(HOSTILE_MATH);
         let code = render_markdown(HOSTILE_CODE);
         for html in [&math, &code] {

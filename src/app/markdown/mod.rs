@@ -37,6 +37,9 @@
 //! nothing run or load. On this module's own output it changes nothing a
 //! browser would see.
 
+// The renderer's safety property as a checker: for its tests and `make fuzz` only.
+#[cfg(any(test, fuzzing))]
+pub mod check;
 pub mod code_block;
 mod delimiters;
 pub mod highlight;
@@ -740,7 +743,7 @@ mod tests {
 
     /// Panics with the violation, so the property test shows the input.
     fn assert_inert(html: &str) {
-        if let Some(violation) = crate::app::markdown_check::inert_violation(html) {
+        if let Some(violation) = crate::app::markdown::check::inert_violation(html) {
             panic!("{violation} in {html}");
         }
     }

@@ -1,4 +1,4 @@
-//! The property `markdown.rs` promises, as a checker for its tests and its fuzz
+//! The property the renderer (`markdown/mod.rs`) promises, as a checker for its tests and its fuzz
 //! target (built only for those): every tag in the rendered HTML is one the
 //! writer emits, with known attributes and classes, every `href` passes the
 //! link allow-list, and no anchor is nested in another. MathML elements carry
@@ -7,9 +7,9 @@
 //! Code blocks add spans with the highlighter's classes and one button of
 //! fixed type and name, which does nothing by itself.
 
-use super::markdown::code_block::{CHROME_CLASSES, COPY_LABEL};
-use super::markdown::highlight::HIGHLIGHT_CLASSES;
-use super::markdown::{url_allowed, LINK_SCHEMES};
+use super::code_block::{CHROME_CLASSES, COPY_LABEL};
+use super::highlight::HIGHLIGHT_CLASSES;
+use super::{url_allowed, LINK_SCHEMES};
 
 const RENDERED_TAGS: &[&str] = &[
     "p",
