@@ -4,9 +4,9 @@
 //! NDJSON) is done elsewhere; dialects see one event at a time. The reverse,
 //! for the mock upstream, is `mock::encoders`.
 
-use crate::server::delta::Delta;
-use crate::server::framing::{Framing, WireEvent};
-use crate::server::secret::Secret;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::{Framing, WireEvent};
+use crate::server::providers::secret::Secret;
 use crate::turn::turn_error::TurnError;
 use crate::turn::Effort;
 

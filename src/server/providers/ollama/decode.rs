@@ -4,8 +4,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 use crate::server::providers::wire::Decoder;
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;

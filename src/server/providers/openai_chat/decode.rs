@@ -4,8 +4,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 use crate::server::providers::wire::Decoder;
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
@@ -261,13 +261,8 @@ mod tests {
     /// block opens there, opaque, and the answer closes it.
     #[test]
     fn the_first_encrypted_entry_opens_an_opaque_block_at_once() {
-        let mut normalizer = crate::server::normalizer::Normalizer::default();
-        let mut at = |ms: u64, data: &str| -> Vec<crate::turn::TurnEvent> {
-            deltas(data)
-                .into_iter()
-                .flat_map(|d| normalizer.push(d, ms))
-                .collect()
-        };
+        let mut timed = crate::server::providers::test_support::Timed::new(ChatDecoder);
+        let mut at = |ms: u64, data: &str| timed.at(ms, None, data);
         let encrypted = r#"{"choices":[{"delta":{"role":"assistant","content":"","reasoning":null,"reasoning_details":[{"type":"reasoning.encrypted","data":"gAAA","id":"rs_1","format":"openai-responses-v1","index":0}]}}]}"#;
         assert_eq!(
             at(100, encrypted),
