@@ -20,8 +20,8 @@ use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput};
-use pensive::server::delta::Delta;
 use pensive::server::normalizer::Normalizer;
+use pensive::server::providers::delta::Delta;
 use pensive::server::providers::wire::Dialect;
 use pensive::server::tags::{TagExtractor, TagPart, TagSet, TurnSoFar};
 use serde_json::json;

@@ -6,8 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use pensive::server::delta::Delta;
 use pensive::server::normalizer::Normalizer;
+use pensive::server::providers::delta::Delta;
 use pensive::turn::framer::{ndjson_line, NdjsonFramer};
 use pensive::turn::reducer::Turn;
 use pensive::turn::TurnEvent;

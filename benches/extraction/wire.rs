@@ -2,10 +2,10 @@
 //! chunk, written by the project's own dialect encoders (the mock upstream's),
 //! and the path a live turn takes back: `Framer` → `Decoder` → `Normalizer`.
 
-use pensive::server::delta::Delta;
-use pensive::server::framing::{Framer, Framing, FramingError, WireEvent};
 use pensive::server::mock::encoders::encoder;
 use pensive::server::normalizer::Normalizer;
+use pensive::server::providers::delta::Delta;
+use pensive::server::providers::framing::{Framer, Framing, FramingError, WireEvent};
 use pensive::server::providers::wire::Dialect;
 use pensive::server::tags::TagSet;
 use pensive::turn::TurnEvent;

@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use pensive::server::delta::Delta;
-use pensive::server::framing::{Framer, Framing};
 use pensive::server::providers::build_request;
+use pensive::server::providers::delta::Delta;
+use pensive::server::providers::framing::{Framer, Framing};
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::{ChatMessage, ChatRequest, TurnEvent};
 

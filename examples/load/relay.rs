@@ -12,8 +12,8 @@
 
 use std::time::Duration;
 
-use pensive::server::delta::Delta;
 use pensive::server::mock::scenarios::{scenario_for, Scenario};
+use pensive::server::providers::delta::Delta;
 
 use crate::client::{self, http_client, without_stamps, Received};
 use crate::procs::Servers;

@@ -1,4 +1,4 @@
-//! Fuzzes the upstream framer (`server::framing::Framer`, SSE and NDJSON framing).
+//! Fuzzes the upstream framer (`server::providers::framing::Framer`, SSE and NDJSON framing).
 //! Input: a split seed byte, a line-limit byte, then the stream. Asserts: no
 //! panic; nothing held between pushes grows past the line limit; no event
 //! carries more data than the limit; splitting the bytes anywhere gives the
@@ -8,7 +8,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use pensive::server::framing::{Framer, Framing, FramingError, WireEvent};
+use pensive::server::providers::framing::{Framer, Framing, FramingError, WireEvent};
 
 fn frame(framing: Framing, limit: usize, chunks: &[&[u8]]) -> Vec<Result<WireEvent, FramingError>> {
     let mut framer = Framer::with_line_limit(framing, limit);

@@ -25,7 +25,7 @@ use axum::Form;
 
 use super::client::{from_the_right, ClientKey};
 use super::limits::Limits;
-use super::secret::Secret;
+use super::providers::secret::Secret;
 
 /// The cookie's name over plain HTTP.
 pub const COOKIE: &str = "pensive_access";

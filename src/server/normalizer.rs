@@ -13,7 +13,7 @@
 //! `MAX_HELD_THINKING`) and sent with the announcement, byte for byte, and its
 //! duration still counts from when it really opened.
 
-use super::delta::Delta;
+use super::providers::delta::Delta;
 use super::tags::{TagExtractor, TagPart, TagSet, TurnSoFar};
 use crate::turn::turn_error::TurnError;
 use crate::turn::TurnEvent;

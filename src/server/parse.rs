@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use super::framing::{sniff_framing, Framer, WireEvent};
 use super::normalizer::Normalizer;
 use super::providers::decode_stream::decode_stream;
+use super::providers::framing::{sniff_framing, Framer, WireEvent};
 use super::providers::wire::Dialect;
 use super::tags::TagSet;
 use crate::turn::TurnEvent;

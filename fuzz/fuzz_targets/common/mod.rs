@@ -2,10 +2,10 @@
 //! network might, and running one dialect's stream end to end.
 #![allow(dead_code)] // each target uses only some helpers
 
-use pensive::server::delta::Delta;
+use pensive::server::providers::delta::Delta;
 use pensive::server::normalizer::Normalizer;
 use pensive::server::providers::wire::Dialect;
-use pensive::server::framing::{Framer, Framing};
+use pensive::server::providers::framing::{Framer, Framing};
 use pensive::turn::contract::check_stream;
 use pensive::turn::TurnEvent;
 

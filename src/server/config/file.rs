@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::{is_llamacpp, AppConfig, ConfigError, EffortSettings, ModelConfig, ProviderKind};
 use crate::server::mock::scripted::Pace;
+use crate::server::providers::secret::Secret;
 use crate::server::providers::wire::UpstreamModel;
-use crate::server::secret::Secret;
 use crate::server::tags::TagSet;
 
 impl AppConfig {

@@ -10,8 +10,8 @@ use std::time::Duration;
 use super::limits::Limits;
 use super::mock::scripted::Pace;
 use super::providers::reasoning::{self, ThinkingStyle};
+use super::providers::secret::Secret;
 use super::providers::wire::{Dialect, UpstreamModel};
-use super::secret::Secret;
 use super::tags::TagSet;
 use crate::turn::{Effort, PublicModel};
 

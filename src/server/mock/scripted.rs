@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures::{stream, Stream, StreamExt};
 
-use crate::server::delta::Delta;
+use crate::server::providers::delta::Delta;
 use crate::turn::Usage;
 
 /// One scripted provider chunk: wait `delay`, then deliver `deltas`.

@@ -4,8 +4,8 @@
 //! arrives; `pensive parse` feeds it a recording. Pure: no I/O.
 
 use super::wire::Decoder;
-use crate::server::delta::Delta;
-use crate::server::framing::{Framer, Framing, FramingError, WireEvent};
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::{Framer, Framing, FramingError, WireEvent};
 use crate::turn::turn_error::TurnError;
 
 /// Frames and decodes one response body, bytes in, one result per event out.

@@ -1,26 +1,34 @@
 //! Model providers: each dialect turns a `ChatRequest` into the provider's real
 //! request and its real stream into `Delta`s. One directory per wire dialect,
-//! request building and decoding apart; `decode_stream` is the one path from
-//! response bytes to deltas; the normalizer (not the dialects) enforces the
-//! event rules.
+//! request building and decoding apart; `framing` cuts response bytes into
+//! events, `decode_stream` is the one path from those bytes to deltas; the
+//! normalizer (not the dialects) enforces the event rules.
+//!
+//! This is the server's lowest layer: it uses `turn` and nothing else of the
+//! crate (only its tests run deltas through the normalizer). The rest of the server (normalizer, turn service, mock, config)
+//! builds on its vocabulary (`Delta`, `WireEvent`, `Framer`, `Secret`), never
+//! the other way round.
 
 pub mod anthropic;
 pub mod decode_stream;
+pub mod delta;
+pub mod framing;
 pub mod gemini;
 pub mod http;
 pub mod ollama;
 pub mod openai_chat;
 pub mod reasoning;
 pub mod responses;
+pub mod secret;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod wire;
 
 use futures::stream::BoxStream;
 
-use super::delta::Delta;
 use crate::turn::turn_error::TurnError;
 use crate::turn::ChatRequest;
+use delta::Delta;
 use wire::{Dialect, UpstreamModel, UpstreamRequest};
 
 /// A provider's stream: each item is one upstream chunk's deltas, in order.

@@ -4,9 +4,13 @@
 //! NDJSON) is done elsewhere; dialects see one event at a time. The reverse,
 //! for the mock upstream, is `mock::encoders`.
 
-use crate::server::delta::Delta;
-use crate::server::framing::{Framing, WireEvent};
-use crate::server::secret::Secret;
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::{Framing, WireEvent};
+use crate::server::providers::secret::Secret;
 use crate::turn::turn_error::TurnError;
 use crate::turn::Effort;
 
@@ -16,6 +20,52 @@ pub trait Decoder: Send {
     /// Decodes one event. `Err` for a malformed event or an in-stream provider
     /// error; the caller ends the turn with it.
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError>;
+}
+
+/// Reads an event of a dialect whose payloads carry their kind in `type` (a
+/// `#[serde(tag = "type")]` enum with an `Unknown` arm). A payload without a
+/// string `type` takes the SSE event name (which repeats it), `Unknown` with
+/// neither; a payload that is not an object reads as one with no fields. Only
+/// events that miss the fast path pay for the second look.
+pub fn decode_tagged<E: DeserializeOwned>(event: &WireEvent) -> Result<E, TurnError> {
+    let data = event.data.trim();
+    let typed = match serde_json::from_str::<E>(data) {
+        Ok(decoded) => return Ok(decoded),
+        Err(e) => e,
+    };
+    let value: Value =
+        serde_json::from_str(data).map_err(|e| TurnError::Malformed(e.to_string()))?;
+    let mut fields = match value {
+        Value::Object(fields) if fields.get("type").is_some_and(Value::is_string) => {
+            // Named its kind and still did not fit it.
+            return Err(TurnError::Malformed(typed.to_string()));
+        }
+        Value::Object(fields) => fields,
+        _ => Map::new(),
+    };
+    let kind = event.event.as_deref().unwrap_or_default();
+    fields.insert("type".into(), Value::String(kind.to_owned()));
+    E::deserialize(Value::Object(fields)).map_err(|e| TurnError::Malformed(e.to_string()))
+}
+
+/// A field of a provider's error object, read when it has the expected type
+/// and ignored otherwise: a badly shaped error is still the provider's error,
+/// not a malformed stream.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Loose<T> {
+    Is(T),
+    Other(IgnoredAny),
+}
+
+impl<T> Loose<T> {
+    /// The value, if it had the expected type.
+    pub fn ok(self) -> Option<T> {
+        match self {
+            Loose::Is(value) => Some(value),
+            Loose::Other(_) => None,
+        }
+    }
 }
 
 /// The wire dialects Pensive speaks.

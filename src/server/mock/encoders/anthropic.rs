@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::Encoder;
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 use crate::turn::Usage;
 
 /// The kind of content block being written.
@@ -187,6 +187,7 @@ impl Encoder for AnthropicEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::mock::encoders::test_support::*;
     use crate::server::providers::anthropic::AnthropicDecoder;
     use crate::server::providers::test_support::*;
     use crate::server::providers::wire::Decoder;

@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::Encoder;
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 use crate::turn::Usage;
 
 /// Writes Gemini chunks (mock upstream): one chunk per scripted step, usage and
@@ -104,7 +104,8 @@ impl Encoder for GeminiEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::framing::WireEvent;
+    use crate::server::mock::encoders::test_support::*;
+    use crate::server::providers::framing::WireEvent;
     use crate::server::providers::gemini::GeminiDecoder;
     use crate::server::providers::test_support::*;
     use crate::server::providers::wire::Decoder;

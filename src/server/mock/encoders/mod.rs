@@ -8,9 +8,11 @@ pub mod gemini;
 pub mod ollama;
 pub mod openai_chat;
 pub mod responses;
+#[cfg(test)]
+mod test_support;
 
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 use crate::server::providers::wire::Dialect;
 
 /// Writes a script of deltas in a dialect's wire format (mock upstream).

@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::Encoder;
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 use crate::turn::Usage;
 
 /// Writes Ollama NDJSON lines (mock upstream): one line per reasoning or answer
@@ -91,7 +91,7 @@ impl Encoder for OllamaEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::framing::WireEvent;
+    use crate::server::providers::framing::WireEvent;
     use crate::server::providers::ollama::OllamaDecoder;
     use crate::server::providers::test_support::*;
     use crate::server::providers::wire::Decoder;

@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::Encoder;
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 
 /// Writes chat-completion chunks (mock upstream).
 pub struct ChatEncoder {
@@ -97,18 +97,18 @@ impl Encoder for ChatEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::framing::WireEvent;
+    use crate::server::providers::framing::WireEvent;
     use crate::server::providers::openai_chat::ChatDecoder;
     use crate::server::providers::wire::Decoder;
     use crate::turn::Usage;
 
     #[test]
     fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
-        let steps = crate::server::providers::test_support::hidden_reasoning_events(
+        let steps = crate::server::mock::encoders::test_support::hidden_reasoning_events(
             &mut ChatEncoder::new("mock-model"),
             &mut ChatDecoder,
         );
-        crate::server::providers::test_support::assert_hidden_reasoning_timed_from_its_first_sign(
+        crate::server::mock::encoders::test_support::assert_hidden_reasoning_timed_from_its_first_sign(
             &steps,
         );
     }

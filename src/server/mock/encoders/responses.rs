@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::Encoder;
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 use crate::turn::Usage;
 
 /// The mock's stand-in for a reasoning item's encrypted content.
@@ -368,7 +368,8 @@ impl Encoder for ResponsesEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::framing::WireEvent;
+    use crate::server::mock::encoders::test_support::*;
+    use crate::server::providers::framing::WireEvent;
     use crate::server::providers::responses::ResponsesDecoder;
     use crate::server::providers::test_support::*;
     use crate::server::providers::wire::Decoder;

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use super::steps::{chunks, ending, scripted};
 use super::Scenario;
-use crate::server::delta::Delta;
 use crate::server::mock::scripted::Step;
+use crate::server::providers::delta::Delta;
 
 /// Reasoning chunks of `bench-render` (1 MB in all).
 pub const BENCH_REASONING_CHUNKS: usize = 20_000;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::steps::{answer, ending, reasoned, reasoning};
 use super::texts::{ANSWER, REASONING};
-use crate::server::delta::Delta;
+use crate::server::providers::delta::Delta;
 
 /// Something the mock does besides streaming the steps.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::steps::{ending, scripted, steps};
 use super::Scenario;
-use crate::server::delta::Delta;
+use crate::server::providers::delta::Delta;
 
 /// Chunks of `firehose` without a number.
 pub const FIREHOSE_CHUNKS: usize = 1000;

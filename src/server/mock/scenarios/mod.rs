@@ -170,7 +170,7 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
 mod tests {
     use super::bench::BENCH_PAUSE;
     use super::*;
-    use crate::server::delta::Delta;
+    use crate::server::providers::delta::Delta;
 
     #[test]
     fn the_last_keyword_wins_and_unknown_means_normal() {

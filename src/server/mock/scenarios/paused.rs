@@ -7,8 +7,8 @@ use std::time::Duration;
 use super::steps::{after_pause, answer, answered, ending, reasoning, scripted, steps};
 use super::texts::{HALF_WRITTEN, HIDDEN_ANSWER, MATH_ANSWER, MATH_REASONING};
 use super::Scenario;
-use crate::server::delta::Delta;
 use crate::server::mock::scripted::Step;
+use crate::server::providers::delta::Delta;
 
 /// How long `hidden-reasoning` stays silent between the provider's first sign
 /// of hidden reasoning and its end, whatever the mock's `--delay-ms`.

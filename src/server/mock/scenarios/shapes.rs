@@ -7,7 +7,7 @@ use super::texts::{
     ANSWER, CODE_ANSWER, CODE_REASONING, HEADLINES, HOSTILE_CODE, HOSTILE_MARKDOWN, HOSTILE_MATH,
     REASONING, TOPIC_TAGS,
 };
-use crate::server::delta::Delta;
+use crate::server::providers::delta::Delta;
 
 /// Bytes of each of `nested-markdown`'s two texts.
 const NESTED_BYTES: usize = 100 * 1024;

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use super::Scenario;
-use crate::server::delta::Delta;
 use crate::server::mock::scripted::{chunk_text, Step};
+use crate::server::providers::delta::Delta;
 use crate::turn::Usage;
 
 /// One step per delta, each after `delay`.

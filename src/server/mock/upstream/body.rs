@@ -9,10 +9,10 @@ use async_stream::stream;
 use axum::body::Bytes;
 
 use super::endless::endless_body;
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
 use crate::server::mock::encoders;
 use crate::server::mock::scenarios::{Fault, Scenario};
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 use crate::server::providers::wire::Dialect;
 
 /// One piece of a response body, or the error that resets the connection.

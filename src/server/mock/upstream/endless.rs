@@ -9,9 +9,9 @@ use axum::response::Response;
 
 use super::body::{frame_bytes, Chunk};
 use super::state::{stream_response, MockState};
-use crate::server::delta::Delta;
 use crate::server::mock::encoders::Encoder;
 use crate::server::mock::scenarios::{Endless, ENDLESS_BYTES, TRICKLE_FOR, TRICKLE_PAUSE};
+use crate::server::providers::delta::Delta;
 use crate::server::providers::wire::Dialect;
 
 /// What an endless scenario writes after its steps (see `Endless`): at most

@@ -1,13 +1,121 @@
 //! Decoding Anthropic streams into `Delta`s, one framed event at a time
 //! (the mapping is described in the module above).
 
-use serde_json::Value;
+use serde::Deserialize;
 
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
-use crate::server::providers::wire::Decoder;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
+use crate::server::providers::wire::{decode_tagged, Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
+
+/// One Messages stream event, only the fields we read. `type` repeats the SSE
+/// event name; ping, message_stop and anything new are `Unknown`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Event {
+    MessageStart {
+        #[serde(default)]
+        message: Option<Message>,
+    },
+    ContentBlockStart {
+        #[serde(default)]
+        index: Option<u64>,
+        #[serde(default)]
+        content_block: Option<Block>,
+    },
+    ContentBlockDelta {
+        #[serde(default)]
+        delta: Option<BlockDelta>,
+    },
+    MessageDelta {
+        #[serde(default)]
+        delta: Option<MessageDelta>,
+        #[serde(default)]
+        usage: Option<DeltaUsage>,
+    },
+    ContentBlockStop {
+        #[serde(default)]
+        index: Option<u64>,
+    },
+    /// The fields sit in `error`; an event without it is read as the error.
+    Error {
+        #[serde(default)]
+        error: Option<Loose<ApiError>>,
+        #[serde(default)]
+        message: Option<Loose<String>>,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Deserialize)]
+struct Message {
+    #[serde(default)]
+    usage: Option<StartUsage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct StartUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+}
+
+/// A content block as it starts; tool use and anything new are `Unknown`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block {
+    Thinking {
+        #[serde(default)]
+        thinking: Option<String>,
+    },
+    RedactedThinking,
+    Text {
+        #[serde(default)]
+        text: Option<String>,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+/// A block's increment; signatures, tool input JSON and citations are `Unknown`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum BlockDelta {
+    ThinkingDelta {
+        #[serde(default)]
+        thinking: Option<String>,
+    },
+    TextDelta {
+        #[serde(default)]
+        text: Option<String>,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Deserialize)]
+struct MessageDelta {
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DeltaUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+}
+
+/// An error's fields, each read only if it has the expected type.
+#[derive(Debug, Default, Deserialize)]
+struct ApiError {
+    #[serde(default, rename = "type")]
+    kind: Option<Loose<String>>,
+    #[serde(default)]
+    message: Option<Loose<String>>,
+}
 
 /// Decodes a Messages event stream (several messages of a tool loop in a row
 /// are fine: each `message_start` resets the token count).
@@ -26,73 +134,55 @@ pub struct AnthropicDecoder {
 
 impl Decoder for AnthropicDecoder {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
-        let data = event.data.trim();
-        if data.is_empty() {
+        if event.data.trim().is_empty() {
             return Ok(Vec::new());
         }
-        let value: Value =
-            serde_json::from_str(data).map_err(|e| TurnError::Malformed(e.to_string()))?;
-        // `type` in the data repeats the SSE event name; either will do.
-        let kind = str_at(&value, "type")
-            .or(event.event.as_deref())
-            .unwrap_or("");
-        let index = value.get("index").and_then(Value::as_u64);
         let mut out = Vec::new();
-        match kind {
-            "message_start" => {
-                self.input_tokens = value
-                    .get("message")
-                    .and_then(|m| m.get("usage"))
-                    .and_then(|u| u.get("input_tokens"))
-                    .and_then(Value::as_u64);
+        match decode_tagged::<Event>(event)? {
+            Event::MessageStart { message } => {
+                self.input_tokens = message.and_then(|m| m.usage).and_then(|u| u.input_tokens);
             }
-            "content_block_start" => {
-                let block = value.get("content_block").unwrap_or(&Value::Null);
-                match str_at(block, "type") {
-                    Some("thinking") => {
-                        // Opens at once, so an omitted block is timed too.
-                        self.new_reasoning_block(index, &mut out);
-                        out.push(Delta::ReasoningStarted);
-                        self.push_reasoning(&mut out, str_at(block, "thinking"));
-                    }
-                    Some("redacted_thinking") => {
-                        // Hidden from the start: the block opens, opaque, now.
-                        self.new_reasoning_block(index, &mut out);
-                        out.push(Delta::OpaqueReasoning);
-                        self.open_shown = true;
-                    }
-                    Some("text") => push(&mut out, Delta::Answer, str_at(block, "text")),
-                    _ => {}
+            Event::ContentBlockStart {
+                index,
+                content_block,
+            } => match content_block {
+                Some(Block::Thinking { thinking }) => {
+                    // Opens at once, so an omitted block is timed too.
+                    self.new_reasoning_block(index, &mut out);
+                    out.push(Delta::ReasoningStarted);
+                    self.push_reasoning(&mut out, thinking);
                 }
-            }
-            "content_block_delta" => {
-                let delta = value.get("delta").unwrap_or(&Value::Null);
-                match str_at(delta, "type") {
-                    Some("thinking_delta") => {
-                        self.push_reasoning(&mut out, str_at(delta, "thinking"));
-                    }
-                    Some("text_delta") => push(&mut out, Delta::Answer, str_at(delta, "text")),
-                    // Signatures, tool input JSON, citations: nothing to show.
-                    _ => {}
+                Some(Block::RedactedThinking) => {
+                    // Hidden from the start: the block opens, opaque, now.
+                    self.new_reasoning_block(index, &mut out);
+                    out.push(Delta::OpaqueReasoning);
+                    self.open_shown = true;
                 }
-            }
-            "message_delta" => {
-                if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
+                Some(Block::Text { text }) => push(&mut out, Delta::Answer, text),
+                Some(Block::Unknown) | None => {}
+            },
+            Event::ContentBlockDelta { delta } => match delta {
+                Some(BlockDelta::ThinkingDelta { thinking }) => {
+                    self.push_reasoning(&mut out, thinking);
+                }
+                Some(BlockDelta::TextDelta { text }) => push(&mut out, Delta::Answer, text),
+                Some(BlockDelta::Unknown) | None => {}
+            },
+            Event::MessageDelta { delta, usage } => {
+                if let Some(usage) = usage {
                     // The current API repeats the input count here; older ones only
                     // sent it in `message_start`.
-                    let input = usage.get("input_tokens").and_then(Value::as_u64);
                     out.push(Delta::Usage(Usage {
-                        input_tokens: input.or(self.input_tokens),
-                        output_tokens: usage.get("output_tokens").and_then(Value::as_u64),
+                        input_tokens: usage.input_tokens.or(self.input_tokens),
+                        output_tokens: usage.output_tokens,
                         reasoning_tokens: None,
                     }));
                 }
-                let reason = value.get("delta").and_then(|d| str_at(d, "stop_reason"));
-                if let Some(reason) = reason {
+                if let Some(reason) = delta.and_then(|d| d.stop_reason) {
                     out.push(Delta::Finish(Some(finish_reason(reason))));
                 }
             }
-            "content_block_stop"
+            Event::ContentBlockStop { index }
                 if self.open_reasoning.is_some() && self.open_reasoning == index =>
             {
                 self.open_reasoning = None;
@@ -101,9 +191,17 @@ impl Decoder for AnthropicDecoder {
                 }
                 out.push(Delta::ReasoningBoundary);
             }
-            "error" => return Err(stream_error(value.get("error").unwrap_or(&value))),
-            // ping, message_stop and anything new.
-            _ => {}
+            Event::Error { error, message } => {
+                let error = match error {
+                    Some(nested) => nested.ok().unwrap_or_default(),
+                    None => ApiError {
+                        kind: None,
+                        message,
+                    },
+                };
+                return Err(stream_error(error));
+            }
+            Event::ContentBlockStop { .. } | Event::Unknown => {}
         }
         Ok(out)
     }
@@ -121,37 +219,34 @@ impl AnthropicDecoder {
     }
 
     /// Reasoning text of the open block (nothing for missing or empty text).
-    fn push_reasoning(&mut self, out: &mut Vec<Delta>, text: Option<&str>) {
-        if text.is_some_and(|t| !t.is_empty()) {
+    fn push_reasoning(&mut self, out: &mut Vec<Delta>, text: Option<String>) {
+        if text.as_ref().is_some_and(|t| !t.is_empty()) {
             self.open_shown = true;
         }
         push(out, Delta::Reasoning, text);
     }
 }
 
-fn str_at<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
-    value.get(key).and_then(Value::as_str)
-}
-
 /// Pushes `make(text)` unless the text is missing or empty.
-fn push(out: &mut Vec<Delta>, make: fn(String) -> Delta, text: Option<&str>) {
+fn push(out: &mut Vec<Delta>, make: fn(String) -> Delta, text: Option<String>) {
     if let Some(text) = text.filter(|t| !t.is_empty()) {
-        out.push(make(text.to_owned()));
+        out.push(make(text));
     }
 }
 
 /// Anthropic's stop reasons in the shared vocabulary where one exists.
-fn finish_reason(reason: &str) -> String {
-    match reason {
+fn finish_reason(reason: String) -> String {
+    match reason.as_str() {
         "end_turn" => "stop".into(),
         "max_tokens" => "length".into(),
-        other => other.to_owned(),
+        _ => reason,
     }
 }
 
 /// An in-stream `error` event, classified by `error.type`.
-fn stream_error(error: &Value) -> TurnError {
-    let fault = match str_at(error, "type").unwrap_or("") {
+fn stream_error(error: ApiError) -> TurnError {
+    let kind = error.kind.and_then(Loose::ok).unwrap_or_default();
+    let fault = match kind.as_str() {
         "overloaded_error" => ProviderFault::Overloaded,
         "rate_limit_error" => ProviderFault::RateLimited,
         "authentication_error" => ProviderFault::KeyRejected,
@@ -160,7 +255,8 @@ fn stream_error(error: &Value) -> TurnError {
         "api_error" => ProviderFault::Internal,
         _ => ProviderFault::Other,
     };
-    TurnError::reported(fault, str_at(error, "message").unwrap_or(""))
+    let message = error.message.and_then(Loose::ok).unwrap_or_default();
+    TurnError::reported(fault, &message)
 }
 
 #[cfg(test)]

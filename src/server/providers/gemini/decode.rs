@@ -2,11 +2,10 @@
 //! (the mapping is described in the module above).
 
 use serde::Deserialize;
-use serde_json::Value;
 
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
-use crate::server::providers::wire::Decoder;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
+use crate::server::providers::wire::{Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -23,7 +22,18 @@ struct Chunk {
     prompt_feedback: Option<PromptFeedback>,
     /// An error streamed instead of a chunk.
     #[serde(default)]
-    error: Option<Value>,
+    error: Option<Loose<ApiError>>,
+}
+
+/// A streamed `error` object.
+#[derive(Debug, Default, Deserialize)]
+struct ApiError {
+    #[serde(default)]
+    code: Option<Loose<u64>>,
+    #[serde(default)]
+    status: Option<Loose<String>>,
+    #[serde(default)]
+    message: Option<Loose<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -74,7 +84,7 @@ impl Chunk {
     /// only) usage and finish. `latest_usage` carries the counts between chunks.
     fn into_deltas(self, latest_usage: &mut Option<Usage>) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {
-            return Err(stream_error(&error));
+            return Err(stream_error(error.ok().unwrap_or_default()));
         }
         if let Some(reason) = self.prompt_feedback.and_then(|f| f.block_reason) {
             return Err(TurnError::Blocked { reason });
@@ -129,10 +139,10 @@ fn finish_reason(reason: &str) -> String {
 }
 
 /// A streamed `error` object (`code`, `message`, `status`), classified by status.
-fn stream_error(error: &Value) -> TurnError {
-    let status = error.get("status").and_then(Value::as_str).unwrap_or("");
-    let code = error.get("code").and_then(Value::as_u64).unwrap_or(0);
-    let fault = match (status, code) {
+fn stream_error(error: ApiError) -> TurnError {
+    let status = error.status.and_then(Loose::ok).unwrap_or_default();
+    let code = error.code.and_then(Loose::ok).unwrap_or(0);
+    let fault = match (status.as_str(), code) {
         ("RESOURCE_EXHAUSTED", _) | (_, 429) => ProviderFault::RateLimited,
         ("UNAUTHENTICATED", _) | (_, 401) => ProviderFault::KeyRejected,
         ("PERMISSION_DENIED", _) | (_, 403) => ProviderFault::AccessRefused,
@@ -143,10 +153,8 @@ fn stream_error(error: &Value) -> TurnError {
         ("UNAVAILABLE", _) | (_, 503) => ProviderFault::Overloaded,
         _ => ProviderFault::Other,
     };
-    TurnError::reported(
-        fault,
-        error.get("message").and_then(Value::as_str).unwrap_or(""),
-    )
+    let message = error.message.and_then(Loose::ok).unwrap_or_default();
+    TurnError::reported(fault, &message)
 }
 
 /// Decodes recorded `streamGenerateContent?alt=sse` chunks.

@@ -4,8 +4,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
 use crate::server::providers::wire::Decoder;
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
@@ -23,9 +23,17 @@ struct Line {
     prompt_eval_count: Option<u64>,
     #[serde(default)]
     eval_count: Option<u64>,
-    /// A string in practice; anything else is shown as JSON.
     #[serde(default)]
-    error: Option<Value>,
+    error: Option<LineError>,
+}
+
+/// A string in practice; an object's `message`; anything else is shown as JSON.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum LineError {
+    Text(String),
+    Message { message: String },
+    Other(Value),
 }
 
 #[derive(Debug, Deserialize)]
@@ -40,13 +48,9 @@ impl Line {
     /// The line's deltas: thinking, content, then (last line) usage and finish.
     fn into_deltas(self) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {
-            let text = match &error {
-                Value::String(s) => s.clone(),
-                Value::Object(o) => o
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| error.to_string(), str::to_owned),
-                other => other.to_string(),
+            let text = match error {
+                LineError::Text(text) | LineError::Message { message: text } => text,
+                LineError::Other(other) => other.to_string(),
             };
             return Err(stream_error(&text));
         }

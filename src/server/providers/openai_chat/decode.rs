@@ -1,12 +1,12 @@
 //! Decoding Chat completions streams into `Delta`s, one framed event at a time
 //! (the mapping is described in the module above).
 
+use serde::de::IgnoredAny;
 use serde::Deserialize;
-use serde_json::Value;
 
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
-use crate::server::providers::wire::Decoder;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
+use crate::server::providers::wire::{Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -22,7 +22,7 @@ pub struct ChatChunk {
     usage: Option<ChunkUsage>,
     /// Some gateways stream an error object instead of a chunk.
     #[serde(default)]
-    error: Option<Value>,
+    error: Option<Loose<ChunkError>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -35,9 +35,8 @@ struct Choice {
 
 #[derive(Debug, Default, Deserialize)]
 struct ChunkDelta {
-    /// A string, or (Mistral) an array of `text` / `thinking` parts.
     #[serde(default)]
-    content: Option<Value>,
+    content: Option<Content>,
     #[serde(default)]
     reasoning_content: Option<String>,
     #[serde(default)]
@@ -48,14 +47,74 @@ struct ChunkDelta {
     reasoning_details: Option<Vec<ReasoningDetail>>,
 }
 
+/// `content`: a string, or (Mistral) an array of `text` / `thinking` parts;
+/// any other shape says nothing.
 #[derive(Debug, Deserialize)]
-struct ReasoningDetail {
-    #[serde(default, rename = "type")]
-    kind: String,
+#[serde(untagged)]
+enum Content {
+    Text(String),
+    Parts(Vec<ContentPart>),
+    Other(IgnoredAny),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ContentPart {
+    Thinking {
+        #[serde(default)]
+        thinking: Option<PartText>,
+    },
+    Text {
+        #[serde(default)]
+        text: Option<PartText>,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+/// A part's text: a string, or an array of `{"type":"text","text":…}` parts.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum PartText {
+    Text(String),
+    Parts(Vec<TextItem>),
+    Other(IgnoredAny),
+}
+
+#[derive(Debug, Deserialize)]
+struct TextItem {
     #[serde(default)]
     text: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type")]
+enum ReasoningDetail {
+    #[serde(rename = "reasoning.text")]
+    Text {
+        #[serde(default)]
+        text: Option<String>,
+    },
+    #[serde(rename = "reasoning.summary")]
+    Summary {
+        #[serde(default)]
+        summary: Option<String>,
+    },
+    #[serde(rename = "reasoning.encrypted")]
+    Encrypted,
+    #[serde(other)]
+    Unknown,
+}
+
+/// A streamed error: an object with a message and (an HTTP status as) a
+/// numeric code; any other shape is an error all the same.
+#[derive(Debug, Default, Deserialize)]
+struct ChunkError {
     #[serde(default)]
-    summary: Option<String>,
+    message: Option<Loose<String>>,
+    /// A named code (`rate_limit_exceeded`) says less than the message.
+    #[serde(default)]
+    code: Option<Loose<u64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -83,7 +142,7 @@ impl ChatChunk {
     /// The chunk's deltas: reasoning (from exactly one source) before answer text.
     pub fn into_deltas(self) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {
-            return Err(stream_error(&error));
+            return Err(stream_error(error.ok().unwrap_or_default()));
         }
         let mut deltas = Vec::new();
         if let Some(choice) = self.choices.into_iter().next() {
@@ -116,11 +175,13 @@ fn push_reasoning(deltas: &mut Vec<Delta>, d: &ChunkDelta) {
         let mut text = String::new();
         let mut encrypted = false;
         for detail in details {
-            match detail.kind.as_str() {
-                "reasoning.text" => text.push_str(detail.text.as_deref().unwrap_or("")),
-                "reasoning.summary" => text.push_str(detail.summary.as_deref().unwrap_or("")),
-                "reasoning.encrypted" => encrypted = true,
-                _ => {}
+            match detail {
+                ReasoningDetail::Text { text: part }
+                | ReasoningDetail::Summary { summary: part } => {
+                    text.push_str(part.as_deref().unwrap_or(""));
+                }
+                ReasoningDetail::Encrypted => encrypted = true,
+                ReasoningDetail::Unknown => {}
             }
         }
         if !text.is_empty() {
@@ -140,25 +201,25 @@ fn push_reasoning(deltas: &mut Vec<Delta>, d: &ChunkDelta) {
 }
 
 /// `content` as a string, or Mistral's array of `thinking` / `text` parts.
-fn push_content(deltas: &mut Vec<Delta>, content: Option<Value>) {
+fn push_content(deltas: &mut Vec<Delta>, content: Option<Content>) {
     match content {
-        Some(Value::String(text)) if !text.is_empty() => deltas.push(Delta::Answer(text)),
-        Some(Value::Array(parts)) => {
+        Some(Content::Text(text)) if !text.is_empty() => deltas.push(Delta::Answer(text)),
+        Some(Content::Parts(parts)) => {
             for part in parts {
-                match part.get("type").and_then(Value::as_str) {
-                    Some("thinking") => {
-                        let text = text_of(part.get("thinking"));
+                match part {
+                    ContentPart::Thinking { thinking } => {
+                        let text = text_of(thinking);
                         if !text.is_empty() {
                             deltas.push(Delta::Reasoning(text));
                         }
                     }
-                    Some("text") => {
-                        let text = text_of(part.get("text"));
+                    ContentPart::Text { text } => {
+                        let text = text_of(text);
                         if !text.is_empty() {
                             deltas.push(Delta::Answer(text));
                         }
                     }
-                    _ => {}
+                    ContentPart::Unknown => {}
                 }
             }
         }
@@ -167,23 +228,20 @@ fn push_content(deltas: &mut Vec<Delta>, content: Option<Value>) {
 }
 
 /// Text of a string or of an array of `{"type":"text","text":…}` parts.
-fn text_of(value: Option<&Value>) -> String {
-    match value {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(|i| i.get("text").and_then(Value::as_str))
-            .collect(),
+fn text_of(text: Option<PartText>) -> String {
+    match text {
+        Some(PartText::Text(s)) => s,
+        Some(PartText::Parts(items)) => items.into_iter().filter_map(|i| i.text).collect(),
         _ => String::new(),
     }
 }
 
-fn stream_error(error: &Value) -> TurnError {
-    let message = error
-        .get("message")
-        .and_then(Value::as_str)
+fn stream_error(error: ChunkError) -> TurnError {
+    let message = error.message.and_then(Loose::ok);
+    let message = message
+        .as_deref()
         .unwrap_or("the provider reported an error");
-    match error.get("code").and_then(Value::as_u64) {
+    match error.code.and_then(Loose::ok) {
         Some(status) => TurnError::from_status(status as u16, message),
         None => TurnError::reported(ProviderFault::Other, message),
     }
@@ -261,13 +319,8 @@ mod tests {
     /// block opens there, opaque, and the answer closes it.
     #[test]
     fn the_first_encrypted_entry_opens_an_opaque_block_at_once() {
-        let mut normalizer = crate::server::normalizer::Normalizer::default();
-        let mut at = |ms: u64, data: &str| -> Vec<crate::turn::TurnEvent> {
-            deltas(data)
-                .into_iter()
-                .flat_map(|d| normalizer.push(d, ms))
-                .collect()
-        };
+        let mut timed = crate::server::providers::test_support::Timed::new(ChatDecoder);
+        let mut at = |ms: u64, data: &str| timed.at(ms, None, data);
         let encrypted = r#"{"choices":[{"delta":{"role":"assistant","content":"","reasoning":null,"reasoning_details":[{"type":"reasoning.encrypted","data":"gAAA","id":"rs_1","format":"openai-responses-v1","index":0}]}}]}"#;
         assert_eq!(
             at(100, encrypted),

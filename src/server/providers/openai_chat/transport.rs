@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::decode::ChatChunk;
 use super::request::request_body;
-use crate::server::framing::{Framer, Framing};
+use crate::server::providers::framing::{Framer, Framing};
 use crate::server::providers::wire::UpstreamModel;
 use crate::server::providers::{ByteBudget, CompletionId, DeltaStream};
 use crate::turn::turn_error::{NetworkFailure, TurnError};
@@ -35,7 +35,7 @@ pub async fn open(
             model
                 .api_key
                 .as_ref()
-                .map(crate::server::secret::Secret::expose)
+                .map(crate::server::providers::secret::Secret::expose)
                 .unwrap_or_default(),
         );
     let notes = TransportNotes::default();

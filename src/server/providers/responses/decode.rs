@@ -4,13 +4,169 @@
 use std::collections::{HashSet, VecDeque};
 use std::hash::{BuildHasher, RandomState};
 
-use serde_json::Value;
+use serde::Deserialize;
 
-use crate::server::delta::Delta;
-use crate::server::framing::WireEvent;
-use crate::server::providers::wire::Decoder;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::framing::WireEvent;
+use crate::server::providers::wire::{decode_tagged, Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
+
+/// One Responses stream event, only the fields we read. Created, function
+/// call arguments and anything new are `Unknown`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type")]
+enum Event {
+    #[serde(rename = "response.reasoning_summary_text.delta")]
+    SummaryTextDelta {
+        #[serde(default)]
+        item_id: Option<String>,
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        summary_index: Option<u64>,
+        #[serde(default)]
+        delta: Option<String>,
+    },
+    #[serde(rename = "response.reasoning_text.delta")]
+    ReasoningTextDelta {
+        #[serde(default)]
+        item_id: Option<String>,
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        content_index: Option<u64>,
+        #[serde(default)]
+        delta: Option<String>,
+    },
+    /// A refusal is the model's answer to the user, not reasoning.
+    #[serde(
+        rename = "response.output_text.delta",
+        alias = "response.refusal.delta"
+    )]
+    OutputTextDelta {
+        #[serde(default)]
+        delta: Option<String>,
+    },
+    #[serde(rename = "response.output_item.added")]
+    OutputItemAdded {
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        item: Option<Item>,
+    },
+    #[serde(rename = "response.output_item.done")]
+    OutputItemDone {
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        item: Option<Item>,
+    },
+    #[serde(rename = "response.completed")]
+    Completed {
+        #[serde(default)]
+        response: Option<Response>,
+    },
+    #[serde(rename = "response.incomplete")]
+    Incomplete {
+        #[serde(default)]
+        response: Option<Response>,
+    },
+    #[serde(rename = "response.failed")]
+    Failed {
+        #[serde(default)]
+        response: Option<FailedResponse>,
+    },
+    /// Older servers nest the fields in `error`, the API puts them on the event.
+    #[serde(rename = "error")]
+    Error {
+        #[serde(default)]
+        error: Option<Loose<ApiError>>,
+        #[serde(default)]
+        code: Option<Loose<String>>,
+        #[serde(default)]
+        message: Option<Loose<String>>,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+/// An output item; only reasoning items matter here. Servers differ in what
+/// they put in one, so a missing `type` is just not reasoning.
+#[derive(Debug, Deserialize)]
+struct Item {
+    #[serde(default, rename = "type")]
+    kind: ItemKind,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    summary: Option<Vec<TextPart>>,
+    #[serde(default)]
+    content: Option<Vec<TextPart>>,
+}
+
+#[derive(Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum ItemKind {
+    Reasoning,
+    #[default]
+    #[serde(other)]
+    Other,
+}
+
+/// A summary or content part of a reasoning item.
+#[derive(Debug, Deserialize)]
+struct TextPart {
+    #[serde(default)]
+    text: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Response {
+    #[serde(default)]
+    usage: Option<ResponseUsage>,
+    #[serde(default)]
+    incomplete_details: Option<IncompleteDetails>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ResponseUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens_details: Option<OutputTokensDetails>,
+}
+
+#[derive(Debug, Deserialize)]
+struct OutputTokensDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct IncompleteDetails {
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FailedResponse {
+    #[serde(default)]
+    error: Option<Loose<ApiError>>,
+}
+
+/// An error's fields, each read only if it has the expected type.
+#[derive(Debug, Default, Deserialize)]
+struct ApiError {
+    #[serde(default)]
+    code: Option<Loose<String>>,
+    #[serde(default, rename = "type")]
+    kind: Option<Loose<String>>,
+    #[serde(default)]
+    message: Option<Loose<String>>,
+}
 
 /// Which reasoning part a piece of reasoning text belongs to: a change of part
 /// is a block boundary.
@@ -79,76 +235,93 @@ impl Decoder for ResponsesDecoder {
         if data.is_empty() || data == "[DONE]" {
             return Ok(Vec::new());
         }
-        let value: Value =
-            serde_json::from_str(data).map_err(|e| TurnError::Malformed(e.to_string()))?;
-        // The SSE `event:` name repeats `type` when a server sends both.
-        let kind = str_at(&value, "type")
-            .or(event.event.as_deref())
-            .unwrap_or("");
         let mut out = Vec::new();
-        match kind {
-            "response.reasoning_summary_text.delta" => {
-                let key = self.part_key(&value, "summary", "summary_index");
-                self.reasoning(key, str_at(&value, "delta").unwrap_or(""), &mut out);
+        // The SSE `event:` name repeats `type` when a server sends both.
+        match decode_tagged::<Event>(event)? {
+            Event::SummaryTextDelta {
+                item_id,
+                output_index,
+                summary_index,
+                delta,
+            } => {
+                let key = PartKey {
+                    item: item_id_or_index(item_id, output_index),
+                    source: "summary",
+                    index: summary_index.unwrap_or(0),
+                };
+                self.reasoning(key, &delta.unwrap_or_default(), &mut out);
             }
-            "response.reasoning_text.delta" => {
-                let key = self.part_key(&value, "content", "content_index");
-                self.reasoning(key, str_at(&value, "delta").unwrap_or(""), &mut out);
+            Event::ReasoningTextDelta {
+                item_id,
+                output_index,
+                content_index,
+                delta,
+            } => {
+                let key = PartKey {
+                    item: item_id_or_index(item_id, output_index),
+                    source: "content",
+                    index: content_index.unwrap_or(0),
+                };
+                self.reasoning(key, &delta.unwrap_or_default(), &mut out);
             }
-            "response.output_text.delta" | "response.refusal.delta" => {
-                // A refusal is the model's answer to the user, not reasoning.
-                push_answer(&mut out, str_at(&value, "delta").unwrap_or(""));
-            }
-            "response.output_item.added" => {
-                if let Some(item) = value.get("item") {
-                    if str_at(item, "type") == Some("reasoning") {
-                        self.reasoning_item_added(&value, item, &mut out);
-                    }
+            Event::OutputTextDelta { delta } => {
+                if let Some(text) = delta.filter(|t| !t.is_empty()) {
+                    out.push(Delta::Answer(text));
                 }
             }
-            "response.output_item.done" => {
-                if let Some(item) = value.get("item") {
-                    if str_at(item, "type") == Some("reasoning") {
-                        self.reasoning_item_done(&value, item, &mut out);
-                    }
+            Event::OutputItemAdded { output_index, item } => {
+                if let Some(item) = item.filter(|i| i.kind == ItemKind::Reasoning) {
+                    self.reasoning_item_added(item_id_or_index(item.id, output_index), &mut out);
                 }
             }
-            "response.completed" | "response.incomplete" => {
-                let response = value.get("response").unwrap_or(&Value::Null);
-                if let Some(usage) = usage_of(response) {
-                    out.push(Delta::Usage(usage));
+            Event::OutputItemDone { output_index, item } => {
+                if let Some(item) = item.filter(|i| i.kind == ItemKind::Reasoning) {
+                    let id = item_id_or_index(item.id.clone(), output_index);
+                    self.reasoning_item_done(id, item, &mut out);
                 }
-                out.push(Delta::Finish(Some(finish_reason(kind, response))));
             }
-            "response.failed" => {
-                let error = value
-                    .get("response")
-                    .and_then(|r| r.get("error"))
-                    .unwrap_or(&Value::Null);
+            Event::Completed { response } => {
+                if let Some(usage) = response.and_then(|r| r.usage) {
+                    out.push(Delta::Usage(usage.into()));
+                }
+                out.push(Delta::Finish(Some("stop".into())));
+            }
+            Event::Incomplete { response } => {
+                let (usage, details) =
+                    response.map_or((None, None), |r| (r.usage, r.incomplete_details));
+                if let Some(usage) = usage {
+                    out.push(Delta::Usage(usage.into()));
+                }
+                out.push(Delta::Finish(Some(incomplete_reason(details))));
+            }
+            Event::Failed { response } => {
+                let error = response.and_then(|r| r.error).and_then(Loose::ok);
+                return Err(stream_error(error.unwrap_or_default()));
+            }
+            Event::Error {
+                error,
+                code,
+                message,
+            } => {
+                let error = match error {
+                    Some(nested) => nested.ok().unwrap_or_default(),
+                    None => ApiError {
+                        code,
+                        kind: None,
+                        message,
+                    },
+                };
                 return Err(stream_error(error));
             }
-            "error" => {
-                // Older servers nest the fields in `error`, the API puts them on the event.
-                return Err(stream_error(value.get("error").unwrap_or(&value)));
-            }
-            _ => {}
+            Event::Unknown => {}
         }
         Ok(out)
     }
 }
 
 impl ResponsesDecoder {
-    fn part_key(&self, value: &Value, source: &'static str, index_field: &str) -> PartKey {
-        PartKey {
-            item: item_id(value, value.get("item_id")),
-            source,
-            index: value.get(index_field).and_then(Value::as_u64).unwrap_or(0),
-        }
-    }
-
     /// A reasoning item was added: its block opens now, before any text.
-    fn reasoning_item_added(&mut self, event: &Value, item: &Value, out: &mut Vec<Delta>) {
-        let id = item_id(event, item.get("id"));
+    fn reasoning_item_added(&mut self, id: String, out: &mut Vec<Delta>) {
         self.last_part = Some(PartKey {
             item: id,
             source: "started",
@@ -176,8 +349,7 @@ impl ResponsesDecoder {
     /// A finished reasoning item: its block closes. If it streamed no text:
     /// its summary if the item carries one (a server that skips the deltas),
     /// else opaque reasoning.
-    fn reasoning_item_done(&mut self, event: &Value, item: &Value, out: &mut Vec<Delta>) {
-        let id = item_id(event, item.get("id"));
+    fn reasoning_item_done(&mut self, id: String, item: Item, out: &mut Vec<Delta>) {
         if !self.items_with_text.contains(&id) {
             self.reasoning_item_without_text(id, item, out);
         }
@@ -186,19 +358,18 @@ impl ResponsesDecoder {
         out.push(Delta::ReasoningBoundary);
     }
 
-    fn reasoning_item_without_text(&mut self, id: String, item: &Value, out: &mut Vec<Delta>) {
+    fn reasoning_item_without_text(&mut self, id: String, item: Item, out: &mut Vec<Delta>) {
         let mut found_text = false;
-        for (source, field) in [("summary", "summary"), ("content", "content")] {
-            let parts = item.get(field).and_then(Value::as_array);
+        for (source, parts) in [("summary", item.summary), ("content", item.content)] {
             for (index, part) in parts.into_iter().flatten().enumerate() {
-                let text = str_at(part, "text").unwrap_or("");
+                let text = part.text.unwrap_or_default();
                 found_text |= !text.is_empty();
                 let key = PartKey {
                     item: id.clone(),
                     source,
                     index: index as u64,
                 };
-                self.reasoning(key, text, out);
+                self.reasoning(key, &text, out);
             }
         }
         if found_text {
@@ -218,61 +389,36 @@ impl ResponsesDecoder {
 }
 
 /// The item's id, or its output index when a server leaves ids out.
-fn item_id(event: &Value, id: Option<&Value>) -> String {
-    match id.and_then(Value::as_str) {
-        Some(id) => id.to_owned(),
-        None => format!(
-            "#{}",
-            event
-                .get("output_index")
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
-        ),
+fn item_id_or_index(id: Option<String>, output_index: Option<u64>) -> String {
+    id.unwrap_or_else(|| format!("#{}", output_index.unwrap_or(0)))
+}
+
+impl From<ResponseUsage> for Usage {
+    fn from(usage: ResponseUsage) -> Self {
+        Usage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            reasoning_tokens: usage.output_tokens_details.and_then(|d| d.reasoning_tokens),
+        }
     }
 }
 
-fn str_at<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
-    value.get(key).and_then(Value::as_str)
-}
-
-fn push_answer(out: &mut Vec<Delta>, text: &str) {
-    if !text.is_empty() {
-        out.push(Delta::Answer(text.to_owned()));
-    }
-}
-
-fn usage_of(response: &Value) -> Option<Usage> {
-    let usage = response.get("usage").filter(|u| u.is_object())?;
-    Some(Usage {
-        input_tokens: usage.get("input_tokens").and_then(Value::as_u64),
-        output_tokens: usage.get("output_tokens").and_then(Value::as_u64),
-        reasoning_tokens: usage
-            .get("output_tokens_details")
-            .and_then(|d| d.get("reasoning_tokens"))
-            .and_then(Value::as_u64),
-    })
-}
-
-/// `stop` for a completed response; for an incomplete one its reason, with the
-/// token limit spelled `length` like the other dialects.
-fn finish_reason(kind: &str, response: &Value) -> String {
-    if kind == "response.completed" {
-        return "stop".into();
-    }
-    let reason = response
-        .get("incomplete_details")
-        .and_then(|d| str_at(d, "reason"));
-    match reason {
-        Some("max_output_tokens") | None => "length".into(),
-        Some(other) => other.to_owned(),
+/// An incomplete response's reason, with the token limit spelled `length`
+/// like the other dialects.
+fn incomplete_reason(details: Option<IncompleteDetails>) -> String {
+    match details.and_then(|d| d.reason) {
+        Some(reason) if reason != "max_output_tokens" => reason,
+        _ => "length".into(),
     }
 }
 
 /// An in-stream error, classified by its `code` (or `type`).
-fn stream_error(error: &Value) -> TurnError {
-    let code = str_at(error, "code")
-        .or_else(|| str_at(error, "type"))
-        .unwrap_or("")
+fn stream_error(error: ApiError) -> TurnError {
+    let code = error
+        .code
+        .and_then(Loose::ok)
+        .or_else(|| error.kind.and_then(Loose::ok))
+        .unwrap_or_default()
         .to_ascii_lowercase();
     let fault = if code.contains("rate_limit") || code.contains("quota") {
         ProviderFault::RateLimited
@@ -284,7 +430,8 @@ fn stream_error(error: &Value) -> TurnError {
     } else {
         ProviderFault::Other
     };
-    TurnError::reported(fault, str_at(error, "message").unwrap_or(""))
+    let message = error.message.and_then(Loose::ok).unwrap_or_default();
+    TurnError::reported(fault, &message)
 }
 
 #[cfg(test)]
