@@ -14,26 +14,31 @@ PROFILE ?= release
 # Builds the release browser bundle (scripts/build-release.sh); keep the two equal.
 RELEASE_NIGHTLY := nightly-2026-05-19
 
-.PHONY: run test setup-build setup-release setup-browser setup-nginx build-debug \
-        test-rust test-lint test-fmt test-e2e fuzz coverage
+.PHONY: run dev test setup-build setup-release setup-browser setup-nginx build-debug \
+        test-rust test-lint test-fmt test-dev test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
 
 ## make run: build (release) and serve on $(ADDR) — the demo model unless a provider is configured.
 ## Release builds (scripts/build-release.sh: the browser bundle with a pinned nightly, the
 ## renderer's own module) write a brotli and a gzip copy beside every site file; the server
-## sends the one the browser accepts (src/server/static_files.rs).
+## sends the one the browser accepts (src/server/static_files.rs). In debug, `cargo leptos
+## build` builds the renderer too (bin-cargo-command: scripts/cargo-leptos-server.sh).
 run: $(if $(filter release,$(PROFILE)),setup-release,setup-build)
 ifeq ($(PROFILE),release)
 	scripts/build-release.sh target/site
 else
 	cargo leptos build
-	scripts/build-renderer.sh target/site debug
 endif
 	LEPTOS_SITE_ADDR=$(ADDR) LEPTOS_SITE_ROOT=target/site ./target/$(PROFILE)/pensive serve
 
-## make test: every layer — fmt, clippy (both builds), cargo tests, Playwright.
-test: setup-build setup-browser setup-nginx test-fmt test-lint test-rust test-e2e
+## make dev: the dev server, `cargo leptos watch` (debug) on $(ADDR): a change under src/
+## (the renderer's module included) or style/ rebuilds what it touches and reloads the page.
+dev: setup-build
+	LEPTOS_SITE_ADDR=$(ADDR) cargo leptos watch
+
+## make test: every layer — fmt, clippy (both builds), cargo tests, the dev server, Playwright.
+test: setup-build setup-browser setup-nginx test-fmt test-lint test-rust test-dev test-e2e
 
 test-fmt:
 	cargo fmt --check
@@ -47,6 +52,10 @@ test-rust:
 	cargo test --lib --no-default-features turn::
 	cargo test --features ssr
 
+# `make dev` from an empty site: the page hydrates, the renderer is ready, a formula renders.
+test-dev: setup-build setup-browser
+	scripts/test-dev-server.sh
+
 # cargo leptos build right before Playwright: the server binary cargo test links
 # (with dev-dependencies unified in) must not be the one the browser hydrates against.
 test-e2e: build-debug
@@ -54,7 +63,6 @@ test-e2e: build-debug
 
 build-debug:
 	cargo leptos build
-	scripts/build-renderer.sh target/site debug
 
 ## make fuzz: every cargo-fuzz target (`cargo fuzz list`) for FUZZ_SECONDS each (nightly,
 ## cargo-fuzz). Runs on a scratch copy of fuzz/corpus/<target>, replays fuzz/regressions/<target>,

@@ -15,8 +15,10 @@ site=${1:?usage: scripts/build-release.sh SITE_DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 nightly=$(sed -n 's/^RELEASE_NIGHTLY := //p' Makefile)
-# cargo-leptos empties the site directory on every build: the server first.
-LEPTOS_SITE_ROOT="$site" cargo leptos build --release --server-only
+# cargo-leptos empties the site directory on every build: the server first
+# (plain cargo: the renderer is built last, below, not into a site the next
+# build empties).
+LEPTOS_SITE_ROOT="$site" LEPTOS_BIN_CARGO_COMMAND=cargo cargo leptos build --release --server-only
 RUSTUP_TOOLCHAIN="$nightly" \
   CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none" \

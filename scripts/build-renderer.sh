@@ -6,7 +6,8 @@
 # right after hydration (src/app/lazy_renderer/mod.rs), so none of it is in what
 # the browser downloads before the page is interactive, and none of it runs
 # on the page's main thread.
-# Run after `cargo leptos build` (which owns the rest of SITE_DIR/pkg).
+# cargo-leptos runs it after every server build (scripts/cargo-leptos-server.sh),
+# so `cargo leptos build` and `watch` include it; it owns the rest of SITE_DIR/pkg.
 # release: the size-optimised profile, wasm-opt -Oz, and a brotli and a gzip
 # copy beside each file, as `--precompress` writes for the main module.
 set -euo pipefail

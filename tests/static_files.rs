@@ -287,6 +287,23 @@ async fn without_the_hash_file_the_page_names_stable_names_and_they_load() {
 }
 
 #[tokio::test]
+async fn a_stable_name_the_site_holds_is_served_as_it_is() {
+    // `cargo leptos watch` hashes its first build only; a rebuild writes
+    // `pensive.wasm` beside the first build's hashed file, and pages name it.
+    let site = Site::new("rebuilt");
+    std::fs::remove_file(site.root.join("hash.txt")).unwrap();
+    let rebuilt = b"\0asm\x01\0\0\0 rebuilt".to_vec();
+    std::fs::write(site.root.join("pkg/pensive.wasm"), &rebuilt).unwrap();
+    let response = get(site.app(), "/pkg/pensive.wasm", Some(CHROMIUM)).await;
+    assert_eq!(response.status, StatusCode::OK);
+    assert_eq!(response.header("cache-control"), Some("no-cache"));
+    assert!(response.decoded() == rebuilt);
+    // The kinds not rebuilt still load the hashed file.
+    let css = get(site.app(), "/pkg/pensive.css", Some(CHROMIUM)).await;
+    assert!(css.decoded() == site.css);
+}
+
+#[tokio::test]
 async fn turns_are_never_compressed() {
     // Compression would hold streamed events back until a buffer fills.
     let site = Site::new("api");

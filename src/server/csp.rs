@@ -6,6 +6,7 @@
 //! page's one policy made from the sanitizer's output (`app::trusted_html`).
 
 use axum::http::{header, HeaderValue};
+use leptos::config::LeptosOptions;
 use leptos::prelude::use_context;
 
 /// What every response may do when it is not a page (static files, API
@@ -27,23 +28,41 @@ pub const RENDER_WORKER_POLICY: &str = "default-src 'none'; script-src 'self' 'w
 /// `data:`/`blob:` downloads are links, which `img-src` does not govern), and
 /// HTML sinks take only the output of `trusted_types`, the one Trusted Types
 /// policy the page may create (named by the app: the router passes its name).
-pub fn page_policy(nonce: &str, trusted_types: &str) -> String {
+///
+/// `live_reload`: the dev server's reload socket ([`live_reload_source`]), which
+/// `connect-src` then also allows.
+pub fn page_policy(nonce: &str, trusted_types: &str, live_reload: Option<&str>) -> String {
+    let reload = live_reload
+        .map(|source| format!(" {source}"))
+        .unwrap_or_default();
     format!(
         "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
-         style-src 'self'; img-src 'self'; connect-src 'self'; \
+         style-src 'self'; img-src 'self'; connect-src 'self'{reload}; \
          object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; \
          require-trusted-types-for 'script'; trusted-types {trusted_types}"
     )
 }
 
+/// Under `cargo leptos watch` (which sets `LEPTOS_WATCH` for the server it
+/// runs, the test Leptos' `AutoReload` makes too) the page holds a script that
+/// waits on a WebSocket at the reload port, on the page's own host, for "rebuilt:
+/// reload". The source that lets it connect; `None` in any other run.
+pub fn live_reload_source(options: &LeptosOptions) -> Option<String> {
+    std::env::var_os("LEPTOS_WATCH").map(|_| {
+        let port = options.reload_external_port.unwrap_or(options.reload_port);
+        format!("ws://*:{port} wss://*:{port}")
+    })
+}
+
 /// Called while a page renders (the router's page shell): sets the page's
 /// policy with this request's nonce. Without a nonce (never, with leptos_axum) the router's strict
 /// non-page policy stays, which blocks scripts: failing closed.
-pub fn apply_page_policy(trusted_types: &str) {
+pub fn apply_page_policy(trusted_types: &str, live_reload: Option<&str>) {
     let nonce = leptos::nonce::use_nonce();
     let response = use_context::<leptos_axum::ResponseOptions>();
     if let (Some(nonce), Some(response)) = (nonce, response) {
-        if let Ok(value) = HeaderValue::from_str(&page_policy(&nonce.to_string(), trusted_types)) {
+        let policy = page_policy(&nonce.to_string(), trusted_types, live_reload);
+        if let Ok(value) = HeaderValue::from_str(&policy) {
             response.insert_header(header::CONTENT_SECURITY_POLICY, value);
         }
     }
@@ -55,7 +74,7 @@ mod tests {
 
     #[test]
     fn page_policy_allows_only_own_scripts_the_nonce_and_wasm() {
-        let policy = page_policy("abc123", "pensive-markdown");
+        let policy = page_policy("abc123", "pensive-markdown", None);
         assert!(policy.contains("script-src 'self' 'nonce-abc123' 'wasm-unsafe-eval';"));
         assert!(!policy.contains("unsafe-inline"));
         assert!(policy.contains("frame-ancestors 'none'"));
@@ -64,7 +83,7 @@ mod tests {
 
     #[test]
     fn page_policy_loads_images_from_the_site_only_and_requires_trusted_types() {
-        let policy = page_policy("abc123", "pensive-markdown");
+        let policy = page_policy("abc123", "pensive-markdown", None);
         assert!(policy.contains("img-src 'self';"), "{policy}");
         assert!(
             !policy.contains("data:") && !policy.contains("blob:"),
@@ -75,6 +94,23 @@ mod tests {
         );
         // One policy name, no `default` policy and no duplicates.
         assert!(!policy.contains("'allow-duplicates'") && !policy.contains(" default"));
+    }
+
+    #[test]
+    fn the_dev_server_page_may_connect_to_its_reload_socket_only() {
+        assert!(page_policy("abc123", "pensive-markdown", None).contains("connect-src 'self';"));
+        let options = LeptosOptions::builder()
+            .output_name("pensive")
+            .reload_port(3001)
+            .build();
+        let source = format!("ws://*:{0} wss://*:{0}", options.reload_port);
+        let policy = page_policy("abc123", "pensive-markdown", Some(&source));
+        assert!(
+            policy.contains("connect-src 'self' ws://*:3001 wss://*:3001;"),
+            "{policy}"
+        );
+        // Only under `cargo leptos watch`; `cargo test` does not set LEPTOS_WATCH.
+        assert_eq!(live_reload_source(&options), None);
     }
 
     #[test]

@@ -34,11 +34,14 @@ fn security_headers(router: Router) -> Router {
 /// while it renders (leptos_axum makes the nonce per request, in the render's
 /// context; the hydration script carries it).
 fn page_shell(options: LeptosOptions) -> impl IntoView {
-    super::csp::apply_page_policy(&format!(
-        "{} {}",
-        crate::app::trusted_html::POLICY_NAME,
-        crate::app::restore_shell::RESTORE_POLICY_NAME
-    ));
+    super::csp::apply_page_policy(
+        &format!(
+            "{} {}",
+            crate::app::trusted_html::POLICY_NAME,
+            crate::app::restore_shell::RESTORE_POLICY_NAME
+        ),
+        super::csp::live_reload_source(&options).as_deref(),
+    );
     shell(options)
 }
 

@@ -44,8 +44,14 @@ pub struct Assets {
 impl Assets {
     /// Reads the build's hash file where Leptos' `HydrationScripts` reads it
     /// (`hash.txt` next to the server binary, or `LEPTOS_HASH_FILE_NAME` if
-    /// absolute).
+    /// absolute). Not under `cargo leptos watch` (`LEPTOS_WATCH`, set for the
+    /// server it runs): watch hashes names in its first build only and writes
+    /// every rebuild under the stable names, so pages name those, and each
+    /// serves the first build's hashed file until a rebuild writes it.
     pub fn detect(options: &LeptosOptions) -> Self {
+        if std::env::var_os("LEPTOS_WATCH").is_some() {
+            return Self::new(options, None);
+        }
         let exe_dir = std::env::current_exe()
             .ok()
             .and_then(|exe| exe.parent().map(Path::to_path_buf))
@@ -167,7 +173,12 @@ async fn cache_by_name(
 ) -> Response {
     // Inside the nested router the path is relative to the mount point.
     let path = request.uri().path().trim_start_matches('/').to_owned();
-    let alias = assets.aliases.get(&path);
+    // A stable name the site holds itself (a `cargo leptos watch` rebuild) is
+    // that file, not the hashed one of an earlier build.
+    let alias = assets
+        .aliases
+        .get(&path)
+        .filter(|_| !assets.dir.join(&path).is_file());
     if let Some(hashed) = alias {
         if let Ok(uri) = format!("/{hashed}").parse::<Uri>() {
             *request.uri_mut() = uri;
