@@ -7,6 +7,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 # LEPTOS_OUTPUT_NAME is set for every cargo call in .cargo/config.toml.
 
 CARGO_LEPTOS_VERSION := 0.3.6
+LEPTOSFMT_VERSION := 0.1.33
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/{getline; gsub(/"/,"",$$3); print $$3}' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ADDR ?= $(or $(LEPTOS_SITE_ADDR),127.0.0.1:3000)
@@ -14,7 +15,7 @@ PROFILE ?= release
 # Builds the release browser bundle (scripts/build-release.sh); keep the two equal.
 RELEASE_NIGHTLY := nightly-2026-05-19
 
-.PHONY: run dev test setup-build setup-release setup-browser setup-nginx build-debug \
+.PHONY: run dev fmt test setup-build setup-fmt setup-release setup-browser setup-nginx build-debug \
         test-rust test-lint test-fmt test-dev test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
@@ -40,8 +41,20 @@ dev: setup-build
 ## make test: every layer — fmt, clippy (both builds), cargo tests, the dev server, Playwright.
 test: setup-build setup-browser setup-nginx test-fmt test-lint test-rust test-dev test-e2e
 
-test-fmt:
+## `cargo fmt` leaves `view!` bodies alone; leptosfmt (leptosfmt.toml) formats them.
+test-fmt: setup-fmt
 	cargo fmt --check
+	@leptosfmt --check --quiet src || \
+		{ leptosfmt --check src | grep -v '^✅' || true; echo 'view! bodies drift: run make fmt'; exit 1; }
+
+## make fmt: format everything the way test-fmt checks it.
+fmt: setup-fmt
+	leptosfmt --quiet src
+	cargo fmt
+
+setup-fmt:
+	@leptosfmt --version 2>/dev/null | grep -q "$(LEPTOSFMT_VERSION)" || \
+		cargo install leptosfmt --version $(LEPTOSFMT_VERSION) --locked
 
 test-lint:
 	cargo clippy --features ssr --all-targets -- -D warnings

@@ -224,3 +224,38 @@ test('at 375 px Ctrl+K opens the conversations menu and focuses the search box',
   await expect(page.getByTestId('user-text')).toHaveText(['How hot should the water be?']);
   await chat.expectNoConsoleErrors();
 });
+
+test('keys typed right after Ctrl+K are all kept, even before the next frame is drawn', async ({ page }, testInfo) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  const file = testInfo.outputPath('search.json');
+  fs.writeFileSync(file, exportFile());
+  await page.getByTestId('import-json').setInputFiles(file);
+  await expect(page.getByTestId('conversation-item')).toHaveCount(3);
+  const box = page.getByRole('searchbox', { name: 'Search conversations' });
+  await box.fill('oolong');
+  await page.getByTestId('conversation').focus();
+  await expect(box).not.toBeFocused();
+
+  // A quick typist's first key lands before the page draws its next frame:
+  // frames wait until the key is in, then run.
+  await page.evaluate(() => {
+    const w = window as unknown as Record<string, unknown> & Window;
+    const held: FrameRequestCallback[] = [];
+    const real = window.requestAnimationFrame.bind(window);
+    w.requestAnimationFrame = (callback: FrameRequestCallback) => (held.push(callback), 0);
+    w.__releaseFrames = () => {
+      w.requestAnimationFrame = real;
+      for (const callback of held.splice(0)) callback(performance.now());
+    };
+  });
+  await page.keyboard.press('Control+K');
+  // The shortcut selects what the box held, so the first key replaces it.
+  await page.keyboard.type('Z');
+  await expect(box).toHaveValue('Z');
+  await page.evaluate(() => (window as unknown as { __releaseFrames: () => void }).__releaseFrames());
+  await page.keyboard.type('anzibarite');
+  await expect(box).toHaveValue('Zanzibarite');
+  await expect(page.getByTestId('search-result').first().locator('mark')).toHaveText(WORD);
+  await chat.expectNoConsoleErrors();
+});

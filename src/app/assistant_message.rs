@@ -64,7 +64,7 @@ pub fn AssistantMessage(
             let effort = turn.effort;
             // Only the last turn can be the one streaming.
             let on_answer_now = on_answer_now.filter(|_| is_last.get_untracked());
-            view! { <ThinkingBlock block open now effort on_answer_now/> }.into_any()
+            view! { <ThinkingBlock block open now effort on_answer_now /> }.into_any()
         }
         BlockKind::Answer => {
             // Its text is whole once the turn has ended or a block follows it.
@@ -72,7 +72,7 @@ pub fn AssistantMessage(
             let finished = Signal::derive(move || !turn.status.get().is_live() || followed.get());
             view! {
                 <div class="answer markdown" data-testid="answer">
-                    <StreamingMarkdown text=block.text finished/>
+                    <StreamingMarkdown text=block.text finished />
                 </div>
             }
             .into_any()
@@ -170,53 +170,101 @@ pub fn AssistantMessage(
     let copy_answer = move |_| copy.run(answer_text());
 
     view! {
-        <div class="message assistant" data-testid="assistant-message" data-status=move || status_name(turn.status.get())>
-            {move || hidden_reasoning().map(|label| view! {
-                <section class="thinking done" data-testid="thinking-block">
-                    <div class="thinking-header-row">
-                        <button class="thinking-header" disabled=true>
-                            {decoration("chevron")}
-                            <span class="thinking-label">{label}</span>
-                        </button>
-                    </div>
-                </section>
-            })}
-            <For each=move || blocks.get() key=|b| b.key children=render_block/>
-            {move || tokens_note().map(|note| view! {
-                <p class="turn-note turn-tokens" data-testid="reasoning-tokens">{note}</p>
-            })}
+        <div
+            class="message assistant"
+            data-testid="assistant-message"
+            data-status=move || status_name(turn.status.get())
+        >
+            {move || {
+                hidden_reasoning()
+                    .map(|label| {
+                        view! {
+                            <section class="thinking done" data-testid="thinking-block">
+                                <div class="thinking-header-row">
+                                    <button class="thinking-header" disabled=true>
+                                        {decoration("chevron")}
+                                        <span class="thinking-label">{label}</span>
+                                    </button>
+                                </div>
+                            </section>
+                        }
+                    })
+            }}
+            <For each=move || blocks.get() key=|b| b.key children=render_block />
+            {move || {
+                tokens_note()
+                    .map(|note| {
+                        view! {
+                            <p class="turn-note turn-tokens" data-testid="reasoning-tokens">
+                                {note}
+                            </p>
+                        }
+                    })
+            }}
             <Show when=waiting>
                 <div class="waiting-indicator" data-testid="waiting">
                     {decoration("pulse")}
                     {waiting_label}
                 </div>
             </Show>
-            {move || empty_outcome.get().map(|outcome| view! {
-                <p class="turn-note" data-testid="empty-outcome">{outcome.note()}</p>
-            })}
-            {move || turn.error.get().map(|e| view! {
-                <p class="turn-error" role="alert" data-testid="turn-error">{e.message}</p>
-            })}
+            {move || {
+                empty_outcome
+                    .get()
+                    .map(|outcome| {
+                        view! {
+                            <p class="turn-note" data-testid="empty-outcome">
+                                {outcome.note()}
+                            </p>
+                        }
+                    })
+            }}
+            {move || {
+                turn.error
+                    .get()
+                    .map(|e| {
+                        view! {
+                            <p class="turn-error" role="alert" data-testid="turn-error">
+                                {e.message}
+                            </p>
+                        }
+                    })
+            }}
             <Show when=move || turn.status.get() == TurnStatus::Stopped>
-                <p class="turn-note" data-testid="turn-stopped">"Stopped."</p>
+                <p class="turn-note" data-testid="turn-stopped">
+                    "Stopped."
+                </p>
             </Show>
             <Show when=retryable>
                 <div class="turn-actions">
-                    <button class="copy-button" data-testid="retry" on:click=move |_| {
-                        if let Some(retry) = on_retry {
-                            retry.run(());
+                    <button
+                        class="copy-button"
+                        data-testid="retry"
+                        on:click=move |_| {
+                            if let Some(retry) = on_retry {
+                                retry.run(());
+                            }
                         }
-                    }>"Retry"</button>
+                    >
+                        "Retry"
+                    </button>
                 </div>
             </Show>
             <Show when=move || !turn.status.get().is_live() && !answer_text().trim().is_empty()>
                 <div class="turn-actions">
-                    <Show when=move || is_last.get() && on_retry.is_some() && turn.status.get() == TurnStatus::Done>
-                        <button class="copy-button" data-testid="regenerate" on:click=move |_| {
-                            if let Some(retry) = on_retry {
-                                retry.run(());
+                    <Show when=move || {
+                        is_last.get() && on_retry.is_some() && turn.status.get() == TurnStatus::Done
+                    }>
+                        <button
+                            class="copy-button"
+                            data-testid="regenerate"
+                            on:click=move |_| {
+                                if let Some(retry) = on_retry {
+                                    retry.run(());
+                                }
                             }
-                        }>"Regenerate"</button>
+                        >
+                            "Regenerate"
+                        </button>
                     </Show>
                     <button class="copy-button" on:click=copy_answer>
                         {move || if copied.get() { "Copied" } else { "Copy answer" }}
@@ -254,7 +302,7 @@ mod render_tests {
                 turn.apply(event, 1_000.0 + i as f64);
             }
             let view = TurnView::new(&turn);
-            view! { <AssistantMessage turn=view now=now/> }.to_html()
+            view! { <AssistantMessage turn=view now=now /> }.to_html()
         })
     }
     fn done() -> TurnEvent {

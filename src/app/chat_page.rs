@@ -95,126 +95,180 @@ pub fn ChatPage() -> impl IntoView {
     let models = Resource::new(|| (), |_| list_models());
     let now = session.clock;
 
+    let open_match = Callback::new(move |found: super::history::SearchHit| {
+        // Not shown when it could not be loaded (the notice says why).
+        conversations.open(found.id.clone(), move |shown| {
+            if shown && session.current_id.get_untracked() == found.id {
+                reveal_match(stick, session, found);
+            }
+        });
+    });
+    let send = Callback::new(move |text| {
+        // The new question comes into view, and the turn is followed.
+        stick.follow(true);
+        session.send(text);
+    });
+
     let notice_list = move || {
         let list: Vec<(usize, Notice)> = notices.notices.get().into_iter().enumerate().collect();
         list
     };
     view! {
         <div class="layout">
-        <Sidebar
-            index=conversations.index
-            current=session.current_id
-            on_new=Callback::new(move |_| conversations.new_conversation())
-            on_switch=Callback::new(move |id| conversations.switch(id))
-            on_rename=Callback::new(move |(id, title)| conversations.rename(id, title))
-            on_delete=Callback::new(move |id| conversations.delete(id))
-            on_open_match=Callback::new(move |found: super::history::SearchHit| {
-                // Not shown when it could not be loaded (the notice says why).
-                conversations.open(found.id.clone(), move |shown| {
-                    if shown && session.current_id.get_untracked() == found.id {
-                        reveal_match(stick, session, found);
-                    }
-                });
-            })
-        />
-        <div class="page">
-            <header class="topbar">
-                <h1 class="brand">"Pensive"</h1>
-                // Its own box: a Suspense must be the last child of its
-                // parent to hydrate (siblings after it went unmatched).
-                <div class="model-line">
-                    <Suspense fallback=|| ()>
-                        {move || models.get().and_then(Result::ok).map(|list| view! {
-                            {model_chooser(session, list.clone())}
-                            <EffortPicker models=list model=session.model effort=session.effort on_change=Callback::new(move |e| session.pick_effort(e))/>
-                        })}
-                    </Suspense>
-                </div>
-                <PageMenu preference=fold_preference files empty=Signal::derive(move || session.messages.with(Vec::is_empty))/>
-            </header>
-            <For
-                each=notice_list
-                key=|(i, n)| (*i, n.message.clone())
-                children=move |(_, notice)| notice_view(notices, notice)
+            <Sidebar
+                index=conversations.index
+                current=session.current_id
+                on_new=Callback::new(move |_| conversations.new_conversation())
+                on_switch=Callback::new(move |id| conversations.switch(id))
+                on_rename=Callback::new(move |(id, title)| conversations.rename(id, title))
+                on_delete=Callback::new(move |id| conversations.delete(id))
+                on_open_match=open_match
             />
-            {move || conversations.deleted.get().map(|c| view! {
-                <div class="notice undo" role="status" data-testid="undo-delete">
-                    <span>{format!("Deleted \u{201c}{}\u{201d}.", c.summary().title)}</span>
-                    <button on:click=move |_| conversations.undo_delete()>"Undo"</button>
-                    <button on:click=move |_| conversations.dismiss_undo()>"Dismiss"</button>
-                </div>
-            })}
-            <div class="conversation-wrap">
-            <main
-                class="conversation"
-                data-testid="conversation"
-                aria-label="Conversation"
-                tabindex="0"
-                node_ref=stick.scroller
-                on:scroll=move |_| stick.on_scroll()
-                on:wheel=move |ev| stick.on_wheel(ev)
-                on:keydown=move |ev| stick.on_keydown(ev)
-                on:touchstart=move |ev| stick.on_touchstart(ev)
-                on:touchmove=move |ev| stick.on_touchmove(ev)
-            >
-                // Filled before hydration with how the conversation looked
-                // (restore_shell): never rendered into by the app.
-                <div id=restore_shell::SNAPSHOT_ID class="restore-snapshot" inert=true aria-hidden="true"></div>
-                <div class="conversation-content" node_ref=stick.content>
-                <Show when=move || session.messages.with(Vec::is_empty)>
-                    <div class="empty-state">
-                        // Texts as blocks: shown again after hydration, these
-                        // are built node by node (super::trusted_html).
-                        <h2>{"Ask a reasoning model something hard."}</h2>
-                        <p>{"You will see it think, live, then answer."}</p>
+            <div class="page">
+                <header class="topbar">
+                    <h1 class="brand">"Pensive"</h1>
+                    // Its own box: a Suspense must be the last child of its
+                    // parent to hydrate (siblings after it went unmatched).
+                    <div class="model-line">
+                        <Suspense fallback=|| ()>
+                            {move || {
+                                models
+                                    .get()
+                                    .and_then(Result::ok)
+                                    .map(|list| {
+                                        view! {
+                                            {model_chooser(session, list.clone())}
+                                            <EffortPicker
+                                                models=list
+                                                model=session.model
+                                                effort=session.effort
+                                                on_change=Callback::new(move |e| session.pick_effort(e))
+                                            />
+                                        }
+                                    })
+                            }}
+                        </Suspense>
                     </div>
-                </Show>
+                    <PageMenu
+                        preference=fold_preference
+                        files
+                        empty=Signal::derive(move || session.messages.with(Vec::is_empty))
+                    />
+                </header>
                 <For
-                    each=move || session.messages.get()
-                    key=MessageView::key
-                    children=move |message| {
-                        let key = message.key();
-                        let is_last = Signal::derive(move || {
-                            session.messages.with(|m| m.last().map(MessageView::key) == Some(key))
-                        });
-                        match message {
-                            MessageView::User { content, versions, .. } => {
-                                // The last user message sits right before the last turn.
-                                let editable = Signal::derive(move || {
-                                    !running.get()
-                                        && session.messages.with(|m| {
-                                            m.len() >= 2 && m[m.len() - 2].key() == key
-                                        })
-                                });
-                                let on_edit = Callback::new(move |text| session.edit_and_resend(key, text));
-                                let on_version = Callback::new(move |target| session.show_version(key, target));
-                                view! { <UserMessage content editable on_edit versions on_version running/> }.into_any()
-                            }
-                            MessageView::Assistant { turn, .. } => {
-                                let on_retry = Callback::new(move |_| session.retry(key));
-                                let on_answer_now = Callback::new(move |_| session.answer_now());
-                                view! { <AssistantMessage turn now on_retry is_last on_answer_now/> }.into_any()
-                            }
-                        }
-                    }
+                    each=notice_list
+                    key=|(i, n)| (*i, n.message.clone())
+                    children=move |(_, notice)| notice_view(notices, notice)
                 />
+                {move || {
+                    conversations
+                        .deleted
+                        .get()
+                        .map(|c| {
+                            view! {
+                                <div class="notice undo" role="status" data-testid="undo-delete">
+                                    <span>
+                                        {format!("Deleted \u{201c}{}\u{201d}.", c.summary().title)}
+                                    </span>
+                                    <button on:click=move |_| {
+                                        conversations.undo_delete()
+                                    }>"Undo"</button>
+                                    <button on:click=move |_| {
+                                        conversations.dismiss_undo()
+                                    }>"Dismiss"</button>
+                                </div>
+                            }
+                        })
+                }}
+                <div class="conversation-wrap">
+                    <main
+                        class="conversation"
+                        data-testid="conversation"
+                        aria-label="Conversation"
+                        tabindex="0"
+                        node_ref=stick.scroller
+                        on:scroll=move |_| stick.on_scroll()
+                        on:wheel=move |ev| stick.on_wheel(ev)
+                        on:keydown=move |ev| stick.on_keydown(ev)
+                        on:touchstart=move |ev| stick.on_touchstart(ev)
+                        on:touchmove=move |ev| stick.on_touchmove(ev)
+                    >
+                        // Filled before hydration with how the conversation looked
+                        // (restore_shell): never rendered into by the app.
+                        <div
+                            id=restore_shell::SNAPSHOT_ID
+                            class="restore-snapshot"
+                            inert=true
+                            aria-hidden="true"
+                        ></div>
+                        <div class="conversation-content" node_ref=stick.content>
+                            <Show when=move || session.messages.with(Vec::is_empty)>
+                                <div class="empty-state">
+                                    // Texts as blocks: shown again after hydration, these
+                                    // are built node by node (super::trusted_html).
+                                    <h2>{"Ask a reasoning model something hard."}</h2>
+                                    <p>{"You will see it think, live, then answer."}</p>
+                                </div>
+                            </Show>
+                            <For
+                                each=move || session.messages.get()
+                                key=MessageView::key
+                                children=move |message| {
+                                    let key = message.key();
+                                    let is_last = Signal::derive(move || {
+                                        session
+                                            .messages
+                                            .with(|m| m.last().map(MessageView::key) == Some(key))
+                                    });
+                                    match message {
+                                        MessageView::User { content, versions, .. } => {
+                                            let editable = Signal::derive(move || {
+                                                !running.get()
+                                                    && session
+                                                        .messages
+                                                        .with(|m| { m.len() >= 2 && m[m.len() - 2].key() == key })
+                                            });
+                                            let on_edit = Callback::new(move |text| {
+                                                session.edit_and_resend(key, text)
+                                            });
+                                            let on_version = Callback::new(move |target| {
+                                                session.show_version(key, target)
+                                            });
+                                            // The last user message sits right before the last turn.
+                                            view! {
+                                                <UserMessage
+                                                    content
+                                                    editable
+                                                    on_edit
+                                                    versions
+                                                    on_version
+                                                    running
+                                                />
+                                            }
+                                                .into_any()
+                                        }
+                                        MessageView::Assistant { turn, .. } => {
+                                            let on_retry = Callback::new(move |_| session.retry(key));
+                                            let on_answer_now = Callback::new(move |_| {
+                                                session.answer_now()
+                                            });
+                                            view! {
+                                                <AssistantMessage turn now on_retry is_last on_answer_now />
+                                            }
+                                                .into_any()
+                                        }
+                                    }
+                                }
+                            />
+                        </div>
+                    </main>
+                    <JumpToLatest stick />
                 </div>
-            </main>
-            <JumpToLatest stick/>
+                <div class="visually-hidden" role="status" aria-live="polite" data-testid="status">
+                    {move || session.announcement.get()}
+                </div>
+                <Composer running on_send=send on_stop=Callback::new(move |_| session.stop()) />
             </div>
-            <div class="visually-hidden" role="status" aria-live="polite" data-testid="status">
-                {move || session.announcement.get()}
-            </div>
-            <Composer
-                running
-                on_send=Callback::new(move |text| {
-                    // The new question comes into view, and the turn is followed.
-                    stick.follow(true);
-                    session.send(text);
-                })
-                on_stop=Callback::new(move |_| session.stop())
-            />
-        </div>
         </div>
     }
 }
@@ -223,8 +277,15 @@ pub fn ChatPage() -> impl IntoView {
 fn notice_view(notices: UseNoticesReturn, notice: Notice) -> impl IntoView {
     let message = notice.message.clone();
     let download = notice.backup.map(|raw| {
-        let href = format!("data:application/json;charset=utf-8,{}", percent_encode(&raw));
-        view! { <a href=href download="pensive-backup.json" data-testid="download-backup">"Download it"</a> }
+        let href = format!(
+            "data:application/json;charset=utf-8,{}",
+            percent_encode(&raw)
+        );
+        view! {
+            <a href=href download="pensive-backup.json" data-testid="download-backup">
+                "Download it"
+            </a>
+        }
     });
     view! {
         <div class="notice" role="alert" data-testid="notice">
@@ -277,7 +338,13 @@ fn model_badge(model: PublicModel) -> impl IntoView {
     view! {
         <span class="model-badge" data-testid="model-badge" class:demo=model.demo>
             {model.label}
-            {model.demo.then(|| view! { <span class="demo-note">" \u{b7} built-in demo, no API key needed"</span> })}
+            {model
+                .demo
+                .then(|| {
+                    view! {
+                        <span class="demo-note">" \u{b7} built-in demo, no API key needed"</span>
+                    }
+                })}
         </span>
     }
 }

@@ -30,8 +30,16 @@ pub fn Composer(
         }
     };
     view! {
-        <form class="composer" on:submit=move |ev| { ev.prevent_default(); submit(); }>
-            <label class="visually-hidden" for="composer-input">"Message"</label>
+        <form
+            class="composer"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                submit();
+            }
+        >
+            <label class="visually-hidden" for="composer-input">
+                "Message"
+            </label>
             <textarea
                 id="composer-input"
                 data-testid="composer"
@@ -44,11 +52,27 @@ pub fn Composer(
             ></textarea>
             <Show
                 when=move || running.get()
-                fallback=move || view! {
-                    <button type="submit" class="send" data-testid="send" disabled=move || draft.with(|d| d.trim().is_empty())>"Send"</button>
+                fallback=move || {
+                    view! {
+                        <button
+                            type="submit"
+                            class="send"
+                            data-testid="send"
+                            disabled=move || draft.with(|d| d.trim().is_empty())
+                        >
+                            "Send"
+                        </button>
+                    }
                 }
             >
-                <button type="button" class="stop" data-testid="stop" on:click=move |_| on_stop.run(())>"Stop"</button>
+                <button
+                    type="button"
+                    class="stop"
+                    data-testid="stop"
+                    on:click=move |_| on_stop.run(())
+                >
+                    "Stop"
+                </button>
             </Show>
         </form>
     }

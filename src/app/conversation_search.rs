@@ -102,8 +102,18 @@ pub fn ConversationSearch(
                     }
                 };
                 focus();
-                // On a phone the box shows once the menu has opened.
-                request_animation_frame(focus);
+                // On a phone the box shows once the menu has opened. Where it
+                // was shown already, it has the focus and may hold what was
+                // typed since: selecting again would let the next key replace it.
+                request_animation_frame(move || {
+                    let focused = input.get_untracked().is_some_and(|el| {
+                        let el: &web_sys::Element = &el;
+                        document().active_element().as_ref() == Some(el)
+                    });
+                    if !focused {
+                        focus();
+                    }
+                });
             }
         });
         on_cleanup(move || shortcut.remove());
@@ -156,12 +166,14 @@ pub fn ConversationSearch(
             </kbd>
         </div>
         <Show when=active>
-            <p class="search-status" role="status" data-testid="search-status">{status}</p>
+            <p class="search-status" role="status" data-testid="search-status">
+                {status}
+            </p>
             <ul class="search-results" aria-label="Search results">
                 <For
                     each=move || results.get()
                     key=|r| (r.id.clone(), r.hit.clone())
-                    children=move |result| view! { <SearchResult result menu_open on_open/> }
+                    children=move |result| view! { <SearchResult result menu_open on_open /> }
                 />
             </ul>
         </Show>
@@ -217,7 +229,7 @@ mod render_tests {
     fn the_box_is_named_and_hints_its_shortcut_and_the_list_shows_until_a_query() {
         let html = Owner::new().with(|| {
             let (query, menu_open) = (RwSignal::new(String::new()), RwSignal::new(false));
-            view! { <ConversationSearch query menu_open on_open=Callback::new(|_| ())/> }.to_html()
+            view! { <ConversationSearch query menu_open on_open=Callback::new(|_| ()) /> }.to_html()
         });
         assert!(html.contains("type=\"search\""), "{html}");
         assert!(
@@ -256,7 +268,7 @@ mod render_tests {
         };
         let html = Owner::new().with(|| {
             let menu_open = RwSignal::new(false);
-            view! { <SearchResult result menu_open on_open=Callback::new(|_| ())/> }.to_html()
+            view! { <SearchResult result menu_open on_open=Callback::new(|_| ()) /> }.to_html()
         });
         assert!(html.contains("data-part=\"reasoning\""), "{html}");
         assert!(html.contains("<mark>Zanzibarite</mark>"), "{html}");

@@ -41,7 +41,7 @@ mod render_tests {
     fn a_named_select_listing_this_conversation_first() {
         let html = Owner::new().with(|| {
             let scope = RwSignal::new(ExportScope::Shown);
-            view! { <ExportScopePicker scope/> }.to_html()
+            view! { <ExportScopePicker scope /> }.to_html()
         });
         assert!(
             html.contains("aria-label=\"Conversations to export\""),

@@ -33,7 +33,7 @@ mod render_tests {
         let render = |on: bool| {
             Owner::new().with(|| {
                 let include = RwSignal::new(on);
-                view! { <IncludeReasoningToggle include/> }.to_html()
+                view! { <IncludeReasoningToggle include /> }.to_html()
             })
         };
         let on = render(true);

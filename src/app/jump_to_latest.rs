@@ -16,25 +16,30 @@ pub fn JumpToLatest(
 ) -> impl IntoView {
     let following = stick.following();
     let new_below = stick.new_below();
+    let jump = move |_| {
+        // The button goes away: keep the keyboard in the
+        // conversation (first: focusing would stop the glide).
+        if let Some(conversation) = stick.scroller.get_untracked() {
+            let _ = conversation.focus();
+        }
+        stick.follow(false);
+    };
     view! {
         <Show when=move || !following.get()>
             <button
                 class="jump-to-latest"
                 class:has-new=move || new_below.get()
                 data-testid="jump-to-latest"
-                on:click=move |_| {
-                    // The button goes away: keep the keyboard in the
-                    // conversation (first: focusing would stop the glide).
-                    if let Some(conversation) = stick.scroller.get_untracked() {
-                        let _ = conversation.focus();
-                    }
-                    stick.follow(false);
-                }
+                on:click=jump
             >
                 {decoration("jump-arrow")}
                 // Text as a block: built node by node (trusted_html).
                 <span>{"Jump to latest"}</span>
-                {move || new_below.get().then(|| view! { <span class="jump-new">{" \u{b7} new text below"}</span> })}
+                {move || {
+                    new_below
+                        .get()
+                        .then(|| view! { <span class="jump-new">{" \u{b7} new text below"}</span> })
+                }}
             </button>
         </Show>
     }

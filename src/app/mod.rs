@@ -54,22 +54,22 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
         <!DOCTYPE html>
         <html lang="en">
             <head>
-                <meta charset="utf-8"/>
-                <meta name="viewport" content="width=device-width, initial-scale=1"/>
-                <meta name="color-scheme" content="light dark"/>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <meta name="color-scheme" content="light dark" />
                 // Before anything paints: a returning user never sees the welcome.
-                <restore_shell::RestoringScript/>
-                <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
+                <restore_shell::RestoringScript />
+                <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
                 // Names the content-hashed file when the build made one (cached a year).
-                <HashedStylesheet options=options.clone() id="leptos"/>
-                <AutoReload options=options.clone()/>
-                <HydrationScripts options/>
-                <MetaTags/>
+                <HashedStylesheet options=options.clone() id="leptos" />
+                <AutoReload options=options.clone() />
+                <HydrationScripts options />
+                <MetaTags />
             </head>
             <body>
-                <App/>
+                <App />
                 // After the app's HTML, before hydration: the conversation as it looked.
-                <restore_shell::SnapshotScript/>
+                <restore_shell::SnapshotScript />
             </body>
         </html>
     }
@@ -82,10 +82,10 @@ pub fn App() -> impl IntoView {
     // Effects run only in the browser, after hydration: tests wait for this marker.
     Effect::new(move |_| browser::mark_hydrated());
     view! {
-        <Title text="Pensive"/>
+        <Title text="Pensive" />
         <Router>
             <Routes fallback=|| view! { <p class="not-found">"Page not found."</p> }>
-                <Route path=path!("") view=ChatPage/>
+                <Route path=path!("") view=ChatPage />
             </Routes>
         </Router>
     }

@@ -46,42 +46,74 @@ pub fn PageMenu(
                 aria-expanded=move || open.get().to_string()
                 aria-controls="page-menu-panel"
                 on:click=move |_| open.update(|o| *o = !*o)
-            >"Options"</button>
+            >
+                "Options"
+            </button>
             <div id="page-menu-panel" class="page-menu-panel" class:open=move || open.get()>
-                <FoldPreferencePicker preference/>
-                <ExportScopePicker scope/>
-                <IncludeReasoningToggle include=with_reasoning/>
+                <FoldPreferencePicker preference />
+                <ExportScopePicker scope />
+                <IncludeReasoningToggle include=with_reasoning />
                 <div class="conversation-actions">
-                    <button class="copy-button" data-testid="export-markdown"
+                    <button
+                        class="copy-button"
+                        data-testid="export-markdown"
                         disabled=nothing
-                        on:click=move |_| export(ExportFormat::Markdown)>"Export Markdown"</button>
-                    <button class="copy-button" data-testid="export-json"
+                        on:click=move |_| export(ExportFormat::Markdown)
+                    >
+                        "Export Markdown"
+                    </button>
+                    <button
+                        class="copy-button"
+                        data-testid="export-json"
                         disabled=nothing
-                        on:click=move |_| export(ExportFormat::Json)>"Export JSON"</button>
+                        on:click=move |_| export(ExportFormat::Json)
+                    >
+                        "Export JSON"
+                    </button>
                     <label class="copy-button import-label">
                         "Import JSON"
-                        <input type="file" accept="application/json,.json" class="visually-hidden" data-testid="import-json"
+                        <input
+                            type="file"
+                            accept="application/json,.json"
+                            class="visually-hidden"
+                            data-testid="import-json"
                             on:change=move |ev| {
                                 if let Some(target) = ev.target() {
                                     leptos::task::spawn_local(async move {
-                                        files.import(super::browser::read_chosen_file(target).await);
+                                        files
+                                            .import(super::browser::read_chosen_file(target).await);
                                     });
                                 }
-                            }/>
+                            }
+                        />
                     </label>
                 </div>
                 // Behind an access token: the cookie is cleared, then the
                 // sign-in page asks for the token again.
                 <Suspense fallback=|| ()>
-                    {move || guarded.get().and_then(Result::ok).filter(|on| *on).map(|_| view! {
-                        <button class="copy-button" data-testid="sign-out" on:click=move |_| {
-                            leptos::task::spawn_local(async {
-                                if super::api::sign_out().await.is_ok() {
-                                    super::browser::go_to("/sign-in");
+                    {move || {
+                        guarded
+                            .get()
+                            .and_then(Result::ok)
+                            .filter(|on| *on)
+                            .map(|_| {
+                                view! {
+                                    <button
+                                        class="copy-button"
+                                        data-testid="sign-out"
+                                        on:click=move |_| {
+                                            leptos::task::spawn_local(async {
+                                                if super::api::sign_out().await.is_ok() {
+                                                    super::browser::go_to("/sign-in");
+                                                }
+                                            });
+                                        }
+                                    >
+                                        {"Sign out"}
+                                    </button>
                                 }
-                            });
-                        }>{"Sign out"}</button>
-                    })}
+                            })
+                    }}
                 </Suspense>
             </div>
         </div>

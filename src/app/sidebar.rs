@@ -125,19 +125,27 @@ pub fn Sidebar(
                 "Conversations"
             </button>
             <div id="conversation-list" class="sidebar-body" class:open=move || menu_open.get()>
-                <button class="new-conversation" data-testid="new-conversation" on:click=move |_| {
-                    menu_open.set(false);
-                    on_new.run(());
-                }>
+                <button
+                    class="new-conversation"
+                    data-testid="new-conversation"
+                    on:click=move |_| {
+                        menu_open.set(false);
+                        on_new.run(());
+                    }
+                >
                     "New conversation"
                 </button>
-                <ConversationSearch query menu_open on_open=on_open_match/>
+                <ConversationSearch query menu_open on_open=on_open_match />
                 <Show when=move || query.with(|q| q.trim().is_empty())>
                     <ul class="conversation-list">
-                        <For each=move || index.get() key=|s| (s.id.clone(), s.title.clone()) children=item/>
+                        <For
+                            each=move || index.get()
+                            key=|s| (s.id.clone(), s.title.clone())
+                            children=item
+                        />
                     </ul>
                 </Show>
-                <StoragePanel index on_delete/>
+                <StoragePanel index on_delete />
             </div>
         </nav>
     }

@@ -87,7 +87,11 @@ pub fn StoragePanel(
             <li class="storage-row" data-testid="storage-row">
                 <span class="storage-title">{line.title}</span>
                 <span class="storage-size" data-testid="storage-size">
-                    {if line.bytes == 0 { "\u{2014}".to_owned() } else { format_bytes(line.bytes as f64) }}
+                    {if line.bytes == 0 {
+                        "\u{2014}".to_owned()
+                    } else {
+                        format_bytes(line.bytes as f64)
+                    }}
                 </span>
                 <button
                     class="icon-button"
@@ -110,17 +114,21 @@ pub fn StoragePanel(
             <p data-testid="storage-usage">{used_line}</p>
             <p data-testid="storage-persisted">
                 {move || match persisted() {
-                    Some(true) => view! {
-                        {"Kept for good: the browser will not clear it to free disk space."}
+                    Some(true) => {
+                        view! {
+                            {"Kept for good: the browser will not clear it to free disk space."}
+                        }
+                            .into_any()
                     }
-                    .into_any(),
-                    Some(false) => view! {
-                        {"Not kept for good: the browser may clear it when the disk runs low. "}
-                        <button class="copy-button" data-testid="persist-storage" on:click=keep>
-                            {"Ask to keep it"}
-                        </button>
+                    Some(false) => {
+                        view! {
+                            {"Not kept for good: the browser may clear it when the disk runs low. "}
+                            <button class="copy-button" data-testid="persist-storage" on:click=keep>
+                                {"Ask to keep it"}
+                            </button>
+                        }
+                            .into_any()
                     }
-                    .into_any(),
                     None => ().into_any(),
                 }}
             </p>
@@ -128,7 +136,11 @@ pub fn StoragePanel(
                 {"To free room, delete conversations you no longer need; export them first (Options \u{2192} Export: all conversations) to keep a copy."}
             </p>
             <ul class="storage-list" aria-label="Conversations by size">
-                <For each=move || by_size(&index.get()) key=|s| (s.id.clone(), s.bytes, s.title.clone()) children=row/>
+                <For
+                    each=move || by_size(&index.get())
+                    key=|s| (s.id.clone(), s.bytes, s.title.clone())
+                    children=row
+                />
             </ul>
         </details>
     }

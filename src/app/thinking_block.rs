@@ -210,17 +210,38 @@ pub fn ThinkingBlock(
                     >
                         {decoration("chevron")}
                         <span class="thinking-label">{move || label.get()}</span>
-                        {move || topic.get().map(|name| {
-                            // The whole label on hover when the header cuts it.
-                            let full = name.clone();
-                            view! {
-                                <span class="thinking-topic-sep">" \u{b7} "</span>
-                                <span class="thinking-topic" data-testid="thinking-topic" title=full>{name}</span>
-                            }
-                        })}
-                        {move || preview.get().map(|line| view! {
-                            <span class="thinking-preview" data-testid="thinking-preview">{line}</span>
-                        })}
+                        {move || {
+                            topic
+                                .get()
+                                .map(|name| {
+                                    let full = name.clone();
+                                    // The whole label on hover when the header cuts it.
+                                    view! {
+                                        <span class="thinking-topic-sep">" \u{b7} "</span>
+                                        <span
+                                            class="thinking-topic"
+                                            data-testid="thinking-topic"
+                                            title=full
+                                        >
+                                            {name}
+                                        </span>
+                                    }
+                                })
+                        }}
+                        {move || {
+                            preview
+                                .get()
+                                .map(|line| {
+                                    view! {
+                                        <span
+                                            class="thinking-preview"
+                                            data-testid="thinking-preview"
+                                        >
+                                            {line}
+                                        </span>
+                                    }
+                                })
+                        }}
                     </button>
                     <Show when=move || offer_answer_now.get()>
                         <button
@@ -235,7 +256,13 @@ pub fn ThinkingBlock(
                                 }
                             }
                         >
-                            {move || if answer_now_pressed.get() { "Answering\u{2026}" } else { "Answer now" }}
+                            {move || {
+                                if answer_now_pressed.get() {
+                                    "Answering\u{2026}"
+                                } else {
+                                    "Answer now"
+                                }
+                            }}
                         </button>
                     </Show>
                     <Show when=move || open.get() && has_text.get()>
@@ -258,7 +285,13 @@ pub fn ThinkingBlock(
                     inert=move || !open.get() || !expandable.get()
                     on:scroll=on_scroll
                 >
-                    <StreamingMarkdown text=block.text active=open finished=Signal::derive(move || !streaming.get()) without_topics=true on_rendered=pin_to_bottom/>
+                    <StreamingMarkdown
+                        text=block.text
+                        active=open
+                        finished=Signal::derive(move || !streaming.get())
+                        without_topics=true
+                        on_rendered=pin_to_bottom
+                    />
                 </div>
             </section>
         </Show>
@@ -436,7 +469,7 @@ pub(crate) mod render_tests {
             let block = view.blocks.get_untracked()[0];
             let answer_started = Signal::derive(move || view.blocks.with(|b| b.len() > 1));
             let open = use_thinking_fold(block, answer_started);
-            let rendered = view! { <ThinkingBlock block open now=now/> };
+            let rendered = view! { <ThinkingBlock block open now=now /> };
             then(&mut turn, &view);
             rendered.to_html()
         })
@@ -458,13 +491,13 @@ pub(crate) mod render_tests {
             let view = TurnView::new(&t);
             let block = view.blocks.get_untracked()[0];
             let open = RwSignal::new(false);
-            let rendered = view! { <ThinkingBlock block open now=1_000.0/> };
+            let rendered = view! { <ThinkingBlock block open now=1_000.0 /> };
             let html = rendered.to_html();
             let (tag, _) = header(&html);
             assert!(tag.contains("aria-expanded=\"false\""), "{tag}");
             assert!(has_attr(&body_tag(&html), "hidden"));
             open.set(true);
-            let html = view! { <ThinkingBlock block open now=1_000.0/> }.to_html();
+            let html = view! { <ThinkingBlock block open now=1_000.0 /> }.to_html();
             let (tag, _) = header(&html);
             assert!(tag.contains("aria-expanded=\"true\""), "{tag}");
             assert!(!has_attr(&body_tag(&html), "hidden"));

@@ -44,13 +44,19 @@ pub fn UserMessage(
         <div class="message user" data-testid="user-message">
             <Show
                 when=move || editing.get()
-                fallback=move || view! {
-                    <div class="bubble" data-testid="user-text">{content.clone()}</div>
+                fallback=move || {
+                    view! {
+                        <div class="bubble" data-testid="user-text">
+                            {content.clone()}
+                        </div>
+                    }
                 }
             >
                 <div class="edit-box">
                     // Text as a block: built node by node (super::trusted_html).
-                    <label class="visually-hidden" for="edit-message">{"Edit your message"}</label>
+                    <label class="visually-hidden" for="edit-message">
+                        {"Edit your message"}
+                    </label>
                     <textarea
                         id="edit-message"
                         data-testid="edit-input"
@@ -58,17 +64,32 @@ pub fn UserMessage(
                         on:input=move |ev| draft.set(event_target_value(&ev))
                     ></textarea>
                     <div class="turn-actions">
-                        <button class="copy-button" data-testid="edit-send" on:click=move |_| send()>"Send"</button>
-                        <button class="copy-button" on:click=move |_| editing.set(false)>"Cancel"</button>
+                        <button
+                            class="copy-button"
+                            data-testid="edit-send"
+                            on:click=move |_| send()
+                        >
+                            "Send"
+                        </button>
+                        <button class="copy-button" on:click=move |_| editing.set(false)>
+                            "Cancel"
+                        </button>
                     </div>
                 </div>
             </Show>
             <div class="user-actions">
-                {versions.zip(on_version).map(|(position, on_show)| view! {
-                    <VersionSwitcher position disabled=running on_show/>
-                })}
-                <Show when=move || editable.get() && !editing.get() && on_edit.is_some()>
-                    <button class="icon-button" data-testid="edit" on:click=move |_| editing.set(true)>"Edit"</button>
+                {versions
+                    .zip(on_version)
+                    .map(|(position, on_show)| {
+                        view! { <VersionSwitcher position disabled=running on_show /> }
+                    })} <Show when=move || editable.get() && !editing.get() && on_edit.is_some()>
+                    <button
+                        class="icon-button"
+                        data-testid="edit"
+                        on:click=move |_| editing.set(true)
+                    >
+                        "Edit"
+                    </button>
                 </Show>
             </div>
         </div>

@@ -18,12 +18,19 @@ pub fn VersionSwitcher(
 ) -> impl IntoView {
     let step =
         |name: &'static str, testid: &'static str, glyph: &'static str, to: Option<usize>| {
-            view! { <VersionStep name testid glyph to disabled on_show/> }
+            view! { <VersionStep name testid glyph to disabled on_show /> }
         };
     view! {
-        <div class="version-switcher" data-testid="versions" role="group" aria-label="Versions of this turn">
+        <div
+            class="version-switcher"
+            data-testid="versions"
+            role="group"
+            aria-label="Versions of this turn"
+        >
             {step("Previous version", "previous-version", "\u{2039}", position.previous())}
-            <span class="version-count" data-testid="version-count">{position.label()}</span>
+            <span class="version-count" data-testid="version-count">
+                {position.label()}
+            </span>
             {step("Next version", "next-version", "\u{203a}", position.next())}
         </div>
     }
@@ -65,7 +72,7 @@ mod render_tests {
     fn render(shown: usize, count: usize, disabled: bool) -> String {
         Owner::new().with(|| {
             let position = VersionPosition { shown, count };
-            view! { <VersionSwitcher position disabled=disabled on_show=Callback::new(|_| ())/> }
+            view! { <VersionSwitcher position disabled=disabled on_show=Callback::new(|_| ()) /> }
                 .to_html()
         })
     }
