@@ -12,11 +12,51 @@ const REASONING_BYTES = 1_000_000;
 /** Only the oldest conversation has it, near the end of its reasoning: the search reads all 100. */
 const RARE_WORD = 'quillwort';
 
+/** Deterministic pseudo-random numbers (mulberry32), so every run stores the same text. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = ['ka', 'ro', 'mi', 'te', 'su', 'la', 'ven', 'dor', 'pli', 'qua', 'ex', 'non', 'ti', 'ber', 'gra', 'sol'];
+/** One word in eight ends in punctuation. */
+const PUNCTUATION = ['', '', '', '', '', '', '', '', '', '', '', '', '', '', ',', '.'];
+
+/**
+ * About 1 MB of reasoning with the spread of real prose: 150,000 words drawn
+ * from a vocabulary of 20,000 by Zipf's law, some with punctuation, so a
+ * conversation has about 21,000 distinct words (a word list of about 210 KB,
+ * more than English prose of that length has) and a word list is no toy.
+ * Each conversation differs.
+ */
+function reasoningText(n: number): string {
+  const next = random(n + 1);
+  const words: string[] = ['The model weighs each step of the problem before it answers.'];
+  let length = words[0].length;
+  while (length < REASONING_BYTES) {
+    const rank = Math.floor(Math.exp(next() * Math.log(20_000)));
+    let word = '';
+    for (let r = rank; ; r = Math.floor(r / SYLLABLES.length)) {
+      word += SYLLABLES[r % SYLLABLES.length];
+      if (r < SYLLABLES.length) break;
+    }
+    word += PUNCTUATION[Math.floor(next() * PUNCTUATION.length)];
+    words.push(word);
+    length += word.length + 1;
+  }
+  return words.join(' ').slice(0, REASONING_BYTES);
+}
+
 function exportFile(part: number): string {
-  const filler = 'The model weighs each step of the problem before it answers. ';
-  const reasoning = filler.repeat(Math.ceil(REASONING_BYTES / filler.length)).slice(0, REASONING_BYTES);
   const conversations = Array.from({ length: PER_FILE }, (_, i) => {
     const n = part * PER_FILE + i;
+    const reasoning = reasoningText(n);
     const tail = n === 0 ? ` Near the end, the ${RARE_WORD} settles it.` : ' Done.';
     return {
       id: `bench-${n}`,

@@ -2,6 +2,7 @@ import { expect, test } from './fixtures/test';
 import * as fs from 'fs';
 import type { Page } from '@playwright/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { storedRecords, storedTexts } from './fixtures/stored';
 
 // Search (issue 22, item 3): the box above the list finds conversations by
 // words in titles, questions, answers and reasoning; a result shows the
@@ -257,5 +258,67 @@ test('keys typed right after Ctrl+K are all kept, even before the next frame is 
   await page.keyboard.type('anzibarite');
   await expect(box).toHaveValue('Zanzibarite');
   await expect(page.getByTestId('search-result').first().locator('mark')).toHaveText(WORD);
+  await chat.expectNoConsoleErrors();
+});
+
+test('a database the previous build wrote (no word lists) is upgraded in place: every conversation listed, found and kept', async ({ page }, testInfo) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  const file = testInfo.outputPath('search.json');
+  fs.writeFileSync(file, exportFile());
+  await page.getByTestId('import-json').setInputFiles(file);
+  await expect(page.getByTestId('conversation-item')).toHaveCount(3);
+  // This build keeps a word list beside each conversation it stores.
+  const lists = await storedTexts(page, 'words');
+  expect(Object.keys(lists).sort()).toEqual(['groceries', 'minerals', 'tea']);
+  expect(lists.minerals.startsWith('w1\n')).toBe(true);
+  expect(lists.minerals).toContain(`\n${WORD}\n`);
+  const records = await storedRecords(page);
+  const texts = await storedTexts(page, 'search');
+  // What a search reads first is a fraction of what it used to read.
+  expect(lists.minerals.length).toBeLessThan(texts.minerals.length / 4);
+
+  // What the previous build left: database version 1, its two stores, no
+  // word lists (written from a page of the site where the app does not run).
+  await page.goto(`${MOCKED}/pkg/render_worker.js`);
+  await page.evaluate(
+    ({ records, texts }) =>
+      new Promise<void>((resolve, reject) => {
+        const gone = indexedDB.deleteDatabase('pensive');
+        gone.onerror = () => reject(gone.error);
+        gone.onsuccess = () => {
+          const open = indexedDB.open('pensive', 1);
+          open.onupgradeneeded = () => {
+            open.result.createObjectStore('conversations');
+            open.result.createObjectStore('search');
+          };
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const db = open.result;
+            const tx = db.transaction(['conversations', 'search'], 'readwrite');
+            for (const [id, record] of Object.entries(records)) tx.objectStore('conversations').put(record, id);
+            for (const [id, text] of Object.entries(texts)) tx.objectStore('search').put(text, id);
+            tx.oncomplete = () => (db.close(), resolve());
+            tx.onabort = () => reject(tx.error);
+          };
+        };
+      }),
+    { records, texts },
+  );
+  expect(await storedTexts(page, 'words')).toEqual({});
+
+  await chat.open(MOCKED);
+  await expect(page.getByTestId('conversation-item')).toHaveCount(3);
+  const box = page.getByRole('searchbox', { name: 'Search conversations' });
+  await box.fill(WORD);
+  const results = page.getByTestId('search-result');
+  await expect(results).toHaveCount(1);
+  await expect(results.first().locator('mark')).toHaveText(WORD);
+  await box.fill('apples');
+  await expect(results).toHaveCount(1);
+  await expect(results.first()).toContainText('Weekend groceries');
+  // Upgraded, nothing rewritten: the records are as the previous build left them.
+  expect(await storedRecords(page)).toEqual(records);
+  expect(await page.evaluate(() => indexedDB.databases().then((d) => d.find((x) => x.name === 'pensive')?.version))).toBe(2);
   await chat.expectNoConsoleErrors();
 });

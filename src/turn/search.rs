@@ -20,6 +20,14 @@
 //! A match's part is the number of U+001F before it (one `memchr` pass), so
 //! nothing but the text itself is stored and a scan reads it once.
 //!
+//! Beside it, a conversation keeps a word list ([`word_list`]): its distinct
+//! words, folded, one per line after the header line `w1`. A query's word
+//! can only occur inside one run of non-blank characters, so a conversation
+//! whose list holds none of the runs containing it cannot match
+//! ([`may_match`]): a search reads the small lists first and the whole text
+//! only of the conversations that pass. An empty list (written while a turn
+//! streams, when it would be out of date at the next save) passes all.
+//!
 //! Matching ([`find_range`]): the query's words in order, each run of
 //! whitespace in the query matching any run of whitespace (at least one) in
 //! the text. Case-insensitive: ASCII always; for a query with non-ASCII
@@ -140,6 +148,68 @@ pub fn search_text(c: &Conversation) -> String {
     out
 }
 
+/// The layout tag that starts every word list.
+pub const WORDS_LAYOUT: &str = "w1";
+
+/// Splits texts and queries alike: a query's word holds neither.
+fn is_break(c: char) -> bool {
+    c.is_whitespace() || c.is_control()
+}
+
+/// The word list of `c`, whose search text is `search_text`: its distinct
+/// runs of non-blank characters, folded as a non-ASCII query folds text (for
+/// an ASCII query that finds the same occurrences as its ASCII folding), one
+/// per line after the `w1` line. Empty while a turn of `c` is live: the next
+/// save would make a list of the whole conversation again, at every save of
+/// the stream; searches read the text of such a conversation instead.
+pub fn word_list(c: &Conversation, search_text: &str) -> String {
+    let live = c.messages.iter().any(|m| match m {
+        Message::Assistant(turn) => turn.status.is_live(),
+        Message::User { .. } => false,
+    });
+    if live {
+        return String::new();
+    }
+    let body = memchr::memchr(HEADER_END, search_text.as_bytes())
+        .map_or("", |end| &search_text[end + 1..]);
+    let mut folded = Vec::new();
+    fold_unicode(body, &mut folded);
+    // Folding maps a character to one of the same length: still UTF-8.
+    let folded = String::from_utf8_lossy(&folded);
+    // Distinct first (a long text repeats most of its words), then sorted
+    // so the same conversation always gives the same list.
+    let distinct: std::collections::HashSet<&str> =
+        folded.split(is_break).filter(|w| !w.is_empty()).collect();
+    let mut words: Vec<&str> = distinct.into_iter().collect();
+    words.sort_unstable();
+    let mut out = String::with_capacity(
+        WORDS_LAYOUT.len() + words.iter().map(|w| w.len() + 1).sum::<usize>() + 1,
+    );
+    out.push_str(WORDS_LAYOUT);
+    out.push('\n');
+    for word in words {
+        out.push_str(word);
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether a conversation with this word list may match `query`: false only
+/// when some word of the query is in none of its words. A list of another
+/// layout, or none (empty), cannot tell: true.
+pub fn may_match(word_list: &str, query: &str) -> bool {
+    let Some(list) = word_list
+        .strip_prefix(WORDS_LAYOUT)
+        .and_then(|rest| rest.strip_prefix('\n'))
+    else {
+        return true;
+    };
+    query
+        .split(is_break)
+        .filter(|w| !w.is_empty())
+        .all(|word| memmem::find(list.as_bytes(), fold_str(word).as_bytes()).is_some())
+}
+
 /// The first match of `query` in a search text, with its place and snippet;
 /// `None` when the query has no words, or nothing matches.
 pub fn find(text: &str, query: &str) -> Option<Hit> {
@@ -173,7 +243,7 @@ pub fn find(text: &str, query: &str) -> Option<Hit> {
 /// hit again in the rendered page.
 pub fn find_range(haystack: &str, query: &str) -> Option<Range<usize>> {
     let words: Vec<String> = query
-        .split(|c: char| c.is_whitespace() || c.is_control())
+        .split(is_break)
         .filter(|w| !w.is_empty())
         .map(fold_str)
         .collect();
@@ -433,6 +503,76 @@ mod tests {
         events.push(answer(reply));
         c.messages.push(Message::Assistant(turn(events)));
         c
+    }
+
+    /// `c` with its last turn ended, as a save after the stream sees it.
+    fn finished(mut c: Conversation) -> Conversation {
+        if let Some(Message::Assistant(turn)) = c.messages.last_mut() {
+            turn.apply(
+                TurnEvent::Done {
+                    finish_reason: None,
+                },
+                0.0,
+            );
+        }
+        c
+    }
+
+    fn words_of(c: &Conversation) -> String {
+        word_list(c, &search_text(c))
+    }
+
+    #[test]
+    fn a_word_list_holds_each_folded_word_once_and_passes_only_what_may_match() {
+        let c = finished(conversation(
+            "Minerals",
+            "Which STONE is it?",
+            "Zanzibarite, maybe. Or zanzibarite?\tÉcole stone",
+            "Quartz.",
+        ));
+        let list = words_of(&c);
+        assert_eq!(
+            list,
+            "w1\nis\nit?\nmaybe.\nminerals\nor\nquartz.\nstone\nwhich\nzanzibarite,\nzanzibarite?\nécole\n"
+        );
+        assert!(may_match(&list, "Zanzibarite"));
+        assert!(may_match(&list, "bar"));
+        assert!(may_match(&list, "which stone"));
+        assert!(may_match(&list, "ÉCOLE"));
+        assert!(may_match(&list, "  "), "a blank query has no word to miss");
+        assert!(!may_match(&list, "granite"));
+        assert!(
+            !may_match(&list, "stone granite"),
+            "every word must be there"
+        );
+        assert!(
+            !may_match(&list, "stonewhich"),
+            "no word runs into the next"
+        );
+    }
+
+    #[test]
+    fn a_live_turn_or_an_unknown_list_makes_every_conversation_a_candidate() {
+        let live = conversation("Live", "Which stone?", "thinking about granite", "");
+        assert_eq!(words_of(&live), "");
+        assert!(may_match("", "anything"));
+        assert!(may_match("w9\nother\n", "anything"));
+        assert!(words_of(&finished(live)).contains("\ngranite\n"));
+    }
+
+    proptest::proptest! {
+        /// The list never hides a match: whatever `find` finds passes.
+        #[test]
+        fn whatever_find_finds_passes_the_word_list(
+            text in "[a-zA-Zé ÉΣσ\t\n.\u{1f}]{0,60}",
+            query in "[a-zA-Zé ÉΣσ.]{1,8}",
+        ) {
+            let c = finished(conversation("t", "q", &text, "a"));
+            let search = search_text(&c);
+            if find(&search, &query).is_some() {
+                proptest::prop_assert!(may_match(&word_list(&c, &search), &query));
+            }
+        }
     }
 
     fn place(message: Option<usize>, part: Part) -> Place {

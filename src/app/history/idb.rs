@@ -2,11 +2,13 @@
 //! needs fit here, and each `IDBRequest` becomes a future by handing a
 //! `Promise`'s resolve and reject to its success and error handlers).
 //!
-//! One database, `pensive`, with two object stores keyed by conversation id:
-//! `conversations` holds each conversation's record as the same versioned
-//! JSON text localStorage held (`turn::message::encode`), and `search` its
-//! search text (`turn::search::search_text`), kept apart so a search never
-//! parses a record. Every failure ends as a [`StorageError`].
+//! One database, `pensive`, with three object stores keyed by conversation
+//! id: `conversations` holds each conversation's record as the same versioned
+//! JSON text localStorage held (`turn::message::encode`), `search` its search
+//! text (`turn::search::search_text`), kept apart so a search never parses a
+//! record, and `words` its word list (`turn::search::word_list`), so a search
+//! reads the whole text only of conversations that may match. Every failure
+//! ends as a [`StorageError`].
 //!
 //! Futures resume in a microtask of the event that resolved them, while the
 //! transaction is still active, so a write can read first and then put in the
@@ -25,11 +27,15 @@ use web_sys::{
 use crate::app::storage::StorageError;
 
 pub const DB_NAME: &str = "pensive";
-/// Version 1: the two stores below. A newer build that adds stores raises it,
+/// Version 1: `conversations` and `search`; 2 adds `words` (a database of
+/// version 1 is upgraded in place: its conversations have no word list yet,
+/// and searches read their texts). A newer build that adds stores raises it,
 /// and this build then cannot open the database (a `VersionError`).
-const DB_VERSION: u32 = 1;
+const DB_VERSION: u32 = 2;
 pub const RECORDS: &str = "conversations";
 pub const SEARCH: &str = "search";
+pub const WORDS: &str = "words";
+const STORES: [&str; 3] = [RECORDS, SEARCH, WORDS];
 
 thread_local! {
     /// The open connection, shared by every call (opening costs a few ms).
@@ -94,7 +100,7 @@ async fn database() -> Result<IdbDatabase, StorageError> {
                 return;
             };
             let names = db.object_store_names();
-            for store in [RECORDS, SEARCH] {
+            for store in STORES {
                 if !names.contains(store) {
                     let _ = db.create_object_store(store);
                 }
@@ -122,10 +128,10 @@ async fn database() -> Result<IdbDatabase, StorageError> {
     Ok(db)
 }
 
-/// A transaction over both stores.
+/// A transaction over every store.
 async fn transaction(mode: IdbTransactionMode) -> Result<IdbTransaction, StorageError> {
     let db = database().await?;
-    let stores = Array::of2(&RECORDS.into(), &SEARCH.into());
+    let stores: Array = STORES.iter().map(|name| JsValue::from_str(name)).collect();
     db.transaction_with_str_sequence_and_mode(&stores, mode)
         .map_err(thrown)
 }
@@ -140,11 +146,13 @@ pub async fn open() -> Result<(), StorageError> {
     database().await.map(drop)
 }
 
-/// One conversation to write: its id, record and search text.
+/// One conversation to write: its id, record, search text and word list
+/// (empty: none, the search reads the text).
 pub struct Item<'a> {
     pub id: &'a str,
     pub record: &'a str,
     pub search: &'a str,
+    pub words: &'a str,
 }
 
 /// What to do where a record is stored already under an item's id.
@@ -178,6 +186,7 @@ async fn put_all(
 ) -> Result<usize, StorageError> {
     let records = store(tx, RECORDS)?;
     let search = store(tx, SEARCH)?;
+    let words = store(tx, WORDS)?;
     let checks: Vec<IdbRequest> = items
         .iter()
         .map(|item| records.get(&item.id.into()).map_err(thrown))
@@ -200,12 +209,19 @@ async fn put_all(
         search
             .put_with_key(&item.search.into(), &item.id.into())
             .map_err(thrown)?;
+        if item.words.is_empty() {
+            words.delete(&item.id.into()).map_err(thrown)?;
+        } else {
+            words
+                .put_with_key(&item.words.into(), &item.id.into())
+                .map_err(thrown)?;
+        }
         written += 1;
     }
     Ok(written)
 }
 
-/// Removes the conversations `ids` (both stores), unless `refuse` says no
+/// Removes the conversations `ids` (every store), unless `refuse` says no
 /// of one of their stored records; then nothing is removed.
 pub async fn delete(
     ids: &[&str],
@@ -213,7 +229,6 @@ pub async fn delete(
 ) -> Result<(), StorageError> {
     let tx = transaction(IdbTransactionMode::Readwrite).await?;
     let records = store(&tx, RECORDS)?;
-    let search = store(&tx, SEARCH)?;
     let checks: Vec<IdbRequest> = ids
         .iter()
         .map(|id| records.get(&(*id).into()).map_err(thrown))
@@ -229,9 +244,11 @@ pub async fn delete(
             return Err(error);
         }
     }
-    for id in ids {
-        records.delete(&(*id).into()).map_err(thrown)?;
-        search.delete(&(*id).into()).map_err(thrown)?;
+    for name in STORES {
+        let store = store(&tx, name)?;
+        for id in ids {
+            store.delete(&(*id).into()).map_err(thrown)?;
+        }
     }
     committed(&tx).await
 }

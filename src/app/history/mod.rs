@@ -216,7 +216,8 @@ fn merge_sizes(old: Vec<Summary>, rebuilt: &[Summary]) -> Vec<Summary> {
 #[cfg(feature = "hydrate")]
 async fn move_legacy_records(notices: &mut Vec<Notice>) {
     use crate::turn::message::newer_version;
-    let mut moving: Vec<(String, String, String, String)> = Vec::new();
+    // Each with the localStorage key it leaves.
+    let mut moving: Vec<(String, Encoded)> = Vec::new();
     for key in local::legacy_keys() {
         let Some(raw) = local::text(&key) else {
             continue;
@@ -226,17 +227,13 @@ async fn move_legacy_records(notices: &mut Vec<Notice>) {
             continue;
         }
         if let Some(conversation) = local::decode_record(raw.clone(), Some(&key), notices) {
-            let search = crate::turn::search::search_text(&conversation);
-            moving.push((key, conversation.id, raw, search));
+            moving.push((key, Encoded::new(&conversation, raw)));
         }
     }
     if moving.is_empty() {
         return;
     }
-    let items: Vec<idb::Item> = moving
-        .iter()
-        .map(|(_, id, record, search)| idb::Item { id, record, search })
-        .collect();
+    let items: Vec<idb::Item> = moving.iter().map(|(_, e)| e.item()).collect();
     match idb::write(&items, idb::Existing::Keep).await {
         Ok(_) => {
             for (key, ..) in &moving {
@@ -363,19 +360,14 @@ pub fn save(
         if local::text(local::CURRENT_KEY).as_deref() == Some(conversation.id.as_str()) {
             local::keep_quick_copy(&conversation.id, &record);
         }
-        let search = crate::turn::search::search_text(conversation);
-        let id = conversation.id.clone();
         let bytes = record.len();
+        let encoded = Encoded::new(conversation, record);
         leptos::task::spawn_local(async move {
-            let item = idb::Item {
-                id: &id,
-                record: &record,
-                search: &search,
-            };
+            let item = encoded.item();
             match idb::write(&[item], idb::Existing::ReplaceUnless(refuse_newer)).await {
                 Ok(_) => {
                     let _ = local::upsert_stored(line);
-                    channel::announce(&id);
+                    channel::announce(&encoded.id);
                 }
                 Err(err) => failed(kept_in_memory(&err)),
             }
@@ -391,6 +383,39 @@ pub fn save(
     }
 }
 
+/// A conversation as IndexedDB keeps it: its record, and beside it its
+/// search text and word list.
+#[cfg(feature = "hydrate")]
+struct Encoded {
+    id: String,
+    record: String,
+    search: String,
+    words: String,
+}
+
+#[cfg(feature = "hydrate")]
+impl Encoded {
+    fn new(c: &Conversation, record: String) -> Self {
+        let search = crate::turn::search::search_text(c);
+        let words = crate::turn::search::word_list(c, &search);
+        Encoded {
+            id: c.id.clone(),
+            record,
+            search,
+            words,
+        }
+    }
+
+    fn item(&self) -> idb::Item<'_> {
+        idb::Item {
+            id: &self.id,
+            record: &self.record,
+            search: &self.search,
+            words: &self.words,
+        }
+    }
+}
+
 /// Saves every one of `conversations` in one transaction, or none (an
 /// import of many); `index` gets their lines once they are stored.
 pub async fn save_all(
@@ -403,32 +428,19 @@ pub async fn save_all(
         if let Some(refused) = local::write_refused() {
             return Err(refused);
         }
-        let encoded: Vec<(String, String)> = conversations
+        let encoded: Vec<Encoded> = conversations
             .iter()
-            .map(|c| {
-                (
-                    crate::turn::message::encode(c, now_ms),
-                    crate::turn::search::search_text(c),
-                )
-            })
+            .map(|c| Encoded::new(c, crate::turn::message::encode(c, now_ms)))
             .collect();
-        let items: Vec<idb::Item> = conversations
-            .iter()
-            .zip(&encoded)
-            .map(|(c, (record, search))| idb::Item {
-                id: &c.id,
-                record,
-                search,
-            })
-            .collect();
+        let items: Vec<idb::Item> = encoded.iter().map(Encoded::item).collect();
         idb::write(&items, idb::Existing::ReplaceUnless(refuse_newer))
             .await
             .map_err(|err| err.to_string())?;
         let lines: Vec<Summary> = conversations
             .iter()
             .zip(&encoded)
-            .map(|(c, (record, _))| Summary {
-                bytes: record.len() as u64,
+            .map(|(c, e)| Summary {
+                bytes: e.record.len() as u64,
                 ..c.summary()
             })
             .collect();
@@ -615,7 +627,7 @@ pub struct SearchHit {
 pub async fn search(query: String, mut found: impl FnMut(SearchHit), cancelled: impl Fn() -> bool) {
     #[cfg(feature = "hydrate")]
     {
-        use crate::turn::search::find;
+        use crate::turn::search::{find, may_match};
         if query.trim().is_empty() {
             return;
         }
@@ -637,6 +649,22 @@ pub async fn search(query: String, mut found: impl FnMut(SearchHit), cancelled: 
                 .collect(),
         };
         let ids: Vec<String> = lines.iter().map(|s| s.id.clone()).collect();
+        // The word lists first (a small fraction of the texts): only the
+        // conversations that may match have their whole text read.
+        let mut lists = std::collections::HashMap::new();
+        let _ = idb::each(idb::WORDS, &ids, |id, list| {
+            lists.insert(id.to_owned(), list);
+            !cancelled()
+        })
+        .await;
+        if cancelled() {
+            return;
+        }
+        let ids: Vec<String> = ids
+            .into_iter()
+            .filter(|id| lists.get(id).is_none_or(|list| may_match(list, &query)))
+            .collect();
+        drop(lists);
         let _ = idb::each(idb::SEARCH, &ids, |id, text| {
             if cancelled() {
                 return false;
