@@ -650,10 +650,13 @@ pub async fn search(query: String, mut found: impl FnMut(SearchHit), cancelled: 
         };
         let ids: Vec<String> = lines.iter().map(|s| s.id.clone()).collect();
         // The word lists first (a small fraction of the texts): only the
-        // conversations that may match have their whole text read.
-        let mut lists = std::collections::HashMap::new();
+        // conversations that may match have their whole text read (and those
+        // without a list, or whose list could not be read).
+        let mut ruled_out = std::collections::HashSet::new();
         let _ = idb::each(idb::WORDS, &ids, |id, list| {
-            lists.insert(id.to_owned(), list);
+            if !may_match(&list, &query) {
+                ruled_out.insert(id.to_owned());
+            }
             !cancelled()
         })
         .await;
@@ -662,9 +665,8 @@ pub async fn search(query: String, mut found: impl FnMut(SearchHit), cancelled: 
         }
         let ids: Vec<String> = ids
             .into_iter()
-            .filter(|id| lists.get(id).is_none_or(|list| may_match(list, &query)))
+            .filter(|id| !ruled_out.contains(id))
             .collect();
-        drop(lists);
         let _ = idb::each(idb::SEARCH, &ids, |id, text| {
             if cancelled() {
                 return false;
