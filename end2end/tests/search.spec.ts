@@ -1,6 +1,6 @@
 import { expect, test } from './fixtures/test';
 import * as fs from 'fs';
-import type { Page } from '@playwright/test';
+import type { Page, TestInfo } from '@playwright/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 import { storedRecords, storedTexts } from './fixtures/stored';
 
@@ -77,6 +77,17 @@ function exportFile(): string {
   });
 }
 
+/** The mocked server's page with the three conversations of `exportFile` imported. */
+async function openWithConversations(page: Page, testInfo: TestInfo): Promise<ChatPage> {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  const file = testInfo.outputPath('search.json');
+  fs.writeFileSync(file, exportFile());
+  await page.getByTestId('import-json').setInputFiles(file);
+  await expect(page.getByTestId('conversation-item')).toHaveCount(3);
+  return chat;
+}
+
 /** The search highlight's text and where it is, or null while there is none. */
 function highlighted(page: Page) {
   return page.evaluate(() => {
@@ -101,13 +112,8 @@ function highlighted(page: Page) {
 
 test('search finds a word near the end of 1 MB of reasoning and opens the conversation at it', async ({ page }, testInfo) => {
   test.setTimeout(90_000);
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  const file = testInfo.outputPath('search.json');
-  fs.writeFileSync(file, exportFile());
-  await page.getByTestId('import-json').setInputFiles(file);
+  const chat = await openWithConversations(page, testInfo);
   const items = page.getByTestId('conversation-item');
-  await expect(items).toHaveCount(3);
   // The first of the file is shown, not the long one.
   await expect(page.getByTestId('user-text')).toHaveText(['What should I buy for the weekend?']);
 
@@ -152,13 +158,8 @@ test('search finds a word near the end of 1 MB of reasoning and opens the conver
 });
 
 test('no match says so; Escape returns to the list; a title matches; Cmd+K works too', async ({ page }, testInfo) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  const file = testInfo.outputPath('search.json');
-  fs.writeFileSync(file, exportFile());
-  await page.getByTestId('import-json').setInputFiles(file);
+  const chat = await openWithConversations(page, testInfo);
   const items = page.getByTestId('conversation-item');
-  await expect(items).toHaveCount(3);
 
   const box = page.getByRole('searchbox', { name: 'Search conversations' });
   const results = page.getByTestId('search-result');
@@ -201,12 +202,7 @@ test('no match says so; Escape returns to the list; a title matches; Cmd+K works
 });
 
 test('at 375 px Ctrl+K opens the conversations menu and focuses the search box', async ({ page }, testInfo) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  const file = testInfo.outputPath('search.json');
-  fs.writeFileSync(file, exportFile());
-  await page.getByTestId('import-json').setInputFiles(file);
-  await expect(page.getByTestId('conversation-item')).toHaveCount(3);
+  const chat = await openWithConversations(page, testInfo);
   await page.setViewportSize({ width: 375, height: 740 });
   const box = page.getByRole('searchbox', { name: 'Search conversations' });
   const toggle = page.getByTestId('menu-toggle');
@@ -227,12 +223,7 @@ test('at 375 px Ctrl+K opens the conversations menu and focuses the search box',
 });
 
 test('keys typed right after Ctrl+K are all kept, even before the next frame is drawn', async ({ page }, testInfo) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  const file = testInfo.outputPath('search.json');
-  fs.writeFileSync(file, exportFile());
-  await page.getByTestId('import-json').setInputFiles(file);
-  await expect(page.getByTestId('conversation-item')).toHaveCount(3);
+  const chat = await openWithConversations(page, testInfo);
   const box = page.getByRole('searchbox', { name: 'Search conversations' });
   await box.fill('oolong');
   await page.getByTestId('conversation').focus();
@@ -262,12 +253,7 @@ test('keys typed right after Ctrl+K are all kept, even before the next frame is 
 });
 
 test('a database the previous build wrote (no word lists) is upgraded in place: every conversation listed, found and kept', async ({ page }, testInfo) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  const file = testInfo.outputPath('search.json');
-  fs.writeFileSync(file, exportFile());
-  await page.getByTestId('import-json').setInputFiles(file);
-  await expect(page.getByTestId('conversation-item')).toHaveCount(3);
+  const chat = await openWithConversations(page, testInfo);
   // This build keeps a word list beside each conversation it stores.
   const lists = await storedTexts(page, 'words');
   expect(Object.keys(lists).sort()).toEqual(['groceries', 'minerals', 'tea']);

@@ -168,6 +168,13 @@ pub fn AssistantMessage(
     };
     let UseCopyReturn { copied, copy } = use_copy();
     let copy_answer = move |_| copy.run(answer_text());
+    // Retry (after an error or a stop) and Regenerate (after a whole answer)
+    // ask the same thing: this turn again.
+    let retry = move |_| {
+        if let Some(retry) = on_retry {
+            retry.run(());
+        }
+    };
 
     view! {
         <div
@@ -236,15 +243,7 @@ pub fn AssistantMessage(
             </Show>
             <Show when=retryable>
                 <div class="turn-actions">
-                    <button
-                        class="copy-button"
-                        data-testid="retry"
-                        on:click=move |_| {
-                            if let Some(retry) = on_retry {
-                                retry.run(());
-                            }
-                        }
-                    >
+                    <button class="copy-button" data-testid="retry" on:click=retry>
                         "Retry"
                     </button>
                 </div>
@@ -254,15 +253,7 @@ pub fn AssistantMessage(
                     <Show when=move || {
                         is_last.get() && on_retry.is_some() && turn.status.get() == TurnStatus::Done
                     }>
-                        <button
-                            class="copy-button"
-                            data-testid="regenerate"
-                            on:click=move |_| {
-                                if let Some(retry) = on_retry {
-                                    retry.run(());
-                                }
-                            }
-                        >
+                        <button class="copy-button" data-testid="regenerate" on:click=retry>
                             "Regenerate"
                         </button>
                     </Show>
