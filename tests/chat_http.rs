@@ -142,7 +142,8 @@ async fn demo_turn_streams_thinking_then_answer_then_done() {
     assert_eq!(
         events.last(),
         Some(&TurnEvent::Done {
-            finish_reason: Some("stop".into())
+            finish_reason: Some("stop".into()),
+            output_limit: None,
         })
     );
     let thinking = pensive::turn::contract::thinking_text(&events);

@@ -135,7 +135,8 @@ fn assert_complete(received: &Received) {
     assert_eq!(
         received.events.last(),
         Some(&TurnEvent::Done {
-            finish_reason: Some("stop".into())
+            finish_reason: Some("stop".into()),
+            output_limit: None,
         })
     );
 }

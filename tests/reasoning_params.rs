@@ -188,7 +188,8 @@ async fn anthropic_opus_4_7_gets_adaptive_thinking_summarized_with_its_effort() 
         assert!(sent.pointer("/thinking/budget_tokens").is_none());
     }
     let off = accepted(&row, Some("off")).await;
-    assert!(off.get("thinking").is_none() && off.get("output_config").is_none());
+    assert_eq!(off["thinking"], json!({"type": "disabled"}));
+    assert!(off.get("output_config").is_none());
     refused_before_upstream(&row, "minimal", "off, low, medium, high, xhigh or max").await;
 }
 
@@ -236,7 +237,10 @@ async fn anthropic_before_4_6_gets_a_budget_between_1024_and_max_tokens() {
         assert!(sent["max_tokens"].as_u64() > Some(budget));
         assert!(sent.get("output_config").is_none());
     }
-    assert!(accepted(&row, Some("off")).await.get("thinking").is_none());
+    assert_eq!(
+        accepted(&row, Some("off")).await["thinking"],
+        json!({"type": "disabled"})
+    );
     refused_before_upstream(&row, "max", "off, low, medium or high").await;
 }
 
@@ -307,7 +311,7 @@ async fn gemini_rules_refuse_both_fields_a_level_on_2_5_and_budget_0_on_pro() {
         (
             "gemini-3-pro-preview",
             json!({"thinkingLevel": "low", "thinkingBudget": 1024}),
-            "only set one of thinking budget and thinking level",
+            "You can only set only one of thinking budget and thinking level.",
         ),
         (
             "gemini-2.5-flash",
@@ -418,8 +422,9 @@ async fn chat_on_deepseek_switches_thinking_and_sends_high_or_max() {
     let (_, _, model) = setup(&row).await;
     assert_eq!(
         model.public().efforts,
-        vec![Effort::Off, Effort::High, Effort::Max]
+        vec![Effort::Off, Effort::Low, Effort::High, Effort::Max]
     );
+    assert_eq!(accepted(&row, Some("low")).await["reasoning_effort"], "low");
     let on = accepted(&row, None).await;
     assert_eq!(on["thinking"], json!({"type": "enabled"}));
     assert_eq!(on["reasoning_effort"], "high");
@@ -427,7 +432,7 @@ async fn chat_on_deepseek_switches_thinking_and_sends_high_or_max() {
     let off = accepted(&row, Some("off")).await;
     assert_eq!(off["thinking"], json!({"type": "disabled"}));
     assert!(off.get("reasoning_effort").is_none());
-    refused_before_upstream(&row, "low", "off, high or max").await;
+    refused_before_upstream(&row, "medium", "off, low, high or max").await;
 }
 
 #[tokio::test]
@@ -470,7 +475,7 @@ async fn llamacpp_asks_for_reasoning_control_and_can_end_thinking() {
     assert_eq!(control.path, "/v1/chat/completions/control");
     assert_eq!(
         control.body,
-        json!({"id": "chatcmpl-42", "action": "reasoning_end"})
+        json!({"id": "chatcmpl-42", "action": "reasoning_end", "model": "qwen3.5-27b"})
     );
 }
 
@@ -540,7 +545,10 @@ async fn answer_now_on_llamacpp_ends_the_running_completions_thinking() {
     assert_eq!(events.next().await, Some(TurnEvent::ThinkingStart));
     assert_eq!(
         service.answer_now("turn-1", "client-b").await,
-        AnswerNow::AskAgain { effort: None },
+        AnswerNow::AskAgain {
+            effort: None,
+            control_failed: false
+        },
         "another client's turn is out of reach"
     );
     let pressed = std::time::Instant::now();
@@ -552,7 +560,7 @@ async fn answer_now_on_llamacpp_ends_the_running_completions_thinking() {
     assert_eq!(control.path, "/v1/chat/completions/control");
     assert_eq!(
         control.body,
-        json!({"id": "chatcmpl-mock-1", "action": "reasoning_end"})
+        json!({"id": "chatcmpl-mock-1", "action": "reasoning_end", "model": "qwen3.5-27b"})
     );
     // The same stream goes on with the answer at once (not after the 3 s).
     let rest: Vec<TurnEvent> = events.by_ref().collect().await;
@@ -573,7 +581,10 @@ async fn answer_now_on_llamacpp_ends_the_running_completions_thinking() {
     drop(events);
     assert_eq!(
         service.answer_now("turn-1", "client-a").await,
-        AnswerNow::AskAgain { effort: None },
+        AnswerNow::AskAgain {
+            effort: None,
+            control_failed: false
+        },
         "a finished turn is forgotten"
     );
 }
@@ -590,7 +601,11 @@ async fn answer_now_elsewhere_asks_again_at_the_weakest_effort_with_the_reasonin
     let bytes = common::post_chat_bytes(&app, &body).await;
     assert!(String::from_utf8_lossy(&bytes).contains("\"done\""));
     let sent = last_body(&mock);
-    assert!(sent.get("thinking").is_none(), "off, the weakest: {sent}");
+    assert_eq!(
+        sent["thinking"],
+        json!({"type": "disabled"}),
+        "off, which stops Opus 4.7 thinking: {sent}"
+    );
     let question = sent["messages"][0]["content"].as_str().unwrap_or("");
     assert!(question.starts_with("Why? mock:normal"), "{question}");
     assert!(

@@ -111,6 +111,7 @@ fn events(mut data: &[u8]) -> Vec<TurnEvent> {
             }),
             8 => TurnEvent::Done {
                 finish_reason: None,
+                output_limit: None,
             },
             _ => TurnEvent::error(ErrorKind::Network, "lost"),
         });

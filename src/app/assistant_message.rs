@@ -100,7 +100,8 @@ pub fn AssistantMessage(
         blocks.with(|bs| {
             bs.last().is_some_and(|b| {
                 b.kind == BlockKind::Thinking
-                    && b.meta.with(|m| m.source == Some(ReasoningSource::CutShort))
+                    && b.meta
+                        .with(|m| m.source.is_some_and(ReasoningSource::is_cut_short))
             })
         })
     };
@@ -299,6 +300,7 @@ mod render_tests {
     fn done() -> TurnEvent {
         TurnEvent::Done {
             finish_reason: Some("stop".into()),
+            output_limit: None,
         }
     }
 

@@ -92,6 +92,12 @@ pub fn ThinkingBlock(
     // (the label itself says "Cut short" and "hidden by the provider"). An
     // attribute, not a hidden element, so it takes no place in the layout.
     let source = Memo::new(move |_| block.meta.with(source_note));
+    // llama.cpp's control failed, so "Answer now" asked again: say so.
+    let control_failed = Memo::new(move |_| {
+        block
+            .meta
+            .with(|m| m.source == Some(ReasoningSource::AskedAgain))
+    });
     // Offered until pressed; gone once the thinking was cut short or ended.
     let answer_now_pressed = RwSignal::new(false);
     let offer_answer_now = Memo::new(move |_| {
@@ -99,7 +105,7 @@ pub fn ThinkingBlock(
             && streaming.get()
             && block
                 .meta
-                .with(|m| m.source != Some(ReasoningSource::CutShort))
+                .with(|m| !m.source.is_some_and(ReasoningSource::is_cut_short))
     });
     // The block's name: kept by the reducer as the text grows (a chunk costs
     // its own size), stored with the block, so it is there after a reload.
@@ -271,6 +277,11 @@ pub fn ThinkingBlock(
                         </button>
                     </Show>
                 </div>
+                <Show when=move || control_failed.get()>
+                    <p class="thinking-note" data-testid="control-failed">
+                        "Could not end thinking early; asked again"
+                    </p>
+                </Show>
                 <div
                     id=body_id_attr.clone()
                     class="thinking-body markdown"
@@ -584,6 +595,7 @@ pub(crate) mod render_tests {
             (
                 TurnEvent::Done {
                     finish_reason: None,
+                    output_limit: None,
                 },
                 4.0,
             ),
@@ -653,6 +665,7 @@ pub(crate) mod render_tests {
             (
                 TurnEvent::Done {
                     finish_reason: None,
+                    output_limit: None,
                 },
                 4.0,
             ),

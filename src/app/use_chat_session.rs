@@ -243,9 +243,13 @@ impl UseChatSessionReturn {
         let session = *self;
         spawn_local(async move {
             // Unreachable or refused: asking again needs nothing from the server.
-            let outcome = request_answer_now(turn_id.clone())
-                .await
-                .unwrap_or(AnswerNow::AskAgain { effort: None });
+            let outcome =
+                request_answer_now(turn_id.clone())
+                    .await
+                    .unwrap_or(AnswerNow::AskAgain {
+                        effort: None,
+                        control_failed: false,
+                    });
             let same_turn = session.live_request.with_value(|r| {
                 r.as_ref().and_then(|r| r.turn_id.as_deref()) == Some(turn_id.as_str())
             });
@@ -256,9 +260,10 @@ impl UseChatSessionReturn {
                     session.update_live_turn(|turn| turn.mark_cut_short(pressed_on));
                     session.save();
                 }
-                AnswerNow::AskAgain { effort } if same_turn && session.is_running() => {
-                    session.ask_again(effort)
-                }
+                AnswerNow::AskAgain {
+                    effort,
+                    control_failed,
+                } if same_turn && session.is_running() => session.ask_again(effort, control_failed),
                 _ => {} // the turn was stopped or replaced meanwhile
             }
         });
@@ -267,7 +272,7 @@ impl UseChatSessionReturn {
     /// Drops the live stream and asks again at `effort` (`None`: the server
     /// picks the model's weakest) with the turn's reasoning so far; the open
     /// block ends "Cut short". Nothing to do once the answer has begun.
-    fn ask_again(&self, effort: Option<Effort>) {
+    fn ask_again(&self, effort: Option<Effort>, control_failed: bool) {
         let thinking = self.with_conversation(|c| {
             matches!(c.messages.last(), Some(Message::Assistant(turn)) if turn.status == TurnStatus::Thinking)
         });
@@ -280,7 +285,7 @@ impl UseChatSessionReturn {
             handle.abort();
         }
         let now = now_ms();
-        self.update_live_turn(|turn| turn.cut_short_to_ask_again(now));
+        self.update_live_turn(|turn| turn.cut_short_to_ask_again(now, control_failed));
         request.reasoning_so_far = self.with_conversation(|c| match c.messages.last() {
             Some(Message::Assistant(turn)) => Some(turn.reasoning_text()),
             _ => None,

@@ -19,9 +19,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::config::ModelConfig;
+use super::config::{ModelConfig, ProviderKind};
+use super::providers::reasoning::no_thinking_effort;
 use super::providers::wire::UpstreamModel;
 use super::providers::CompletionId;
+use super::turn_service::MAX_MESSAGE_CHARS;
 use crate::turn::{AnswerNow, ChatRequest, Effort, Role};
 
 /// Longest turn id kept (the browser makes them; a longer one is ignored).
@@ -98,28 +100,64 @@ impl AnswerNowRegistry {
             Some((control, entry.weakest))
         });
         let Some((control, weakest)) = found else {
-            return AnswerNow::AskAgain { effort: None };
+            return AnswerNow::AskAgain {
+                effort: None,
+                control_failed: false,
+            };
         };
+        let mut control_failed = false;
         if let Some((model, completion_id)) = control {
             match super::providers::openai_chat::end_reasoning(&model, &completion_id).await {
                 Ok(()) => return AnswerNow::Ended,
                 Err(err) => {
                     tracing::warn!(kind = ?err.kind(), "llama.cpp's reasoning control failed; asking again instead");
+                    control_failed = true;
                 }
             }
         }
-        AnswerNow::AskAgain { effort: weakest }
+        AnswerNow::AskAgain {
+            effort: weakest,
+            control_failed,
+        }
     }
 }
 
 /// The effort a re-asked turn runs at when the request names none: the
-/// model's weakest.
+/// weakest at which the model answers without thinking again, as its family
+/// rules decide (`reasoning::no_thinking_effort`).
 pub fn weakest(model: &ModelConfig) -> Option<Effort> {
-    model.upstream.efforts.first().copied()
+    match model.provider {
+        ProviderKind::Wire(dialect) => no_thinking_effort(dialect, &model.upstream),
+        ProviderKind::Demo => model.upstream.efforts.first().copied(),
+    }
+}
+
+/// The end of `text` in at most `max_chars` characters, starting at a line
+/// where one begins near the cut (the end is what the model was doing when
+/// it was stopped); `None` when the whole fits.
+fn keep_end(text: &str, max_chars: usize) -> Option<&str> {
+    let chars = text.chars().count();
+    if chars <= max_chars {
+        return None;
+    }
+    let start = text
+        .char_indices()
+        .nth(chars - max_chars)
+        .map_or(text.len(), |(at, _)| at);
+    let tail = &text[start..];
+    // A whole line when one starts within the first tenth of what is kept.
+    let near = tail.len() / 10;
+    let line = tail
+        .char_indices()
+        .take_while(|(at, _)| *at < near)
+        .find(|(_, c)| *c == '\n')
+        .map_or(0, |(at, _)| at + 1);
+    Some(&tail[line..])
 }
 
 /// Moves `reasoning_so_far` into the question: the last user message gets
-/// the model's reasoning so far and the request to answer now.
+/// the model's reasoning so far and the request to answer now. Reasoning too
+/// long for one message keeps its end, and the prompt says it was cut.
 pub fn fold_reasoning(request: &mut ChatRequest) {
     let Some(reasoning) = request.reasoning_so_far.take() else {
         return;
@@ -133,12 +171,28 @@ pub fn fold_reasoning(request: &mut ChatRequest) {
         .rev()
         .find(|m| m.role == Role::User)
     {
+        let reasoning = reasoning.trim_end();
+        let room = MAX_MESSAGE_CHARS
+            .saturating_sub(last.content.chars().count())
+            .saturating_sub(FOLD_WORDS_CHARS);
+        let (opening, kept) = match keep_end(reasoning, room) {
+            Some(kept) => (
+                "[The end of your reasoning so far (its start was cut to fit), before you were asked to answer now]",
+                kept,
+            ),
+            None => (
+                "[Your reasoning so far, before you were asked to answer now]",
+                reasoning,
+            ),
+        };
         last.content.push_str(&format!(
-            "\n\n[Your reasoning so far, before you were asked to answer now]\n{}\n[End of your reasoning so far]\n\nGive your answer now, without further thinking.",
-            reasoning.trim_end()
+            "\n\n{opening}\n{kept}\n[End of your reasoning so far]\n\nGive your answer now, without further thinking."
         ));
     }
 }
+
+/// Room the words around the folded reasoning take (with a margin).
+const FOLD_WORDS_CHARS: usize = 300;
 
 #[cfg(test)]
 mod tests {
@@ -166,6 +220,35 @@ mod tests {
         assert!(last.ends_with("without further thinking."));
     }
 
+    #[test]
+    fn reasoning_longer_than_a_message_keeps_its_end_and_says_it_was_cut() {
+        let lines: String = (0..40_000).map(|i| format!("step {i}\n")).collect();
+        assert!(lines.chars().count() > MAX_MESSAGE_CHARS);
+        let mut request = ChatRequest {
+            messages: vec![ChatMessage::user("Why?")],
+            reasoning_so_far: Some(lines),
+            ..ChatRequest::default()
+        };
+        fold_reasoning(&mut request);
+        let last = &request.messages[0].content;
+        assert!(
+            last.chars().count() <= MAX_MESSAGE_CHARS,
+            "{}",
+            last.chars().count()
+        );
+        assert!(last.contains("its start was cut to fit"));
+        assert!(last.contains("step 39999\n[End of your reasoning so far]"));
+        assert!(!last.contains("\nstep 0\n"));
+        let kept = last.split("answer now]\n").nth(1).unwrap_or("");
+        assert!(
+            kept.starts_with("step "),
+            "starts on a whole line: {:?}",
+            &kept[..20]
+        );
+        assert_eq!(keep_end("short", 10), None);
+        assert_eq!(keep_end("ab\u{e9}cd", 2), Some("cd"));
+    }
+
     #[tokio::test]
     async fn an_unknown_turn_or_another_clients_is_asked_again() {
         let registry = AnswerNowRegistry::default();
@@ -175,17 +258,24 @@ mod tests {
         assert_eq!(
             registry.answer_now("t1", "alice").await,
             AnswerNow::AskAgain {
-                effort: Some(Effort::Off)
+                effort: Some(Effort::Off),
+                control_failed: false,
             }
         );
         assert_eq!(
             registry.answer_now("t1", "mallory").await,
-            AnswerNow::AskAgain { effort: None }
+            AnswerNow::AskAgain {
+                effort: None,
+                control_failed: false
+            }
         );
         drop(guard);
         assert_eq!(
             registry.answer_now("t1", "alice").await,
-            AnswerNow::AskAgain { effort: None }
+            AnswerNow::AskAgain {
+                effort: None,
+                control_failed: false
+            }
         );
         assert!(registry.register("", "alice", &demo).is_none());
         assert!(registry

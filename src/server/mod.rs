@@ -10,6 +10,7 @@ pub mod body_deadline;
 pub mod body_limit;
 pub mod client;
 pub mod config;
+pub mod continuation;
 pub mod csp;
 pub mod hidden_thinking;
 pub mod limits;

@@ -140,6 +140,7 @@ impl Normalizer {
             self.ended = true;
             out.push(TurnEvent::Done {
                 finish_reason: self.finish_reason.take(),
+                output_limit: None,
             });
         }
         out
@@ -356,7 +357,8 @@ mod tests {
                 },
                 TurnEvent::AnswerDelta { text: "Hi".into() },
                 TurnEvent::Done {
-                    finish_reason: None
+                    finish_reason: None,
+                    output_limit: None,
                 },
             ]
         );
@@ -460,7 +462,8 @@ mod tests {
                 },
                 TurnEvent::AnswerDelta { text: "x".into() },
                 TurnEvent::Done {
-                    finish_reason: None
+                    finish_reason: None,
+                    output_limit: None,
                 },
             ]
         );
@@ -521,7 +524,8 @@ mod tests {
                     text: "\n\nDone".into()
                 },
                 TurnEvent::Done {
-                    finish_reason: None
+                    finish_reason: None,
+                    output_limit: None,
                 },
             ]
         );
@@ -539,7 +543,8 @@ mod tests {
                 TurnEvent::AnswerWasThinking { duration_ms: 10 },
                 TurnEvent::AnswerDelta { text: "42".into() },
                 TurnEvent::Done {
-                    finish_reason: None
+                    finish_reason: None,
+                    output_limit: None,
                 },
             ]
         );
@@ -565,7 +570,8 @@ mod tests {
                     opaque: false
                 },
                 TurnEvent::Done {
-                    finish_reason: None
+                    finish_reason: None,
+                    output_limit: None,
                 },
             ]
         );
@@ -838,7 +844,8 @@ mod tests {
         assert_eq!(
             events.last(),
             Some(&TurnEvent::Done {
-                finish_reason: Some("length".into())
+                finish_reason: Some("length".into()),
+                output_limit: None,
             })
         );
     }

@@ -11,12 +11,13 @@ use futures::{Stream, StreamExt};
 use super::active_turns::{ActiveTurn, ActiveTurns};
 use super::answer_now::{self, AnswerNowRegistry, Registered};
 use super::config::{AppConfig, ModelConfig, ProviderKind};
+use super::continuation;
 use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
 use super::mock::scripted;
 use super::normalizer::Normalizer;
 use super::providers::delta::Delta;
-use super::providers::{self, CompletionId, DeltaStream};
+use super::providers::{self, reasoning, CompletionId, DeltaStream};
 use super::redact::Redactor;
 use super::turn_log::TurnLog;
 use crate::turn::effort::list_words;
@@ -87,6 +88,7 @@ impl TurnService {
         let config = self.config.clone();
         let show_thinking = config.show_thinking;
         let mut ending = self.ending.subscribe();
+        continuation::ask_to_continue(&mut request);
         // The permit lives inside the stream: the slot frees when the turn ends
         // or the client goes away.
         let checked = validate(&config, &request).and_then(|(model, effort)| {
@@ -118,6 +120,15 @@ impl TurnService {
                 .as_ref()
                 .map(|(m, ..)| Redactor::for_upstream(&m.upstream))
                 .unwrap_or_default(),
+            output_limit: checked
+                .as_ref()
+                .ok()
+                .and_then(|(m, effort, _)| match m.provider {
+                    ProviderKind::Wire(dialect) => {
+                        reasoning::output_limit(dialect, &m.upstream, *effort)
+                    }
+                    ProviderKind::Demo => None,
+                }),
         };
         stream! {
             let started = Instant::now();
@@ -256,6 +267,8 @@ struct Outlet {
     /// The model's key, URL and host, kept out of error messages (which may
     /// quote the provider) before they are logged or sent.
     redactor: Redactor,
+    /// The output limit sent upstream, named in `done` (a cut answer says it).
+    output_limit: Option<u32>,
 }
 
 impl Outlet {
@@ -263,7 +276,13 @@ impl Outlet {
     fn pass(&mut self, events: Vec<TurnEvent>, normalizer: &Normalizer) -> Vec<TurnEvent> {
         let events = events
             .into_iter()
-            .map(|event| self.redactor.event(event))
+            .map(|event| match self.redactor.event(event) {
+                TurnEvent::Done { finish_reason, .. } => TurnEvent::Done {
+                    finish_reason,
+                    output_limit: self.output_limit,
+                },
+                other => other,
+            })
             .collect();
         let mut out = self.filter(events, normalizer);
         if self.source.is_some() {
@@ -362,19 +381,12 @@ fn validate<'c>(
         .model(request.model.as_deref())
         .ok_or_else(|| TurnError::UnknownModel(request.model.clone().unwrap_or_default()))?;
     let effort = match (request.effort, &request.reasoning_so_far) {
-        // "Answer now" asked again: the model's weakest effort.
+        // "Answer now" asked again, or "Continue": the effort at which the
+        // model does not think again.
         (None, Some(_)) => answer_now::weakest(model),
+        (None, None) if request.continue_answer => answer_now::weakest(model),
         (asked, _) => effort_for(model, asked)?,
     };
-    if let Some(reasoning) = &request.reasoning_so_far {
-        let chars = reasoning.chars().count();
-        if chars > MAX_MESSAGE_CHARS {
-            return Err(TurnError::MessageTooLong {
-                chars,
-                limit: MAX_MESSAGE_CHARS,
-            });
-        }
-    }
     if request.messages.len() > MAX_MESSAGES {
         return Err(TurnError::TooManyMessages {
             count: request.messages.len(),

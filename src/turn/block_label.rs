@@ -13,7 +13,7 @@ use super::ReasoningSource;
 /// The label of a block that is no longer streaming (a streaming block's
 /// header is its live timer, which the page draws).
 pub fn ended_label(meta: &ThinkingMeta) -> String {
-    let cut_short = meta.source == Some(ReasoningSource::CutShort);
+    let cut_short = meta.source.is_some_and(ReasoningSource::is_cut_short);
     let base = match (meta.state, meta.duration_ms) {
         (BlockState::Interrupted, Some(ms)) => {
             format!("Stopped after {}", format_duration(ms as f64, Seconds))
@@ -38,7 +38,7 @@ pub fn ended_label(meta: &ThinkingMeta) -> String {
 pub fn source_note(meta: &ThinkingMeta) -> Option<&'static str> {
     match meta.source? {
         ReasoningSource::Hidden if !meta.opaque => Some(ReasoningSource::Hidden.words()),
-        ReasoningSource::Hidden | ReasoningSource::CutShort => None,
+        ReasoningSource::Hidden | ReasoningSource::CutShort | ReasoningSource::AskedAgain => None,
         source => Some(source.words()),
     }
 }

@@ -87,6 +87,7 @@ mod tests {
     fn done() -> TurnEvent {
         TurnEvent::Done {
             finish_reason: None,
+            output_limit: None,
         }
     }
 

@@ -27,6 +27,11 @@ pub enum TurnEvent {
     Done {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         finish_reason: Option<String>,
+        /// The output limit the turn was asked with (`max_tokens`), when
+        /// Pensive sent one: a turn cut at it (`finish_reason: "length"`)
+        /// names it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output_limit: Option<u32>,
     },
     /// The turn failed; `message` is safe to show a user.
     Error { kind: ErrorKind, message: String },
@@ -133,7 +138,8 @@ mod tests {
         );
         assert_eq!(
             json(&TurnEvent::Done {
-                finish_reason: Some("stop".into())
+                finish_reason: Some("stop".into()),
+                output_limit: None,
             }),
             r#"{"type":"done","finish_reason":"stop"}"#
         );
@@ -149,7 +155,8 @@ mod tests {
         assert_eq!(
             done,
             TurnEvent::Done {
-                finish_reason: None
+                finish_reason: None,
+                output_limit: None,
             }
         );
         let usage: TurnEvent = serde_json::from_str(r#"{"type":"usage"}"#).unwrap();

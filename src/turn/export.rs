@@ -378,6 +378,7 @@ mod tests {
             },
             TurnEvent::Done {
                 finish_reason: None,
+                output_limit: None,
             },
         ] {
             turn.apply(e, 0.0);

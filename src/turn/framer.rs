@@ -162,7 +162,8 @@ mod tests {
         assert_eq!(
             out[2],
             Ok(TurnEvent::Done {
-                finish_reason: None
+                finish_reason: None,
+                output_limit: None,
             })
         );
     }

@@ -497,6 +497,7 @@ mod tests {
             },
             TurnEvent::Done {
                 finish_reason: None,
+                output_limit: None,
             },
         ] {
             turn.apply(event, 0.0);
@@ -722,6 +723,7 @@ metres"
             },
             TurnEvent::Done {
                 finish_reason: None,
+                output_limit: None,
             },
         ] {
             turn.apply(event, 0.0);

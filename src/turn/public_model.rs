@@ -20,4 +20,8 @@ pub struct PublicModel {
     /// The effort used when the request names none (one of `efforts`).
     #[serde(default)]
     pub default_effort: Option<Effort>,
+    /// Where `efforts` came from: `config`, `provider` (its model list),
+    /// `table` (Pensive's families) or `unknown`.
+    #[serde(default)]
+    pub efforts_from: String,
 }

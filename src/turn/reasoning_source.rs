@@ -20,6 +20,19 @@ pub enum ReasoningSource {
     Hidden,
     /// The user asked for the answer before the model finished thinking.
     CutShort,
+    /// As `CutShort`, but the provider's control to end the thinking failed,
+    /// so the turn was asked again (llama.cpp without the control).
+    AskedAgain,
+}
+
+impl ReasoningSource {
+    /// The user cut this block short ("Answer now"), either way.
+    pub fn is_cut_short(self) -> bool {
+        matches!(
+            self,
+            ReasoningSource::CutShort | ReasoningSource::AskedAgain
+        )
+    }
 }
 
 impl ReasoningSource {
@@ -30,6 +43,7 @@ impl ReasoningSource {
             ReasoningSource::Summary => "a summary by the provider",
             ReasoningSource::Hidden => "reasoning hidden by the provider",
             ReasoningSource::CutShort => "cut short",
+            ReasoningSource::AskedAgain => "cut short; could not end thinking early, asked again",
         }
     }
 }

@@ -64,6 +64,12 @@ pub struct ChatRequest {
     /// model as its own, and asks for the answer at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_so_far: Option<String>,
+    /// "Continue" on an answer cut at the output limit: `messages` ends with
+    /// that answer; the server asks the model to go on from where it stopped
+    /// (`server::continuation`), at the effort that does not think again
+    /// unless `effort` names one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continue_answer: bool,
 }
 
 /// What `POST /api/answer_now` did for a thinking turn.
@@ -79,6 +85,9 @@ pub enum AnswerNow {
     AskAgain {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         effort: Option<Effort>,
+        /// The provider has a control but the call failed (the page says so).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        control_failed: bool,
     },
 }
 
@@ -150,7 +159,8 @@ mod tests {
         );
         assert_eq!(
             serde_json::to_value(AnswerNow::AskAgain {
-                effort: Some(Effort::Off)
+                effort: Some(Effort::Off),
+                control_failed: false,
             })
             .unwrap(),
             serde_json::json!({"outcome": "ask_again", "effort": "off"})

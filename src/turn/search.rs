@@ -511,6 +511,7 @@ mod tests {
             turn.apply(
                 TurnEvent::Done {
                     finish_reason: None,
+                    output_limit: None,
                 },
                 0.0,
             );

@@ -94,7 +94,7 @@ impl EffortSettings {
                 .map(|t| {
                     ThinkingStyle::from_name(t).ok_or_else(|| {
                         ConfigError::Effort(
-                            "thinking: expected \"adaptive\", \"budget\" or \"none\"".into(),
+                            "thinking: expected adaptive, budget, level, effort, template, switch or none".into(),
                         )
                     })
                 })
@@ -105,18 +105,38 @@ impl EffortSettings {
     /// Applies the settings to `upstream` of a `dialect` model: the efforts
     /// it offers and its default (`reasoning::resolve`).
     pub fn apply(self, dialect: Dialect, upstream: &mut UpstreamModel) -> Result<(), ConfigError> {
+        if let Some(style) = self.thinking {
+            let allowed = ThinkingStyle::of_dialect(dialect);
+            if !allowed.contains(&style) {
+                let names: Vec<&str> = allowed.iter().map(|s| s.name()).collect();
+                return Err(ConfigError::Effort(format!(
+                    "thinking: {} takes {}, not {}",
+                    dialect.name(),
+                    names.join(", "),
+                    style.name()
+                )));
+            }
+        }
         upstream.thinking = self.thinking;
-        let (efforts, default) = reasoning::resolve(
-            dialect,
-            upstream,
-            self.efforts.as_deref(),
-            self.default_effort,
-        )
-        .map_err(ConfigError::Effort)?;
-        upstream.efforts = efforts;
-        upstream.default_effort = default;
-        Ok(())
+        upstream.configured_efforts = self.efforts;
+        upstream.configured_default = self.default_effort;
+        settle_efforts(dialect, upstream, reasoning::ProviderFacts::default())
     }
+}
+
+/// Decides `upstream`'s efforts, default and their source from its family,
+/// what its provider said (`facts`) and its configuration.
+pub fn settle_efforts(
+    dialect: Dialect,
+    upstream: &mut UpstreamModel,
+    facts: reasoning::ProviderFacts,
+) -> Result<(), ConfigError> {
+    let (efforts, default, source) =
+        reasoning::resolve(dialect, upstream, facts).map_err(ConfigError::Effort)?;
+    upstream.efforts = efforts;
+    upstream.default_effort = default;
+    upstream.efforts_source = source;
+    Ok(())
 }
 
 /// A model the user can pick.
@@ -176,6 +196,10 @@ impl ModelConfig {
             demo: self.provider == ProviderKind::Demo,
             efforts: self.upstream.efforts.clone(),
             default_effort: self.upstream.default_effort,
+            efforts_from: match self.provider {
+                ProviderKind::Demo => "table".into(),
+                ProviderKind::Wire(_) => self.upstream.efforts_source.as_str().into(),
+            },
         }
     }
 }
@@ -619,7 +643,7 @@ mod tests {
     }
 
     #[test]
-    fn reasoning_settings_narrow_each_models_efforts() {
+    fn reasoning_settings_narrow_or_widen_each_models_efforts() {
         let text = r#"
             [[models]]
             provider = "anthropic"
@@ -647,13 +671,19 @@ mod tests {
         use Effort::*;
         assert_eq!(public[0].efforts, vec![Low, High, Xhigh]);
         assert_eq!(public[0].default_effort, Some(Low));
-        assert_eq!(public[1].efforts, vec![Off, Low, Medium, High, Max]);
+        assert_eq!(public[1].efforts, vec![Off, Low, Medium, High, Xhigh, Max]);
         assert_eq!(public[1].default_effort, Some(High));
         assert_eq!(c.models[1].upstream.thinking, Some(ThinkingStyle::Adaptive));
         assert_eq!(public[2].default_effort, Some(Minimal), "the old key");
         assert_eq!(c.models[3].provider, ProviderKind::Wire(Dialect::Chat));
         assert!(c.models[3].upstream.llamacpp);
-        assert_eq!(public[3].efforts, vec![Off, Low, Medium, High]);
+        assert_eq!(
+            public[3].efforts,
+            vec![Off, High],
+            "Qwen3's template switch"
+        );
+        assert_eq!(public[0].efforts_from, "config");
+        assert_eq!(public[2].efforts_from, "table");
         let demo = AppConfig::from_lookup(|_| None).unwrap();
         assert_eq!(demo.models[0].public().default_effort, Some(Medium));
         let json = serde_json::to_value(&public[0]).unwrap();
@@ -668,9 +698,16 @@ mod tests {
                 "[[models]]\nprovider = \"gemini\"\nbase_url = \"https://g\"\nmodel = \"gemini-3-pro-preview\"\n{extra}"
             )
         };
-        let err = AppConfig::from_toml(&model("efforts = [\"minimal\"]"), |_| None).unwrap_err();
+        let widened = AppConfig::from_toml(&model("efforts = [\"minimal\", \"high\"]"), |_| None)
+            .expect("a word the table lacks is the user's to add");
+        assert_eq!(
+            widened.models[0].upstream.efforts,
+            vec![Effort::Minimal, Effort::High]
+        );
+        let err = AppConfig::from_toml(&model("thinking = \"adaptive\""), |_| None).unwrap_err();
         assert!(
-            err.to_string().contains("takes low or high, not minimal"),
+            err.to_string()
+                .contains("gemini takes level, budget, none, not adaptive"),
             "{err}"
         );
         let err = AppConfig::from_toml(&model("efforts = [\"huge\"]"), |_| None).unwrap_err();

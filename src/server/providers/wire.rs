@@ -160,9 +160,16 @@ pub struct UpstreamModel {
     /// Anthropic: how thinking is asked for, when the configuration forces it
     /// (`thinking = "adaptive" | "budget" | "none"`); else the name decides.
     pub thinking: Option<super::reasoning::ThinkingStyle>,
+    /// The configuration's `efforts` list, as written (it wins over the
+    /// family table and the provider's model list).
+    pub configured_efforts: Option<Vec<Effort>>,
+    /// The configuration's `default_effort`.
+    pub configured_default: Option<Effort>,
     /// The efforts the model takes, weakest first (decided at startup:
     /// `reasoning::resolve`); empty: none may be asked for.
     pub efforts: Vec<Effort>,
+    /// Where `efforts` came from.
+    pub efforts_source: super::reasoning::EffortsSource,
     /// The effort used when a request names none.
     pub default_effort: Option<Effort>,
     /// Chat completions on a llama.cpp server (`provider = "llamacpp"`).

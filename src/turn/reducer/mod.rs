@@ -21,6 +21,13 @@ pub use block::{is_empty_reasoning, is_shown, Block, BlockState, Thinking};
 pub use change::{Change, ThinkingMeta, TurnProgress};
 pub use status::{EmptyOutcome, ShownError, TurnStatus};
 
+/// Which model wrote a turn: the id the page asked for and the name it showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnModel {
+    pub id: String,
+    pub label: String,
+}
+
 /// An assistant turn: its blocks, state, usage and outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Turn {
@@ -32,6 +39,13 @@ pub struct Turn {
     pub usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// The output limit the turn was asked with, when the server sent one
+    /// (a turn cut at it says "Cut off at the length limit (16,000 tokens)").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_limit: Option<u32>,
+    /// The model that wrote the turn (its id and name), as the page chose it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<TurnModel>,
     /// Client clock when the request was sent (waiting timer).
     #[serde(skip)]
     pub started_at_ms: f64,
@@ -57,6 +71,8 @@ impl Turn {
             error: None,
             usage: None,
             finish_reason: None,
+            output_limit: None,
+            model: None,
             started_at_ms: now_ms,
             ttft_ms: None,
             effort: None,
@@ -134,9 +150,13 @@ impl Turn {
                 self.usage.get_or_insert_with(Usage::default).add(&usage);
                 vec![self.status_change()]
             }
-            TurnEvent::Done { finish_reason } => {
+            TurnEvent::Done {
+                finish_reason,
+                output_limit,
+            } => {
                 let mut changes = self.interrupt_open_thinking(now_ms);
                 self.finish_reason = finish_reason;
+                self.output_limit = output_limit;
                 self.status = TurnStatus::Done;
                 changes.push(self.status_change());
                 changes
@@ -266,6 +286,7 @@ mod outcome_tests {
     fn done() -> TurnEvent {
         TurnEvent::Done {
             finish_reason: Some("stop".into()),
+            output_limit: None,
         }
     }
     /// True when `changes` report new metadata for block `index`.
@@ -427,6 +448,7 @@ mod tests {
     fn done() -> TurnEvent {
         TurnEvent::Done {
             finish_reason: Some("stop".into()),
+            output_limit: None,
         }
     }
 
@@ -621,6 +643,7 @@ mod tests {
             }),
             TurnEvent::Done {
                 finish_reason: Some("length".into()),
+                output_limit: None,
             },
         ]);
         assert_eq!(turn.usage.and_then(|u| u.reasoning_tokens), Some(15));
@@ -821,7 +844,8 @@ mod change_tests {
                 ..Usage::default()
             })),
             Just(TurnEvent::Done {
-                finish_reason: None
+                finish_reason: None,
+                output_limit: None,
             }),
             Just(TurnEvent::Error {
                 kind: ErrorKind::Network,

@@ -43,7 +43,7 @@ impl Turn {
         };
         block.duration_ms = Some(duration_ms);
         block.opaque = opaque && block.text.trim().is_empty();
-        if block.opaque && block.source != Some(ReasoningSource::CutShort) {
+        if block.opaque && !block.source.is_some_and(ReasoningSource::is_cut_short) {
             block.source = Some(ReasoningSource::Hidden);
         }
         block.state = BlockState::Done;
@@ -143,12 +143,16 @@ impl Turn {
     /// "Answer now" on a provider without a control: the stream is dropped
     /// and the turn asked again. The open block ends here, at the elapsed
     /// time the client measured, cut short; the turn waits for the answer.
-    pub fn cut_short_to_ask_again(&mut self, now_ms: f64) -> Vec<Change> {
+    pub fn cut_short_to_ask_again(&mut self, now_ms: f64, control_failed: bool) -> Vec<Change> {
         if !self.status.is_live() {
             return Vec::new();
         }
         if let Some((_, block)) = self.open_thinking() {
-            block.source = Some(ReasoningSource::CutShort);
+            block.source = Some(if control_failed {
+                ReasoningSource::AskedAgain
+            } else {
+                ReasoningSource::CutShort
+            });
         }
         let elapsed = self.open_thinking_elapsed(now_ms);
         let mut changes = self.close_open_thinking(elapsed, BlockState::Done);
@@ -290,7 +294,7 @@ mod answer_now_tests {
     #[test]
     fn asking_again_ends_the_block_at_the_clients_time_and_waits() {
         let mut turn = thinking_turn(Some(ReasoningSource::Full));
-        let changes = turn.cut_short_to_ask_again(5_200.0);
+        let changes = turn.cut_short_to_ask_again(5_200.0, false);
         let ended = block(&turn, 0);
         assert_eq!(ended.state, BlockState::Done);
         assert_eq!(ended.duration_ms, Some(4_200));
@@ -309,6 +313,7 @@ mod answer_now_tests {
         turn.apply(
             TurnEvent::Done {
                 finish_reason: None,
+                output_limit: None,
             },
             6_100.0,
         );
@@ -316,16 +321,20 @@ mod answer_now_tests {
         assert_eq!(turn.status, TurnStatus::Done);
         assert_eq!(block(&turn, 0).source, Some(ReasoningSource::CutShort));
         // Nothing to cut once the turn has ended.
-        assert!(turn.cut_short_to_ask_again(7_000.0).is_empty());
+        assert!(turn.cut_short_to_ask_again(7_000.0, false).is_empty());
     }
 
     #[test]
     fn the_source_survives_storage() {
         let mut turn = thinking_turn(Some(ReasoningSource::Full));
-        turn.cut_short_to_ask_again(5_200.0);
+        turn.cut_short_to_ask_again(5_200.0, false);
         let json = serde_json::to_string(&turn).unwrap();
         assert!(json.contains("\"source\":\"cut_short\""), "{json}");
         let back: Turn = serde_json::from_str(&json).unwrap();
         assert_eq!(block(&back, 0).source, Some(ReasoningSource::CutShort));
+        let mut failed = thinking_turn(Some(ReasoningSource::Full));
+        failed.cut_short_to_ask_again(5_200.0, true);
+        let json = serde_json::to_string(&failed).unwrap();
+        assert!(json.contains("\"source\":\"asked_again\""), "{json}");
     }
 }

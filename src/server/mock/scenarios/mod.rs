@@ -58,6 +58,7 @@ pub const KEYWORDS: &[&str] = &[
     "opaque",
     "reasoning-tokens",
     "no-answer",
+    "cut-off",
     "empty-answer",
     "drop-thinking",
     "drop-answer",
@@ -126,6 +127,11 @@ pub fn scenario_for(text: &str, delay: Duration) -> Scenario {
         .unwrap_or("");
     let (name, number) = keyword(word).unwrap_or(("normal", None));
     build(name, number, delay)
+}
+
+/// `cut-off`'s second part: the conversation already holds the cut answer.
+pub fn continued_scenario(delay: Duration) -> Scenario {
+    scripted("cut-off", steps(shapes::deltas("cut-off-rest"), delay))
 }
 
 /// `word` as a known keyword and, for a numbered one, its number.

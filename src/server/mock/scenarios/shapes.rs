@@ -4,8 +4,8 @@
 
 use super::steps::{answer, answered, chunks, ending, reasoned, reasoning};
 use super::texts::{
-    ANSWER, CODE_ANSWER, CODE_REASONING, HEADLINES, HOSTILE_CODE, HOSTILE_MARKDOWN, HOSTILE_MATH,
-    REASONING, TOPIC_TAGS,
+    ANSWER, CODE_ANSWER, CODE_REASONING, CUT_ANSWER_REST, CUT_ANSWER_START, HEADLINES,
+    HOSTILE_CODE, HOSTILE_MARKDOWN, HOSTILE_MATH, REASONING, TOPIC_TAGS,
 };
 use crate::server::providers::delta::Delta;
 
@@ -44,6 +44,14 @@ pub(super) fn deltas(name: &str) -> Vec<Delta> {
         "opaque" => [vec![Delta::OpaqueReasoning], answered(ANSWER, 640)].concat(),
         "reasoning-tokens" => answered(ANSWER, 640),
         "no-answer" => [reasoning(REASONING), ending("length", 200)].concat(),
+        // An answer cut at the output limit, and (asked to go on) its rest.
+        "cut-off" => [
+            reasoning(REASONING),
+            answer(CUT_ANSWER_START),
+            ending("length", 200),
+        ]
+        .concat(),
+        "cut-off-rest" => answered(CUT_ANSWER_REST, 0),
         // Nothing at all: no reasoning, no answer text (the empty-answer note).
         "empty-answer" => ending("stop", 0),
         "huge" => {

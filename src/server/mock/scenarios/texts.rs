@@ -91,3 +91,9 @@ pub const HALF_WRITTEN: &str = "First, **a claim in bold that is still being wri
 then closed.\n\nThe area of a circle is $\\pi r^2$ for a radius $r$.\n\n\
 ```rust\nfn area(r: f64) -> f64 {\n    let pi = std::f64::consts::PI;\n    pi * r * r\n}\n```\n\n\
 That is all.\n";
+
+/// `cut-off`: an answer that stops mid-sentence at the output limit.
+pub const CUT_ANSWER_START: &str =
+    "Rayleigh scattering favours short wavelengths, so the sky looks blue. At sunset the light crosses";
+/// `cut-off`, continued: the rest of that sentence and the answer's end.
+pub const CUT_ANSWER_REST: &str = " more air, and the reds remain.";

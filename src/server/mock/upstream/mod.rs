@@ -16,14 +16,17 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::Value;
 
-use crate::server::mock::scenarios::{scenario_for, Fault};
+use crate::server::mock::scenarios::{
+    continued_scenario, scenario_for, Fault, Scenario, CUT_ANSWER_START,
+};
+use crate::server::providers::delta::Delta;
 use crate::server::providers::wire::Dialect;
 
 mod body;
 mod echo;
 mod endless;
 mod replay;
-mod rules;
+pub mod rules;
 mod state;
 
 pub use echo::{GATEWAY_BEARER, OTHER_SK_KEY};
@@ -34,6 +37,7 @@ use body::scenario_body;
 use echo::echo_secrets_response;
 use endless::huge_error_response;
 use replay::replay_body;
+use rules::Thinks;
 use state::stream_response;
 
 /// The dialects answered at one fixed path each (Gemini's path names the model).
@@ -82,8 +86,15 @@ async fn gemini(
     )
 }
 
-/// llama.cpp's reasoning control (`reasoning_end`): recorded; the stream of
-/// that completion id leaves out the rest of its reasoning and answers.
+/// llama.cpp's reasoning control, as its server's handler reads it
+/// (tools/server/server-context.cpp at 00dd081, `post_control`): `id` (the
+/// `chatcmpl-…` id of the stream) and `action` (only `reasoning_end`) are
+/// required, a 400 naming the missing one otherwise; an id with no running
+/// completion, or one not started with `reasoning_control: true`, is a 200
+/// with `success: false`; success is `{"success": true}`. (Router mode also
+/// needs `model`; Pensive always sends it and the single-model server
+/// ignores it.) The stream of that id then leaves out the rest of its
+/// reasoning and answers.
 async fn control(State(s): State<MockState>, Json(body): Json<Value>) -> Response {
     s.record(RecordedRequest {
         dialect: "chat",
@@ -91,18 +102,25 @@ async fn control(State(s): State<MockState>, Json(body): Json<Value>) -> Respons
         headers: Vec::new(),
         body: body.clone(),
     });
-    let id = body.get("id").and_then(Value::as_str);
-    let action = body.get("action").and_then(Value::as_str);
-    match (id, action) {
-        (Some(id), Some("reasoning_end")) if s.end_reasoning(id) => {
-            Json(serde_json::json!({"id": id, "action": "reasoning_end", "success": true}))
-                .into_response()
-        }
-        _ => (
+    let refused = |message: &str| {
+        (
             StatusCode::BAD_REQUEST,
-            Json(serde_json::json!({"error": {"code": 400, "message": "expected {\"id\": <the id of a running completion started with reasoning_control>, \"action\": \"reasoning_end\"}", "type": "invalid_request_error"}})),
+            Json(serde_json::json!({"error": {"code": 400, "message": message, "type": "invalid_request_error"}})),
         )
-            .into_response(),
+            .into_response()
+    };
+    let id = body.get("id").and_then(Value::as_str).unwrap_or("");
+    if id.is_empty() {
+        return refused("missing completion id");
+    }
+    if body.get("action").and_then(Value::as_str) != Some("reasoning_end") {
+        return refused("unknown control action");
+    }
+    if s.end_reasoning(id) {
+        Json(serde_json::json!({"success": true})).into_response()
+    } else {
+        Json(serde_json::json!({"success": false, "message": "no active completion for this id"}))
+            .into_response()
     }
 }
 
@@ -138,7 +156,7 @@ fn serve(
             .and_then(|h| h.to_str().ok())
             .unwrap_or("")
     );
-    let refused = rules::refusal(dialect, &path, &body);
+    let verdict = rules::verdict(&path, &body);
     let controlled =
         dialect == Dialect::Chat && body.get("reasoning_control") == Some(&Value::Bool(true));
     state.record(RecordedRequest {
@@ -147,14 +165,23 @@ fn serve(
         headers: recorded_headers,
         body,
     });
-    if let Some(refusal) = refused {
-        return refusal;
-    }
+    let thinks = match verdict {
+        rules::Verdict::Refused { status, body } => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+            return (status, Json(body)).into_response();
+        }
+        rules::Verdict::Accepted(thinks) => thinks,
+    };
     if let Some(events) = state.config.replay.clone() {
         let delay = state.config.delay;
         return stream_response(state, dialect, replay_body(events.as_ref().clone(), delay));
     }
-    let scenario = scenario_for(&text, state.config.delay);
+    let mut scenario = scenario_for(&text, state.config.delay);
+    if scenario.name == "cut-off" && text.contains(CUT_ANSWER_START) {
+        // Asked to go on from the cut answer: the rest of it.
+        scenario = continued_scenario(state.config.delay);
+    }
+    let scenario = shape_thinking(scenario, thinks);
     if let Fault::Status { code, retry_after } = scenario.fault {
         return status_response(code, retry_after);
     }
@@ -171,6 +198,42 @@ fn serve(
         dialect,
         scenario_body(dialect, model, scenario, control),
     )
+}
+
+/// The scenario as the model would stream it under the provider's verdict:
+/// no reasoning when it does not think; reasoning without its text when the
+/// provider omits it (one opaque signal per block).
+fn shape_thinking(mut scenario: Scenario, thinks: Thinks) -> Scenario {
+    if thinks == Thinks::Shown {
+        return scenario;
+    }
+    let mut opened = false;
+    for step in &mut scenario.steps {
+        step.deltas.retain_mut(|delta| match delta {
+            Delta::Reasoning(_) | Delta::ReasoningStarted | Delta::OpaqueReasoning
+                if thinks == Thinks::Omitted =>
+            {
+                let first = !opened;
+                opened = true;
+                *delta = Delta::OpaqueReasoning;
+                first
+            }
+            Delta::ReasoningBoundary if thinks == Thinks::Omitted => {
+                opened = false;
+                true
+            }
+            Delta::Reasoning(_)
+            | Delta::ReasoningStarted
+            | Delta::OpaqueReasoning
+            | Delta::ReasoningBoundary => false,
+            Delta::Answer(_) => {
+                opened = false;
+                true
+            }
+            _ => true,
+        });
+    }
+    scenario
 }
 
 fn status_response(code: u16, retry_after: Option<u64>) -> Response {

@@ -3,22 +3,24 @@
 //!
 //! Thinking is asked for as the model family takes it (`reasoning`):
 //! adaptive models (Claude 4.6+) get `thinking: {type: "adaptive", display:
-//! "summarized"}` and `output_config: {effort}`, never a budget; older ones
-//! `thinking: {type: "enabled", budget_tokens}` with the effort mapped to a
-//! budget of at least 1024 and below `max_tokens`; `off` sends no thinking.
-//! Pensive sends no `temperature`, `top_p` or `top_k` (Opus 4.7 refuses them).
+//! "summarized"}` (Opus 4.7 and Claude 5 would otherwise omit the text) and
+//! `output_config: {effort}`, never a budget; older ones `thinking: {type:
+//! "enabled", budget_tokens}` with the effort mapped to a budget of at least
+//! 1024 and below `max_tokens`. `off` sends `thinking: {type: "disabled"}`
+//! (Claude 5 thinks when the field is absent); it is only offered where the
+//! model takes it. A name Pensive cannot read gets the provider's default: no
+//! `thinking` field. `max_tokens` grows with the effort (`reasoning::output_limit`).
+//! Pensive sends no `temperature`, `top_p` or `top_k` (Opus 4.7+ refuse them).
 
 use serde_json::{json, Value};
 
-use crate::server::providers::reasoning::{anthropic_family, ThinkingStyle};
-use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
+use crate::server::providers::reasoning::{anthropic_family, output_limit, ThinkingStyle};
+use crate::server::providers::wire::{Dialect, UpstreamModel, UpstreamRequest};
 use crate::turn::turn_error::TurnError;
 use crate::turn::{ChatRequest, Effort, Role};
 
 /// The API version Pensive speaks (sent as `anthropic-version`).
 pub const API_VERSION: &str = "2023-06-01";
-/// `max_tokens` when the model config sets none (the API requires one).
-const DEFAULT_MAX_TOKENS: u32 = 16_000;
 /// Thinking budget when the model config sets none.
 const DEFAULT_THINKING_BUDGET: u32 = 8_000;
 /// Room left for the answer when the budget would not fit under `max_tokens`.
@@ -56,10 +58,9 @@ fn adaptive_word(effort: Effort) -> &'static str {
 /// The request body: thinking as the model family takes it (see the module
 /// docs), system messages in `system`.
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
-    // A name that is not a Claude model (a proxy's alias) keeps the budget
-    // request every Claude model before Opus 4.7 takes.
-    let style = anthropic_family(model).map_or(ThinkingStyle::Budget, |f| f.style);
-    let mut max_tokens = model.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    let family = anthropic_family(model);
+    let style = family.map_or(ThinkingStyle::None, |f| f.style);
+    let mut max_tokens = output_limit(Dialect::Anthropic, model, request.effort).unwrap_or(16_000);
     // The API rejects empty text content (an answer that was all thinking).
     let messages: Vec<Value> = request
         .dialogue()
@@ -79,13 +80,8 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
         "messages": messages,
     });
     match (style, request.effort) {
-        (ThinkingStyle::None, _) | (_, Some(Effort::Off)) => {}
-        (ThinkingStyle::Adaptive, effort) => {
-            body["thinking"] = json!({"type": "adaptive", "display": "summarized"});
-            if let Some(effort) = effort {
-                body["output_config"] = json!({"effort": adaptive_word(effort)});
-            }
-        }
+        (ThinkingStyle::None, _) => {}
+        (_, Some(Effort::Off)) => body["thinking"] = json!({"type": "disabled"}),
         (ThinkingStyle::Budget, effort) => {
             let budget = budget_for(model, effort);
             // The API rejects a budget that is not below max_tokens.
@@ -94,6 +90,13 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
                 body["max_tokens"] = json!(max_tokens);
             }
             body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+        }
+        // Adaptive (the only other style the configuration takes here).
+        (_, effort) => {
+            body["thinking"] = json!({"type": "adaptive", "display": "summarized"});
+            if let Some(effort) = effort {
+                body["output_config"] = json!({"effort": adaptive_word(effort)});
+            }
         }
     }
     if let Some(system) = request.system_prompt() {
@@ -228,7 +231,7 @@ mod tests {
     }
 
     #[test]
-    fn efforts_map_to_adaptive_words_or_budgets_and_off_sends_no_thinking() {
+    fn efforts_map_to_adaptive_words_or_budgets_and_off_disables_thinking() {
         let ask = |name: &str, effort| {
             let model = UpstreamModel {
                 name: name.into(),
@@ -251,10 +254,22 @@ mod tests {
             budget["thinking"],
             json!({"type": "enabled", "budget_tokens": 16000})
         );
-        assert_eq!(budget["max_tokens"], json!(20096));
-        assert!(ask("claude-opus-4-5", Some(Effort::Off))
+        assert_eq!(
+            budget["max_tokens"],
+            json!(32000),
+            "the limit grows with the effort"
+        );
+        assert_eq!(
+            ask("claude-opus-4-5", Some(Effort::Off))["thinking"],
+            json!({"type": "disabled"})
+        );
+        assert!(ask("mock-claude", Some(Effort::High))
             .get("thinking")
             .is_none());
+        assert_eq!(
+            ask("claude-opus-5", Some(Effort::Max))["max_tokens"],
+            json!(128000)
+        );
         let small = UpstreamModel {
             name: "claude-opus-4-1".into(),
             thinking_budget: Some(100),

@@ -3,19 +3,26 @@
 
 use serde_json::{json, Value};
 
-use crate::server::providers::reasoning::{gemini_family, GeminiFamily};
+use crate::server::providers::reasoning::{gemini_family, GeminiFamily, ThinkingStyle};
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
 use crate::turn::{ChatRequest, Effort, Role};
 
 /// `thinkingConfig` for the turn's effort: Gemini 3+ takes `thinkingLevel`,
 /// 2.5 `thinkingBudget` (0 off where allowed, -1 dynamic), never both;
 /// `includeThoughts` whenever thinking is on. A model of unknown family gets
-/// what Pensive always sent: thoughts included, the configured budget if any.
+/// the provider's default (thoughts included, the configured budget if any),
+/// or what the configuration's `thinking` style says.
 fn thinking_config(model: &UpstreamModel, effort: Option<Effort>) -> Value {
     let mut config = json!({"includeThoughts": true});
     let family = gemini_family(&model.name);
-    match (family, effort) {
-        (Some(GeminiFamily::Level { .. }), Some(effort)) => {
+    let style = model.thinking.or(match family {
+        Some(GeminiFamily::Level { .. }) => Some(ThinkingStyle::Level),
+        Some(GeminiFamily::Budget { .. }) => Some(ThinkingStyle::Budget),
+        None => None,
+    });
+    match (style, effort) {
+        (Some(ThinkingStyle::None), _) => return json!({}),
+        (Some(ThinkingStyle::Level), Some(effort)) => {
             let level = match effort {
                 Effort::Off | Effort::Minimal => "minimal",
                 Effort::Low => "low",
@@ -24,19 +31,22 @@ fn thinking_config(model: &UpstreamModel, effort: Option<Effort>) -> Value {
             };
             config["thinkingLevel"] = json!(level);
         }
-        (Some(GeminiFamily::Budget { .. }), Some(Effort::Off)) => {
+        (Some(ThinkingStyle::Budget), Some(Effort::Off)) => {
             return json!({"thinkingBudget": 0});
         }
-        (Some(GeminiFamily::Budget { pro }), Some(effort)) => {
+        (Some(ThinkingStyle::Budget), Some(effort)) => {
+            let (min, max) = match family {
+                Some(GeminiFamily::Budget { min, max, .. }) => (min, max),
+                _ => (1, 24_576),
+            };
             let configured = model
                 .thinking_budget
                 .filter(|_| Some(effort) == model.default_effort);
             let budget: i64 = match effort {
-                Effort::Off | Effort::Minimal | Effort::Low => 1024,
+                Effort::Off | Effort::Minimal | Effort::Low => i64::from(min.max(1024)),
                 // The model's own dynamic budget (its default).
                 Effort::Medium => -1,
-                Effort::High | Effort::Xhigh | Effort::Max if pro => 32_768,
-                Effort::High | Effort::Xhigh | Effort::Max => 24_576,
+                Effort::High | Effort::Xhigh | Effort::Max => i64::from(max),
             };
             config["thinkingBudget"] = json!(configured.map_or(budget, i64::from));
         }
@@ -63,7 +73,12 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
             json!({"role": role, "parts": [{"text": m.content}]})
         })
         .collect();
-    let mut generation = json!({"thinkingConfig": thinking_config(model, request.effort)});
+    let thinking = thinking_config(model, request.effort);
+    let mut generation = if thinking == json!({}) {
+        json!({})
+    } else {
+        json!({"thinkingConfig": thinking})
+    };
     if let Some(max) = model.max_output_tokens {
         generation["maxOutputTokens"] = json!(max);
     }

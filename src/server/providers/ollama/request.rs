@@ -3,46 +3,52 @@
 
 use serde_json::{json, Value};
 
+use crate::server::providers::reasoning::ThinkingStyle;
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
 use crate::turn::{ChatRequest, Effort};
 
 /// `think` for the turn's effort: `false` for off; a level for the models
-/// that take levels (gpt-oss: low, medium, high); `true` for the on/off
-/// families; for a model of unknown family, the configured level if it is
-/// one Ollama knows, else `true`.
-fn think(model: &UpstreamModel, effort: Option<Effort>) -> Value {
-    let levels = model
-        .efforts
-        .iter()
-        .any(|e| matches!(e, Effort::Low | Effort::Medium));
-    match effort {
+/// that take levels (gpt-oss: low, medium, high; or `thinking = "level"`);
+/// `true` for the on/off families; nothing for a model of unknown family
+/// (Ollama's default), unless its old `reasoning_effort` setting names a level.
+fn think(model: &UpstreamModel, effort: Option<Effort>) -> Option<Value> {
+    let levels = match model.thinking {
+        Some(ThinkingStyle::None) => return None,
+        Some(style) => style == ThinkingStyle::Level,
+        None => model
+            .efforts
+            .iter()
+            .any(|e| matches!(e, Effort::Low | Effort::Medium)),
+    };
+    Some(match effort {
         Some(Effort::Off) => json!(false),
         Some(Effort::Minimal | Effort::Low) if levels => json!("low"),
         Some(Effort::Medium) if levels => json!("medium"),
         Some(Effort::High | Effort::Xhigh | Effort::Max) if levels => json!("high"),
         Some(_) => json!(true),
-        None => match model
-            .reasoning_effort
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-        {
+        None => {
+            let level = model.reasoning_effort.as_deref()?.to_ascii_lowercase();
             // Models like gpt-oss take a level; other values would be rejected.
-            Some(level) if matches!(level.as_str(), "low" | "medium" | "high") => json!(level),
-            _ => json!(true),
-        },
-    }
+            if matches!(level.as_str(), "low" | "medium" | "high") {
+                json!(level)
+            } else {
+                json!(true)
+            }
+        }
+    })
 }
 
 /// The request body: streaming on, thinking as the turn's effort asks
 /// (`think`), output limit if set.
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
-    let think = think(model, request.effort);
     let mut body = json!({
         "model": model.name,
         "messages": request.messages,
         "stream": true,
-        "think": think,
     });
+    if let Some(think) = think(model, request.effort) {
+        body["think"] = think;
+    }
     if let Some(max) = model.max_output_tokens {
         body["options"] = json!({"num_predict": max});
     }
@@ -81,7 +87,6 @@ mod tests {
                 "model": "qwen3:8b",
                 "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}],
                 "stream": true,
-                "think": true,
                 "options": {"num_predict": 1000},
             })
         );
@@ -103,5 +108,10 @@ mod tests {
             ..model
         };
         assert_eq!(build_request(&unknown, &request).body["think"], json!(true));
+        let off = ChatRequest {
+            effort: Some(Effort::Off),
+            ..request
+        };
+        assert_eq!(build_request(&unknown, &off).body["think"], json!(false));
     }
 }

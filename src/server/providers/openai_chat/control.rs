@@ -1,9 +1,13 @@
 //! llama.cpp's reasoning control: a completion started with
 //! `reasoning_control: true` can be told to stop thinking and answer, with
 //! `POST {base}/chat/completions/control` and `{"id": <the completion id of
-//! its chunks>, "action": "reasoning_end"}`; the same stream then goes on with
-//! the answer. (The endpoint is as issue 20 describes it: docs/decisions.md
-//! says what could and could not be confirmed in llama.cpp's own docs.)
+//! its chunks>, "action": "reasoning_end", "model": <name>}`; the same stream
+//! then goes on with the answer. As the server's handler reads it
+//! (tools/server/server-context.cpp, `post_control`, llama.cpp #23971): a
+//! missing id or another action is a 400; an id with no running completion,
+//! or one not started with `reasoning_control`, is a **200** with
+//! `{"success": false, "message"}`, so the body decides, not the status;
+//! `model` is read only by router mode (several models), which needs it.
 
 use serde_json::json;
 
@@ -22,8 +26,24 @@ pub fn control_request(model: &UpstreamModel, completion_id: &str) -> (String, s
             "{}/chat/completions/control",
             model.base_url.trim_end_matches('/')
         ),
-        json!({"id": completion_id, "action": REASONING_END}),
+        json!({"id": completion_id, "action": REASONING_END, "model": model.name}),
     )
+}
+
+/// A 200's body: `{"success": true}`, or `false` with the server's reason.
+fn control_outcome(body: &str) -> Result<(), TurnError> {
+    let reply: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+    if reply.get("success").and_then(serde_json::Value::as_bool) == Some(true) {
+        return Ok(());
+    }
+    let reason = reply
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("the server did not say it ended the thinking");
+    Err(TurnError::Http {
+        status: 409,
+        message: format!("llama.cpp's reasoning control: {reason}"),
+    })
 }
 
 /// Longest a control call may take: past it the browser asks again instead
@@ -41,7 +61,8 @@ pub async fn end_reasoning(model: &UpstreamModel, completion_id: &str) -> Result
     let response = builder.send().await.map_err(|e| network_error(&e))?;
     let status = response.status();
     if status.is_success() {
-        return Ok(());
+        let body = crate::server::providers::http::error_body(response).await;
+        return control_outcome(&body);
     }
     let body = crate::server::providers::http::error_body(response).await;
     Err(TurnError::from_status(

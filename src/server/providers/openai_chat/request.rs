@@ -3,7 +3,8 @@
 //!
 //! The turn's effort goes in the words of the server behind the model
 //! (`reasoning::chat_server`): OpenAI `reasoning_effort` (`off` → `none`);
-//! DeepSeek `thinking: {type}` plus `reasoning_effort` high/max; OpenRouter
+//! DeepSeek `thinking: {type}` plus `reasoning_effort` low/high/max; Kimi K2
+//! `thinking: {type}`, K3 `reasoning_effort`; OpenRouter
 //! `reasoning: {effort}`; llama.cpp, vLLM, SGLang and other servers
 //! `chat_template_kwargs: {enable_thinking: false}` for `off`, the template's
 //! switch on for on/off families (Qwen3, GLM), else `reasoning_effort`.
@@ -12,10 +13,31 @@
 
 use serde_json::{json, Value};
 
-use crate::server::providers::reasoning::{chat_server, switch_only_family, ChatServer};
+use crate::server::providers::reasoning::{
+    chat_server, switch_only_family, ChatServer, ThinkingStyle,
+};
 use crate::server::providers::responses::openai_word;
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
 use crate::turn::{ChatRequest, Effort};
+
+/// How the model is asked to think: the configuration's `thinking` style,
+/// else what its server and family take.
+fn style_of(model: &UpstreamModel, server: ChatServer) -> ThinkingStyle {
+    if let Some(style) = model.thinking {
+        return style;
+    }
+    match server {
+        ChatServer::OpenAi | ChatServer::OpenRouter => ThinkingStyle::Effort,
+        ChatServer::DeepSeek => ThinkingStyle::Switch,
+        // K3 takes `reasoning_effort` and always thinks; K2 a switch.
+        ChatServer::Kimi if model.name.to_ascii_lowercase().contains("k3") => ThinkingStyle::Effort,
+        ChatServer::Kimi => ThinkingStyle::Switch,
+        ChatServer::LlamaCpp | ChatServer::Other if switch_only_family(&model.name) => {
+            ThinkingStyle::Template
+        }
+        ChatServer::LlamaCpp | ChatServer::Other => ThinkingStyle::Effort,
+    }
+}
 
 /// Adds the turn's reasoning parameters to `body`.
 fn add_reasoning(body: &mut Value, model: &UpstreamModel, effort: Option<Effort>) {
@@ -30,30 +52,40 @@ fn add_reasoning(body: &mut Value, model: &UpstreamModel, effort: Option<Effort>
         }
         return;
     };
-    match (server, effort) {
-        (ChatServer::OpenAi, effort) => body["reasoning_effort"] = json!(openai_word(effort)),
-        (ChatServer::DeepSeek, Effort::Off) => body["thinking"] = json!({"type": "disabled"}),
-        (ChatServer::DeepSeek, effort) => {
-            body["thinking"] = json!({"type": "enabled"});
-            body["reasoning_effort"] = json!(if effort >= Effort::Max { "max" } else { "high" });
-        }
-        (ChatServer::OpenRouter, effort) => {
+    match (style_of(model, server), server, effort) {
+        (ThinkingStyle::None, _, _) => {}
+        (_, ChatServer::OpenRouter, effort) => {
             body["reasoning"] = json!({"effort": openai_word(effort)});
         }
-        (ChatServer::LlamaCpp | ChatServer::Other, Effort::Off) => {
+        (ThinkingStyle::Switch, _, Effort::Off) => body["thinking"] = json!({"type": "disabled"}),
+        (ThinkingStyle::Switch, ChatServer::DeepSeek, effort) => {
+            body["thinking"] = json!({"type": "enabled"});
+            // DeepSeek's own three words (it reads the others as these).
+            let word = match effort {
+                Effort::Off | Effort::Minimal | Effort::Low => "low",
+                Effort::Medium | Effort::High => "high",
+                Effort::Xhigh | Effort::Max => "max",
+            };
+            body["reasoning_effort"] = json!(word);
+        }
+        (ThinkingStyle::Switch, _, _) => body["thinking"] = json!({"type": "enabled"}),
+        (ThinkingStyle::Template, _, effort) => {
+            body["chat_template_kwargs"] = json!({"enable_thinking": effort != Effort::Off});
+        }
+        // Other servers read `off` through the template (vLLM, SGLang, llama.cpp).
+        (_, ChatServer::LlamaCpp | ChatServer::Other, Effort::Off) => {
             body["chat_template_kwargs"] = json!({"enable_thinking": false});
         }
-        (ChatServer::LlamaCpp | ChatServer::Other, _) if switch_only_family(&model.name) => {
-            body["chat_template_kwargs"] = json!({"enable_thinking": true});
-        }
-        (ChatServer::LlamaCpp | ChatServer::Other, effort) => {
+        (_, ChatServer::LlamaCpp | ChatServer::Other, effort) => {
             body["reasoning_effort"] = json!(effort.as_str());
         }
+        (_, _, effort) => body["reasoning_effort"] = json!(openai_word(effort)),
     }
 }
 
 /// The request body: streaming on, usage requested, the turn's reasoning
-/// parameters (see the module docs), output limit if set.
+/// parameters (see the module docs), output limit if set (OpenAI's reasoning
+/// models refuse `max_tokens` and take `max_completion_tokens`; so does Kimi).
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let mut body = json!({
         "model": model.name,
@@ -62,7 +94,11 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
         "stream_options": {"include_usage": true},
     });
     if let Some(max) = model.max_output_tokens {
-        body["max_tokens"] = json!(max);
+        let key = match chat_server(model) {
+            ChatServer::OpenAi | ChatServer::Kimi => "max_completion_tokens",
+            _ => "max_tokens",
+        };
+        body[key] = json!(max);
     }
     add_reasoning(&mut body, model, request.effort);
     body

@@ -1,0 +1,384 @@
+//! Anthropic Messages (`POST /v1/messages`): thinking types, effort words,
+//! display, `max_tokens`, sampling parameters and prefill, per model.
+//!
+//! Sources (read 2026-12-03 through stored copies):
+//! - [T] platform.claude.com/docs/en/build-with-claude/thinking-troubleshooting
+//!   (copy of 2026-09-26): which `thinking.type` each model takes, "On" /
+//!   "Always on" defaults, Opus 5's `disabled` only at effort ≤ high, and the
+//!   400 texts for `enabled`/`disabled` refused.
+//! - [N] the what's-new and migration pages of Opus 5 (2026-07-24), Opus 5.5
+//!   (2026-09-22), Sonnet 5.5 (2026-09-28), Haiku 5.5, Fable 5 and 5.1:
+//!   default efforts (Opus 5.5 and Haiku 5.5: medium), max output 128K,
+//!   "Prefilling assistant messages returns a 400 error" from Claude 4.6 on.
+//! - [S] anthropics/skills `claude-api/shared/models.md` (2026-07-01) and
+//!   anthropic-sdk-python types (2026-08-08): `display` ("omitted" is the
+//!   default from Opus 4.7 on), `output_config.effort` words, 64K on 4.5.
+//! - [L] live captures quoted in public issues: the effort 400s
+//!   (Oaklight/llm-rosetta#289; Bedrock 2026-07-27), "`temperature` is
+//!   deprecated for this model." (Opus 4.7+), the prefill 400 (Sonnet 5,
+//!   Opus 5.5), the budget 400s (anthropic cookbook).
+
+use serde_json::{json, Value};
+
+use super::{is_model, Refusal, Thinks};
+
+/// How a model takes `thinking: {type: "disabled"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Disable {
+    Yes,
+    /// Opus 5 [T] (Haiku 5.5 by third-party reports): not with effort xhigh or max.
+    UpToHigh,
+    /// Refused with this message [T].
+    Refused(&'static str),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Claude {
+    ids: &'static [&'static str],
+    enabled: bool,
+    adaptive: bool,
+    disable: Disable,
+    /// Thinks when the request has no `thinking` field ([T]: "On", "Always on").
+    on_by_default: bool,
+    /// `output_config.effort` words; `None`: the parameter is refused.
+    efforts: Option<&'static [&'static str]>,
+    /// `display` defaults to "omitted" [S].
+    omits: bool,
+    max_tokens: u64,
+    /// An assistant message last is taken as a prefill [N].
+    prefill: bool,
+    /// `temperature`, `top_p`, `top_k` refused [L].
+    no_sampling: bool,
+}
+
+const ALL_EFFORTS: &[&str] = &["low", "medium", "high", "xhigh", "max"];
+const NO_XHIGH: &[&str] = &["low", "medium", "high", "max"];
+
+/// Up to Claude 4.5: extended thinking with a budget, off by default.
+const EXTENDED: Claude = Claude {
+    ids: &[],
+    enabled: true,
+    adaptive: false,
+    disable: Disable::Yes,
+    on_by_default: false,
+    efforts: None,
+    omits: false,
+    max_tokens: 64_000,
+    prefill: true,
+    no_sampling: false,
+};
+
+/// Claude 5 and its siblings: adaptive only, thinking on by default, text omitted.
+const CLAUDE_5: Claude = Claude {
+    ids: &[],
+    enabled: false,
+    adaptive: true,
+    disable: Disable::Yes,
+    on_by_default: true,
+    efforts: Some(ALL_EFFORTS),
+    omits: true,
+    max_tokens: 128_000,
+    prefill: false,
+    no_sampling: true,
+};
+
+const ALWAYS_ON: &str = "\"thinking.type.disabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior.";
+
+const MODELS: &[Claude] = &[
+    Claude {
+        ids: &["claude-3-7-sonnet", "claude-3-7-sonnet-latest"],
+        ..EXTENDED
+    },
+    Claude {
+        ids: &["claude-opus-4-0", "claude-opus-4", "claude-opus-4-1"],
+        max_tokens: 32_000,
+        ..EXTENDED
+    },
+    Claude {
+        ids: &["claude-sonnet-4-0", "claude-sonnet-4", "claude-sonnet-4-5", "claude-haiku-4-5"],
+        ..EXTENDED
+    },
+    // Opus 4.5: the one extended-thinking model with effort [T].
+    Claude {
+        ids: &["claude-opus-4-5"],
+        efforts: Some(&["low", "medium", "high"]),
+        ..EXTENDED
+    },
+    Claude {
+        ids: &["claude-opus-4-6", "claude-sonnet-4-6"],
+        adaptive: true,
+        efforts: Some(NO_XHIGH),
+        max_tokens: 128_000,
+        prefill: false,
+        ..EXTENDED
+    },
+    // Opus 4.7/4.8: adaptive only, yet off without a `thinking` field [T].
+    Claude {
+        ids: &["claude-opus-4-7", "claude-opus-4-8"],
+        on_by_default: false,
+        ..CLAUDE_5
+    },
+    Claude {
+        ids: &["claude-mythos-preview"],
+        enabled: true,
+        disable: Disable::Refused("\"thinking.type.disabled\" is not supported for this model. Thinking defaults to adaptive mode when not specified; use \"thinking.type.enabled\" with \"budget_tokens\" for extended thinking."),
+        efforts: Some(NO_XHIGH),
+        ..CLAUDE_5
+    },
+    Claude {
+        ids: &["claude-sonnet-5"],
+        ..CLAUDE_5
+    },
+    Claude {
+        ids: &["claude-opus-5", "claude-haiku-5-5"],
+        disable: Disable::UpToHigh,
+        ..CLAUDE_5
+    },
+    Claude {
+        ids: &["claude-sonnet-5-5"],
+        disable: Disable::Refused("\"thinking.type.disabled\" is not supported for this model. Use \"thinking.type.between_tools\" for the lowest thinking setting, or \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior."),
+        ..CLAUDE_5
+    },
+    Claude {
+        ids: &[
+            "claude-opus-5-5",
+            "claude-fable-5",
+            "claude-fable-5-1",
+            "claude-mythos-5",
+            "claude-mythos-5-1",
+        ],
+        disable: Disable::Refused(ALWAYS_ON),
+        ..CLAUDE_5
+    },
+];
+
+fn model(name: &str) -> Option<&'static Claude> {
+    MODELS
+        .iter()
+        .find(|m| m.ids.iter().any(|id| is_model(name, id)))
+}
+
+pub(super) fn knows(name: &str) -> bool {
+    model(name).is_some()
+}
+
+fn refused(message: impl Into<String>) -> Refusal {
+    (
+        400,
+        json!({
+            "type": "error",
+            "error": {"type": "invalid_request_error", "message": message.into()},
+        }),
+    )
+}
+
+/// The verdict on a Messages request for `name`.
+pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
+    let Some(claude) = model(name) else {
+        return Ok(Thinks::Shown);
+    };
+    let max_tokens = body.get("max_tokens").and_then(Value::as_u64);
+    let Some(max_tokens) = max_tokens else {
+        return Err(refused("max_tokens: Field required"));
+    };
+    if max_tokens > claude.max_tokens {
+        // [L] wording measured 2026-09-17 (gateway mirror of the 400).
+        return Err(refused(format!(
+            "max_tokens: {max_tokens} > {} - 'max_tokens' should be smaller than or equal to {}",
+            claude.max_tokens, claude.max_tokens
+        )));
+    }
+    if claude.no_sampling {
+        for sampling in ["temperature", "top_p", "top_k"] {
+            if body.get(sampling).is_some() {
+                return Err(refused(format!(
+                    "`{sampling}` is deprecated for this model."
+                )));
+            }
+        }
+    }
+    let last_role = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())
+        .and_then(|m| m.get("role"))
+        .and_then(Value::as_str);
+    if last_role == Some("assistant") && !claude.prefill {
+        return Err(refused(
+            "This model does not support assistant message prefill. The conversation must end with a user message.",
+        ));
+    }
+    let effort = body.pointer("/output_config/effort");
+    let thinking = body.get("thinking");
+    let kind = thinking.and_then(|t| t.get("type")).and_then(Value::as_str);
+    let display = thinking
+        .and_then(|t| t.get("display"))
+        .and_then(Value::as_str);
+    let shown = |display: Option<&str>| match display {
+        Some("omitted") => Thinks::Omitted,
+        Some(_) => Thinks::Shown,
+        None if claude.omits => Thinks::Omitted,
+        None => Thinks::Shown,
+    };
+    let thinks = match kind {
+        None if thinking.is_some() => Err(refused("thinking.type: Field required")),
+        None if claude.on_by_default => Ok(shown(None)),
+        None => Ok(Thinks::No),
+        Some("enabled") if !claude.enabled => Err(refused("\"thinking.type.enabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior.")),
+        Some("enabled") => {
+            let budget = thinking
+                .and_then(|t| t.get("budget_tokens"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            if budget < 1024 {
+                return Err(refused(
+                    "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
+                ));
+            }
+            if max_tokens <= budget {
+                return Err(refused("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"));
+            }
+            Ok(shown(display))
+        }
+        Some("adaptive") if !claude.adaptive => {
+            Err(refused("adaptive thinking is not supported on this model"))
+        }
+        Some("adaptive") if thinking.is_some_and(|t| t.get("budget_tokens").is_some()) => Err(
+            refused("thinking.adaptive.budget_tokens: Extra inputs are not permitted"),
+        ),
+        Some("adaptive") => Ok(shown(display)),
+        Some("disabled") => match claude.disable {
+            Disable::Refused(message) => Err(refused(message)),
+            _ if display.is_some() => Err(refused(
+                "\"thinking.display\" is not supported when \"thinking.type\" is \"disabled\"",
+            )),
+            Disable::UpToHigh
+                if effort
+                    .and_then(Value::as_str)
+                    .is_some_and(|e| e == "xhigh" || e == "max") =>
+            {
+                // [T] documents the 400; its wording was not found, so the
+                // message follows the shape of the others.
+                Err(refused(format!(
+                    "\"thinking.type.disabled\" is not supported with \"output_config.effort\" {} for this model.",
+                    effort.map(Value::to_string).unwrap_or_default()
+                )))
+            }
+            _ => Ok(Thinks::No),
+        },
+        Some(other) => Err(refused(format!(
+            "thinking.type: Input tag '{other}' found using 'type' does not match any of the expected tags: 'adaptive', 'disabled', 'enabled'"
+        ))),
+    }?;
+    if let Some(effort) = effort {
+        let Some(words) = claude.efforts else {
+            return Err(refused("This model does not support the effort parameter."));
+        };
+        if !effort.as_str().is_some_and(|e| words.contains(&e)) {
+            let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+            let (last, rest) = quoted.split_last().unwrap_or((&quoted[0], &[]));
+            return Err(refused(format!(
+                "output_config.effort: Input should be {} or {last}",
+                rest.join(", ")
+            )));
+        }
+    }
+    Ok(thinks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(result: Result<Thinks, Refusal>) -> String {
+        match result {
+            Err((_, body)) => body["error"]["message"].as_str().unwrap_or("").to_owned(),
+            Ok(thinks) => format!("accepted: {thinks:?}"),
+        }
+    }
+
+    fn ask(name: &str, extra: Value) -> Result<Thinks, Refusal> {
+        let mut body = json!({"model": name, "max_tokens": 16000, "messages": [{"role": "user", "content": "hi"}]});
+        for (key, value) in extra.as_object().into_iter().flatten() {
+            body[key] = value.clone();
+        }
+        check(name, &body)
+    }
+
+    #[test]
+    fn claude_5_thinks_unasked_and_hides_the_text_unless_summarized() {
+        assert_eq!(ask("claude-opus-5", json!({})), Ok(Thinks::Omitted));
+        assert_eq!(
+            ask(
+                "claude-opus-5",
+                json!({"thinking": {"type": "adaptive", "display": "summarized"}})
+            ),
+            Ok(Thinks::Shown)
+        );
+        assert_eq!(
+            ask("claude-opus-5", json!({"thinking": {"type": "disabled"}})),
+            Ok(Thinks::No)
+        );
+        assert!(message(ask(
+            "claude-opus-5",
+            json!({"thinking": {"type": "disabled"}, "output_config": {"effort": "max"}})
+        ))
+        .contains("not supported"));
+        assert_eq!(ask("claude-opus-4-7", json!({})), Ok(Thinks::No));
+        assert_eq!(ask("claude-sonnet-4-5", json!({})), Ok(Thinks::No));
+    }
+
+    #[test]
+    fn each_breach_gets_the_providers_words() {
+        assert!(message(ask(
+            "claude-fable-5-1",
+            json!({"thinking": {"type": "disabled"}})
+        ))
+        .starts_with("\"thinking.type.disabled\" is not supported for this model."));
+        assert!(message(ask(
+            "claude-fable-5",
+            json!({"thinking": {"type": "enabled", "budget_tokens": 2048}})
+        ))
+        .starts_with("\"thinking.type.enabled\" is not supported"));
+        assert_eq!(
+            message(ask(
+                "claude-sonnet-4-6",
+                json!({"output_config": {"effort": "xhigh"}})
+            )),
+            "output_config.effort: Input should be 'low', 'medium', 'high' or 'max'"
+        );
+        assert_eq!(
+            message(ask(
+                "claude-haiku-4-5",
+                json!({"output_config": {"effort": "low"}})
+            )),
+            "This model does not support the effort parameter."
+        );
+        assert!(message(ask("claude-opus-5", json!({"temperature": 0.2}))).contains("deprecated"));
+        assert!(message(ask("claude-opus-5", json!({"max_tokens": 128_001}))).contains("128000"));
+        assert!(message(ask(
+            "claude-opus-5",
+            json!({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "So"}]})
+        ))
+        .contains("prefill"));
+        assert!(message(ask(
+            "claude-sonnet-4-5",
+            json!({"thinking": {"type": "enabled", "budget_tokens": 512}})
+        ))
+        .contains("1024"));
+        assert!(message(ask(
+            "claude-sonnet-4-5",
+            json!({"thinking": {"type": "enabled", "budget_tokens": 16000}})
+        ))
+        .contains("must be greater than"));
+        assert!(message(ask(
+            "claude-sonnet-4-5",
+            json!({"thinking": {"type": "adaptive"}})
+        ))
+        .contains("adaptive thinking is not supported"));
+        assert_eq!(
+            ask("mock-claude", json!({"thinking": {"type": "bogus"}})),
+            Ok(Thinks::Shown)
+        );
+    }
+}

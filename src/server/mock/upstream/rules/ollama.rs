@@ -1,0 +1,94 @@
+//! Ollama `/api/chat`: the `think` field, per model family.
+//!
+//! Sources (read 2026-12-03): ollama docs/api.md and docs/capabilities/
+//! thinking.md at fb30760 (2026-08-21): `think` is a bool, or one of "low",
+//! "medium", "high" for the models that take levels (gpt-oss, which always
+//! reasons and ignores `false`); a model without the `thinking` capability
+//! refuses `think: true` with `"<model>" does not support thinking`.
+
+use serde_json::{json, Value};
+
+use super::{Refusal, Thinks};
+
+/// Families with the `thinking` capability in Ollama's library.
+const THINKING: &[&str] = &[
+    "qwen3",
+    "qwq",
+    "deepseek-r1",
+    "deepseek-v3.1",
+    "magistral",
+    "cogito",
+    "gpt-oss",
+];
+/// Families without it (a `think` request is refused).
+const NOT_THINKING: &[&str] = &["llama3", "gemma", "mistral", "phi"];
+
+fn family(name: &str) -> &str {
+    let base = name.split(':').next().unwrap_or(name);
+    base.rsplit('/').next().unwrap_or(base)
+}
+
+pub(super) fn knows(name: &str) -> bool {
+    let base = family(name);
+    THINKING
+        .iter()
+        .chain(NOT_THINKING)
+        .any(|f| base.starts_with(f))
+}
+
+/// The verdict on an `/api/chat` request.
+pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
+    let base = family(name);
+    let think = body.get("think");
+    let refused = |message: String| (400, json!({"error": message}));
+    if NOT_THINKING.iter().any(|f| base.starts_with(f)) {
+        return match think {
+            Some(Value::Bool(false)) | None => Ok(Thinks::No),
+            Some(_) => Err(refused(format!("\"{name}\" does not support thinking"))),
+        };
+    }
+    if !THINKING.iter().any(|f| base.starts_with(f)) {
+        return Ok(Thinks::Shown);
+    }
+    let levels = base.starts_with("gpt-oss");
+    match think {
+        Some(Value::String(level))
+            if levels && matches!(level.as_str(), "low" | "medium" | "high") =>
+        {
+            Ok(Thinks::Shown)
+        }
+        Some(Value::String(level)) => Err(refused(format!(
+            "think value \"{level}\" is not supported for this model"
+        ))),
+        // gpt-oss cannot stop reasoning.
+        Some(Value::Bool(false)) if levels => Ok(Thinks::Shown),
+        Some(Value::Bool(false)) => Ok(Thinks::No),
+        Some(Value::Bool(true)) | None => Ok(Thinks::Shown),
+        Some(other) => Err(refused(format!("invalid think value: {other}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_on_gpt_oss_a_switch_elsewhere_and_nothing_without_the_capability() {
+        assert_eq!(
+            check("gpt-oss:20b", &json!({"think": "low"})),
+            Ok(Thinks::Shown)
+        );
+        assert_eq!(
+            check("gpt-oss:20b", &json!({"think": false})),
+            Ok(Thinks::Shown)
+        );
+        assert_eq!(check("qwen3:8b", &json!({"think": false})), Ok(Thinks::No));
+        assert!(check("qwen3:8b", &json!({"think": "low"})).is_err());
+        assert!(check("llama3.2", &json!({"think": true})).is_err());
+        assert_eq!(check("llama3.2", &json!({})), Ok(Thinks::No));
+        assert_eq!(
+            check("mock-model", &json!({"think": "x"})),
+            Ok(Thinks::Shown)
+        );
+    }
+}

@@ -1,0 +1,173 @@
+//! The servers behind the chat-completions dialect and the open-weight
+//! families they serve (DeepSeek, Kimi, Qwen3, GLM, gpt-oss), and Ollama's:
+//! which server a model is behind, and the words each family takes (sources
+//! in docs/decisions.md). Pure.
+
+use super::names::gpt_version;
+use super::{openai::openai_efforts, Efforts};
+use crate::server::providers::wire::UpstreamModel;
+use crate::turn::Effort::{High, Low, Max, Medium, Minimal, Off, Xhigh};
+
+/// Which server a chat-completions model is behind, for its reasoning words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChatServer {
+    /// api.openai.com, or an OpenAI model name (`gpt-5*`, `o3`, …) behind
+    /// any other host: `reasoning_effort` in OpenAI's words.
+    OpenAi,
+    /// api.deepseek.com (or a DeepSeek API model name): `thinking` + `reasoning_effort`.
+    DeepSeek,
+    /// Moonshot's Kimi API (api.moonshot.ai/.cn, or a `kimi-` name).
+    Kimi,
+    /// openrouter.ai: `reasoning: {effort}`.
+    OpenRouter,
+    /// A llama.cpp server (`provider = "llamacpp"`).
+    LlamaCpp,
+    /// Anything else OpenAI-compatible (vLLM, SGLang, LM Studio, …).
+    Other,
+}
+
+/// The host of a base URL, lowercased.
+fn host(base_url: &str) -> String {
+    let rest = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    host.split(':').next().unwrap_or("").to_ascii_lowercase()
+}
+
+fn host_is(host: &str, domain: &str) -> bool {
+    host == domain || host.ends_with(&format!(".{domain}"))
+}
+
+/// The server behind a chat-completions model.
+pub fn chat_server(model: &UpstreamModel) -> ChatServer {
+    if model.llamacpp {
+        return ChatServer::LlamaCpp;
+    }
+    let host = host(&model.base_url);
+    let name = model.name.to_ascii_lowercase();
+    if host_is(&host, "deepseek.com") || name.starts_with("deepseek-") && !name.contains("-r1") {
+        ChatServer::DeepSeek
+    } else if host_is(&host, "moonshot.ai")
+        || host_is(&host, "moonshot.cn")
+        || name.starts_with("kimi-")
+    {
+        ChatServer::Kimi
+    } else if host_is(&host, "openrouter.ai") {
+        ChatServer::OpenRouter
+    } else if host_is(&host, "openai.com")
+        || (gpt_version(&name).is_some() || super::names::is_o_series(&name))
+            && openai_efforts(&name).is_some()
+    {
+        // OpenAI's own names behind a proxy (Azure, LiteLLM) take its words too.
+        ChatServer::OpenAi
+    } else {
+        ChatServer::Other
+    }
+}
+
+/// Open-weight families whose chat template switches thinking on and off
+/// (`enable_thinking`) without levels: Qwen3 (and 3.5+), QwQ, GLM 4.5+.
+pub fn switch_only_family(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    ["qwen3", "qwq", "glm-4.5", "glm-4.6", "glm-4.7", "glm-5"]
+        .iter()
+        .any(|family| lower.contains(family))
+}
+
+/// Kimi's models: K2 (2.5, 2.6) switch thinking with `thinking: {type}`;
+/// K2 Thinking and the code models always think; K3 takes `reasoning_effort`
+/// low, high or max and always thinks.
+pub fn kimi_efforts(name: &str) -> Efforts {
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("k3") {
+        Efforts::new(&[Low, High, Max], Max)
+    } else if lower.contains("thinking") || lower.contains("code") {
+        Efforts::new(&[High], High)
+    } else {
+        Efforts::new(&[Off, High], High)
+    }
+}
+
+/// What each chat server's families take; `None` when unknown.
+pub fn chat_efforts(model: &UpstreamModel) -> Option<Efforts> {
+    let name = model.name.to_ascii_lowercase();
+    match chat_server(model) {
+        ChatServer::OpenAi => openai_efforts(&name),
+        // DeepSeek's V4 API: low, high, max, and `thinking: disabled`.
+        ChatServer::DeepSeek => Some(Efforts::new(&[Off, Low, High, Max], High)),
+        ChatServer::Kimi => Some(kimi_efforts(&name)),
+        ChatServer::OpenRouter => Some(Efforts::new(
+            &[Off, Minimal, Low, Medium, High, Xhigh],
+            Medium,
+        )),
+        ChatServer::LlamaCpp if switch_only_family(&name) => Some(Efforts::new(&[Off, High], High)),
+        ChatServer::LlamaCpp => Some(Efforts::new(&[Off, Low, Medium, High], Medium)),
+        ChatServer::Other if name.contains("gpt-oss") => {
+            Some(Efforts::new(&[Low, Medium, High], Medium))
+        }
+        ChatServer::Other if switch_only_family(&name) => Some(Efforts::new(&[Off, High], High)),
+        ChatServer::Other => None,
+    }
+}
+
+/// The Ollama families: gpt-oss takes levels, the others an on/off switch.
+pub fn ollama_efforts(name: &str) -> Option<Efforts> {
+    let lower = name.to_ascii_lowercase();
+    let base = lower.split(':').next().unwrap_or(&lower);
+    let base = base.rsplit('/').next().unwrap_or(base);
+    if base.starts_with("gpt-oss") {
+        return Some(Efforts::new(&[Low, Medium, High], Medium));
+    }
+    let switch = ["deepseek-r1", "deepseek-v3.1", "magistral", "cogito"]
+        .iter()
+        .any(|family| base.starts_with(family));
+    (switch || switch_only_family(base)).then(|| Efforts::new(&[Off, High], High))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(base: &str, name: &str) -> UpstreamModel {
+        UpstreamModel {
+            base_url: base.into(),
+            name: name.into(),
+            ..UpstreamModel::default()
+        }
+    }
+
+    #[test]
+    fn chat_servers_are_told_apart_by_host_and_name() {
+        use ChatServer::*;
+        for (model, server) in [
+            (
+                at("https://api.deepseek.com", "deepseek-v4-flash"),
+                DeepSeek,
+            ),
+            (at("http://proxy.local/v1", "deepseek-flash"), DeepSeek),
+            (at("https://api.moonshot.ai/v1", "kimi-k2.6"), Kimi),
+            (at("http://proxy.local/v1", "kimi-k3"), Kimi),
+            (
+                at("https://openrouter.ai/api/v1", "openai/gpt-5"),
+                OpenRouter,
+            ),
+            (at("https://api.openai.com/v1", "gpt-5"), OpenAi),
+            (at("http://litellm.local/v1", "gpt-5.1"), OpenAi),
+            (at("http://localhost:11434/v1", "deepseek-r1:8b"), Other),
+            (
+                at("http://user@evil-openai.com.example:8000/v1", "x"),
+                Other,
+            ),
+            (at("http://localhost:8000/v1", "openai/gpt-oss-20b"), Other),
+        ] {
+            assert_eq!(chat_server(&model), server, "{}", model.name);
+        }
+        let llama = UpstreamModel {
+            llamacpp: true,
+            ..at("http://localhost:8080/v1", "qwen3")
+        };
+        assert_eq!(chat_server(&llama), LlamaCpp);
+    }
+}
