@@ -431,15 +431,15 @@ async fn requests_carry_the_key_and_the_reasoning_switch_and_never_the_thinking(
                     .and_then(|v| v.as_str())
                     == Some("auto")
             }
-            "anthropic" => {
-                r.body.pointer("/thinking/type").and_then(|v| v.as_str()) == Some("enabled")
-            }
+            // A name Pensive cannot read (`mock-claude`) gets the provider's
+            // default: no thinking parameter (issue 30, item 3).
+            "anthropic" => r.body.get("thinking").is_none() && r.body.get("max_tokens").is_some(),
             "gemini" => {
                 r.body
                     .pointer("/generationConfig/thinkingConfig/includeThoughts")
                     == Some(&serde_json::json!(true))
             }
-            "ollama" => r.body.get("think").is_some(),
+            "ollama" => r.body.get("think").is_none(),
             _ => false,
         };
         assert!(switch, "{}: reasoning switch missing in {body}", r.dialect);

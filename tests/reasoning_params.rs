@@ -31,6 +31,7 @@ struct Row {
     default_effort: Option<&'static str>,
     thinking: Option<&'static str>,
     llamacpp: bool,
+    max_output_tokens: Option<u32>,
     base_path: &'static str,
 }
 
@@ -43,6 +44,7 @@ impl Row {
             default_effort: None,
             thinking: None,
             llamacpp: false,
+            max_output_tokens: None,
             base_path: match dialect {
                 Dialect::Chat | Dialect::Responses => "/v1",
                 _ => "",
@@ -66,6 +68,7 @@ impl Row {
             api_key: Some("sk-test".into()),
             name: self.name.into(),
             llamacpp: self.llamacpp,
+            max_output_tokens: self.max_output_tokens,
             ..UpstreamModel::default()
         };
         let efforts: Option<Vec<String>> = self
@@ -695,5 +698,281 @@ async fn answer_now_over_http_ends_a_running_llamacpp_turns_thinking() {
         pressed.elapsed() < Duration::from_millis(2500),
         "the answer came at once, not after the 3 s pause: {:?}",
         pressed.elapsed()
+    );
+}
+
+// ---- Issue 30: today's families against the mock's independent rules ----
+
+fn thinking_text(events: &[TurnEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ThinkingDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn opened_thinking(events: &[TurnEvent]) -> bool {
+    events.iter().any(|e| matches!(e, TurnEvent::ThinkingStart))
+}
+
+#[tokio::test]
+async fn claude_5_off_stops_the_thinking_and_every_other_effort_shows_its_summary() {
+    let row = Row::new(Dialect::Anthropic, "claude-opus-5");
+    let (app, mock, model) = setup(&row).await;
+    use Effort::*;
+    assert_eq!(
+        model.public().efforts,
+        vec![Off, Low, Medium, High, Xhigh, Max]
+    );
+    // Claude 5 thinks when no `thinking` field is sent: off must say disabled.
+    let off = turn(&app, Some("off")).await;
+    assert!(done(&off), "{off:?}");
+    assert!(!opened_thinking(&off), "no thinking at off: {off:?}");
+    assert_eq!(last_body(&mock)["thinking"], json!({"type": "disabled"}));
+    // Its thinking text is omitted unless asked for: Pensive asks.
+    let high = turn(&app, Some("high")).await;
+    assert!(done(&high));
+    assert!(!thinking_text(&high).is_empty(), "readable: {high:?}");
+    assert_eq!(last_body(&mock)["thinking"]["display"], "summarized");
+    assert_eq!(
+        last_body(&mock)["max_tokens"],
+        32_000,
+        "grows with the effort"
+    );
+}
+
+#[tokio::test]
+async fn claude_models_that_always_think_offer_no_off_and_the_provider_refuses_it() {
+    for name in [
+        "claude-fable-5",
+        "claude-fable-5-1",
+        "claude-opus-5-5",
+        "claude-sonnet-5-5",
+    ] {
+        let row = Row::new(Dialect::Anthropic, name);
+        let (_, _, model) = setup(&row).await;
+        assert!(!model.public().efforts.contains(&Effort::Off), "{name}");
+        assert!(model.public().efforts.contains(&Effort::Xhigh), "{name}");
+        refused_before_upstream(&row, "off", "low, medium, high, xhigh or max").await;
+    }
+    // Widened by the configuration, off goes out and gets Anthropic's 400.
+    let widened = Row::new(Dialect::Anthropic, "claude-fable-5-1").efforts(&["off", "high"]);
+    let (app, _, _) = setup(&widened).await;
+    let (kind, message) = error(&turn(&app, Some("off")).await).expect("refused upstream");
+    assert_eq!(kind, ErrorKind::BadRequest);
+    assert!(
+        message.contains("\"thinking.type.disabled\" is not supported for this model."),
+        "{message}"
+    );
+    assert_eq!(
+        Row::new(Dialect::Anthropic, "claude-opus-5-5")
+            .model("http://x")
+            .public()
+            .default_effort,
+        Some(Effort::Medium),
+        "Opus 5.5's own default"
+    );
+}
+
+#[tokio::test]
+async fn openai_codex_chat_and_pro_variants_offer_the_words_openai_takes() {
+    let words = |name: &'static str| {
+        Row::new(Dialect::Responses, name)
+            .model("http://x")
+            .public()
+            .efforts
+    };
+    use Effort::*;
+    assert_eq!(words("gpt-5.1-codex"), vec![Low, Medium, High]);
+    assert_eq!(words("gpt-5-codex"), vec![Low, Medium, High]);
+    assert_eq!(words("gpt-5.1-codex-mini"), vec![Low, Medium, High]);
+    assert_eq!(words("gpt-5.2-chat-latest"), vec![Medium]);
+    assert_eq!(words("gpt-5-chat-latest"), vec![]);
+    assert_eq!(words("gpt-5.6"), vec![Off, Low, Medium, High, Xhigh, Max]);
+    let codex = Row::new(Dialect::Responses, "gpt-5.1-codex");
+    refused_before_upstream(&codex, "off", "low, medium or high").await;
+    assert_eq!(
+        accepted(&codex, Some("low")).await["reasoning"]["effort"],
+        "low"
+    );
+    let chat = Row::new(Dialect::Responses, "gpt-5-chat-latest");
+    assert!(accepted(&chat, None)
+        .await
+        .pointer("/reasoning/effort")
+        .is_none());
+    // On chat completions an OpenAI model's limit is max_completion_tokens.
+    let mut limited = Row::new(Dialect::Chat, "gpt-5.2");
+    limited.max_output_tokens = Some(4000);
+    let sent = accepted(&limited, Some("xhigh")).await;
+    assert_eq!(sent["max_completion_tokens"], 4000);
+    assert!(sent.get("max_tokens").is_none());
+}
+
+#[tokio::test]
+async fn gemini_3_1_pro_takes_medium_and_3_7_flash_starts_at_low() {
+    let pro = Row::new(Dialect::Gemini, "gemini-3.1-pro-preview");
+    assert_eq!(
+        accepted(&pro, Some("medium")).await["generationConfig"]["thinkingConfig"]["thinkingLevel"],
+        "medium"
+    );
+    let flash = Row::new(Dialect::Gemini, "gemini-3.7-flash");
+    refused_before_upstream(&flash, "minimal", "low, medium or high").await;
+}
+
+#[tokio::test]
+async fn names_newer_than_the_table_are_served_as_their_newest_member() {
+    let public = |dialect, name: &'static str| Row::new(dialect, name).model("http://x").public();
+    for (dialect, newer, newest) in [
+        (Dialect::Anthropic, "claude-opus-6", "claude-opus-5-5"),
+        (Dialect::Anthropic, "claude-fable-7", "claude-fable-5-1"),
+        (Dialect::Responses, "gpt-6", "gpt-5.6"),
+        (Dialect::Gemini, "gemini-4-pro", "gemini-3.1-pro-preview"),
+    ] {
+        let (a, b) = (public(dialect, newer), public(dialect, newest));
+        assert_eq!(a.efforts, b.efforts, "{newer}");
+        assert_eq!(a.default_effort, b.default_effort, "{newer}");
+        assert_eq!(a.efforts_from, "table");
+    }
+    let unreadable = public(Dialect::Anthropic, "house-claude");
+    assert!(unreadable.efforts.is_empty());
+    assert_eq!(unreadable.efforts_from, "unknown");
+}
+
+#[tokio::test]
+async fn answer_now_asks_again_at_the_weakest_effort_that_does_not_think_again() {
+    for (name, thinking) in [
+        (
+            "claude-fable-5-1",
+            json!({"type": "adaptive", "display": "summarized"}),
+        ),
+        ("claude-opus-5", json!({"type": "disabled"})),
+    ] {
+        let row = Row::new(Dialect::Anthropic, name);
+        let (app, mock, _) = setup(&row).await;
+        let body = json!({"request": {
+            "messages": [{"role": "user", "content": "Why? mock:normal"}],
+            "model": "m",
+            "reasoning_so_far": "The sky scatters blue light more.",
+        }});
+        let bytes = common::post_chat_bytes(&app, &body).await;
+        assert!(
+            String::from_utf8_lossy(&bytes).contains("\"done\""),
+            "{name}"
+        );
+        let sent = last_body(&mock);
+        assert_eq!(sent["thinking"], thinking, "{name}: {sent}");
+        if name == "claude-fable-5-1" {
+            assert_eq!(
+                sent["output_config"],
+                json!({"effort": "low"}),
+                "the lowest it takes"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn answer_now_on_a_reasoning_longer_than_a_message_is_cut_to_fit_not_refused() {
+    let row = Row::new(Dialect::Anthropic, "claude-opus-5");
+    let (app, mock, _) = setup(&row).await;
+    let long: String = (0..30_000)
+        .map(|i| format!("step {i} of the reasoning\n"))
+        .collect();
+    assert!(long.chars().count() > 200_000);
+    let body = json!({"request": {
+        "messages": [{"role": "user", "content": "Why? mock:normal"}],
+        "model": "m",
+        "reasoning_so_far": long,
+    }});
+    let bytes = common::post_chat_bytes(&app, &body).await;
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("\"done\""), "{text}");
+    let question = last_body(&mock)["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(question.chars().count() <= 200_000);
+    assert!(question.contains("its start was cut to fit"));
+    assert!(question.contains("step 29999 of the reasoning"));
+}
+
+#[tokio::test]
+async fn a_cut_answer_names_its_limit_and_continue_goes_on_from_where_it_stopped() {
+    let row = Row::new(Dialect::Anthropic, "claude-opus-5");
+    let (app, mock, _) = setup(&row).await;
+    let request = json!({"request": {
+        "messages": [{"role": "user", "content": "Why? mock:cut-off"}],
+        "model": "m",
+        "effort": "max",
+    }});
+    let events = common::post_chat(&app, &request, "the cut turn").await;
+    assert_eq!(
+        events.last(),
+        Some(&TurnEvent::Done {
+            finish_reason: Some("length".into()),
+            output_limit: Some(128_000),
+        })
+    );
+    let partial: String = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::AnswerDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let again = json!({"request": {
+        "messages": [
+            {"role": "user", "content": "Why? mock:cut-off"},
+            {"role": "assistant", "content": partial},
+        ],
+        "model": "m",
+        "continue_answer": true,
+    }});
+    let rest = common::post_chat(&app, &again, "the continuation").await;
+    assert!(done(&rest), "{rest:?}");
+    assert!(!opened_thinking(&rest), "does not think again: {rest:?}");
+    let sent = last_body(&mock);
+    let messages = sent["messages"].as_array().cloned().unwrap_or_default();
+    assert_eq!(messages.len(), 3, "{sent}");
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(messages[1]["content"], json!(partial));
+    assert_eq!(
+        messages[2]["role"], "user",
+        "no prefill: Claude 5 refuses one"
+    );
+    assert_eq!(sent["thinking"], json!({"type": "disabled"}));
+    let continued: String = rest
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::AnswerDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(continued, " more air, and the reds remain.");
+}
+
+#[tokio::test]
+async fn a_failed_llamacpp_control_says_so_and_asks_again() {
+    use pensive::server::answer_now::AnswerNowRegistry;
+    use pensive::turn::AnswerNow;
+    // A llama.cpp that answers the control with success: false, as its
+    // handler does for a completion not started with reasoning_control.
+    let (port, _) = common::start_mock_in_process().await;
+    let mut row = Row::new(Dialect::Chat, "qwen3.5-27b");
+    row.llamacpp = true;
+    let model = row.model(&format!("http://127.0.0.1:{port}"));
+    let registry = AnswerNowRegistry::default();
+    let (_guard, slot) = registry.register("t", "me", &model).expect("registered");
+    slot.expect("a llama.cpp turn has a slot")
+        .set("chatcmpl-not-running".into())
+        .expect("empty slot");
+    assert_eq!(
+        registry.answer_now("t", "me").await,
+        AnswerNow::AskAgain {
+            effort: Some(Effort::Off),
+            control_failed: true
+        }
     );
 }

@@ -34,6 +34,9 @@ pub fn AssistantMessage(
     /// "Answer now" for the live turn's thinking block.
     #[prop(optional)]
     on_answer_now: Option<Callback<()>>,
+    /// "Continue" for the last turn when its answer was cut at the output limit.
+    #[prop(optional)]
+    on_continue: Option<Callback<()>>,
 ) -> impl IntoView {
     let blocks = turn.blocks;
     let reasoning_tokens = Memo::new(move |_| turn.usage.get().and_then(|u| u.reasoning_tokens));
@@ -167,6 +170,26 @@ pub fn AssistantMessage(
     let retryable = move || {
         on_retry.is_some() && matches!(turn.status.get(), TurnStatus::Error | TurnStatus::Stopped)
     };
+    // Cut at the output limit: the note, and Continue on the last turn.
+    let cut_note = move || {
+        if turn.status.get() != TurnStatus::Done {
+            return None;
+        }
+        turn.cut_note.get()
+    };
+    let continuable = move || cut_note().is_some() && is_last.get() && on_continue.is_some();
+    let continue_answer = move |_| {
+        if let Some(go_on) = on_continue {
+            go_on.run(());
+        }
+    };
+    // Who wrote the turn, once it has ended.
+    let model_line = move || {
+        if turn.status.get().is_live() {
+            return None;
+        }
+        turn.model_line.get_value()
+    };
     let UseCopyReturn { copied, copy } = use_copy();
     let copy_answer = move |_| copy.run(answer_text());
     // Retry (after an error or a stop) and Regenerate (after a whole answer)
@@ -233,6 +256,38 @@ pub fn AssistantMessage(
                         view! {
                             <p class="turn-error" role="alert" data-testid="turn-error">
                                 {e.message}
+                            </p>
+                        }
+                    })
+            }}
+            {move || {
+                cut_note()
+                    .map(|note| {
+                        view! {
+                            <p class="turn-note turn-cut" data-testid="cut-off">
+                                {note}
+                            </p>
+                        }
+                    })
+            }}
+            <Show when=continuable>
+                <div class="turn-actions">
+                    <button
+                        class="copy-button"
+                        data-testid="continue"
+                        title="Ask the model to go on from where it stopped"
+                        on:click=continue_answer
+                    >
+                        "Continue"
+                    </button>
+                </div>
+            </Show>
+            {move || {
+                model_line()
+                    .map(|line| {
+                        view! {
+                            <p class="turn-note turn-model" data-testid="turn-model">
+                                {line}
                             </p>
                         }
                     })

@@ -93,6 +93,12 @@ pub fn ChatPage() -> impl IntoView {
         id
     });
     let models = Resource::new(|| (), |_| list_models());
+    // Each turn names the model that wrote it: the session learns the list.
+    Effect::new(move |_| {
+        if let Some(Ok(list)) = models.get() {
+            session.know_models(list);
+        }
+    });
     let now = session.clock;
 
     let open_match = Callback::new(move |found: super::history::SearchHit| {
@@ -252,8 +258,18 @@ pub fn ChatPage() -> impl IntoView {
                                             let on_answer_now = Callback::new(move |_| {
                                                 session.answer_now()
                                             });
+                                            let on_continue = Callback::new(move |_| {
+                                                session.continue_answer()
+                                            });
                                             view! {
-                                                <AssistantMessage turn now on_retry is_last on_answer_now />
+                                                <AssistantMessage
+                                                    turn
+                                                    now
+                                                    on_retry
+                                                    is_last
+                                                    on_answer_now
+                                                    on_continue
+                                                />
                                             }
                                                 .into_any()
                                         }

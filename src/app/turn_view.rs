@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use crate::turn::reducer::{Block, BlockState, Change, ShownError, Turn, TurnProgress, TurnStatus};
+use crate::turn::turn_footer::{cut_note, model_line};
 use crate::turn::{Effort, Usage};
 
 pub use crate::turn::reducer::ThinkingMeta;
@@ -39,6 +40,10 @@ pub struct TurnView {
     pub ttft_ms: RwSignal<Option<u64>>,
     /// The effort the turn was asked at (fixed when it is sent).
     pub effort: Option<Effort>,
+    /// "qwen3-32b · low effort": who wrote the turn (fixed when it is sent).
+    pub model_line: StoredValue<Option<String>>,
+    /// "Cut off at the length limit (…)" once the turn ended at the limit.
+    pub cut_note: RwSignal<Option<String>>,
     next_key: StoredValue<usize>,
 }
 
@@ -53,6 +58,8 @@ impl TurnView {
             started_at_ms: RwSignal::new(turn.started_at_ms),
             ttft_ms: RwSignal::new(turn.ttft_ms),
             effort: turn.effort,
+            model_line: StoredValue::new(model_line(turn.model.as_ref(), turn.effort)),
+            cut_note: RwSignal::new(cut_note(turn.finish_reason.as_deref(), turn.output_limit)),
             next_key: StoredValue::new(0),
         };
         view.rebuild(&turn.blocks);
@@ -94,6 +101,10 @@ impl TurnView {
         }
         if self.ttft_ms.get_untracked() != progress.ttft_ms {
             self.ttft_ms.set(progress.ttft_ms);
+        }
+        let cut = cut_note(progress.finish_reason.as_deref(), progress.output_limit);
+        if self.cut_note.with_untracked(|c| c != &cut) {
+            self.cut_note.set(cut);
         }
     }
 

@@ -10,7 +10,7 @@ use futures::future::{AbortHandle, Abortable};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::api::request_answer_now;
+use super::api::{request_answer_now, PublicModel};
 use super::autosave::Autosave;
 use super::browser::{now_ms, random_id, wall_ms};
 use super::history;
@@ -20,7 +20,13 @@ use super::turn_view::TurnView;
 use super::use_notices::UseNoticesReturn;
 use crate::turn::duration::{format_duration, DurationStyle::Spoken};
 use crate::turn::message::{Conversation, Message, Summary};
-use crate::turn::reducer::{Change, Turn, TurnStatus};
+use crate::turn::reducer::{Change, Turn, TurnModel, TurnStatus};
+use crate::turn::request::keep_end;
+use crate::turn::turn_footer::is_cut_off;
+
+/// Most characters of the reasoning so far that "Answer now" sends back (the
+/// server fits it into one message of at most 200,000).
+const REASONING_SENT_CHARS: usize = 200_000;
 use crate::turn::{AnswerNow, ChatRequest, Effort, TurnEvent};
 
 /// The shown conversation and what the user can do with it (a `Copy` handle).
@@ -63,6 +69,9 @@ pub struct UseChatSessionReturn {
     /// Counts the streams started: a stream replaced by "Answer now" must not
     /// end the turn when its task winds down.
     stream_generation: StoredValue<u64>,
+    /// The server's models (`POST /api/models`), so each turn can name the
+    /// model that wrote it.
+    models: StoredValue<Vec<PublicModel>>,
 }
 
 /// A session showing an empty conversation; saves go to `index`'s history
@@ -98,6 +107,7 @@ pub fn use_chat_session(
         views: MessageViews::new(),
         leaving: StoredValue::new(false),
         live_request: StoredValue::new(None),
+        models: StoredValue::new(Vec::new()),
         stream_generation: StoredValue::new(0),
     }
 }
@@ -286,8 +296,13 @@ impl UseChatSessionReturn {
         }
         let now = now_ms();
         self.update_live_turn(|turn| turn.cut_short_to_ask_again(now, control_failed));
+        // Its end is what matters, and the server keeps at most a message's
+        // worth: a reasoning of megabytes must not make the request too large.
         request.reasoning_so_far = self.with_conversation(|c| match c.messages.last() {
-            Some(Message::Assistant(turn)) => Some(turn.reasoning_text()),
+            Some(Message::Assistant(turn)) => {
+                let text = turn.reasoning_text();
+                Some(keep_end(&text, REASONING_SENT_CHARS).map_or(text.clone(), str::to_owned))
+            }
             _ => None,
         });
         request.effort = effort;
@@ -339,7 +354,20 @@ impl UseChatSessionReturn {
                 ..ChatRequest::default()
             };
             let mut turn = Turn::new(now);
-            turn.effort = effort;
+            let model = self.models.with_value(|models| {
+                let id = c.model.as_deref();
+                models
+                    .iter()
+                    .find(|m| Some(m.id.as_str()) == id)
+                    .or_else(|| models.first().filter(|_| id.is_none()))
+                    .cloned()
+            });
+            // What the server will use when the request names no effort.
+            turn.effort = effort.or_else(|| model.as_ref().and_then(|m| m.default_effort));
+            turn.model = model.map(|m| TurnModel {
+                id: m.id,
+                label: m.label,
+            });
             c.messages.push(Message::Assistant(turn));
             c.updated_at = wall;
             Some(request)
@@ -533,6 +561,38 @@ impl UseChatSessionReturn {
             Ok(bytes) => super::browser::record_save(now, took, bytes),
             Err(message) => self.notices.say(message),
         }
+    }
+
+    /// The server's models, once listed.
+    pub fn know_models(&self, models: Vec<PublicModel>) {
+        self.models.set_value(models);
+    }
+
+    /// "Continue" on the last turn, cut at the output limit: asks the model
+    /// to go on from where it stopped; the rest joins the same answer
+    /// (`server::continuation`, docs/decisions.md).
+    pub fn continue_answer(&self) {
+        let cut = self.with_conversation(
+            |c| matches!(c.messages.last(), Some(Message::Assistant(turn)) if is_cut_off(turn)),
+        );
+        if self.is_running() || !cut {
+            return;
+        }
+        let now = now_ms();
+        self.update_live_turn(|turn| turn.resume_to_continue(now));
+        if let Some(view) = self.live_view() {
+            view.started_at_ms.set(now);
+        }
+        let request = self.with_conversation(|c| ChatRequest {
+            messages: c.to_chat_messages(),
+            model: c.model.clone(),
+            continue_answer: true,
+            ..ChatRequest::default()
+        });
+        self.set_clock.set(now);
+        self.set_announcement.set("Continuing".into());
+        self.save();
+        self.start_stream(request);
     }
 
     /// The user picked a model: this conversation uses it from now on.

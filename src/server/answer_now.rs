@@ -24,6 +24,7 @@ use super::providers::reasoning::no_thinking_effort;
 use super::providers::wire::UpstreamModel;
 use super::providers::CompletionId;
 use super::turn_service::MAX_MESSAGE_CHARS;
+use crate::turn::request::keep_end;
 use crate::turn::{AnswerNow, ChatRequest, Effort, Role};
 
 /// Longest turn id kept (the browser makes them; a longer one is ignored).
@@ -130,29 +131,6 @@ pub fn weakest(model: &ModelConfig) -> Option<Effort> {
         ProviderKind::Wire(dialect) => no_thinking_effort(dialect, &model.upstream),
         ProviderKind::Demo => model.upstream.efforts.first().copied(),
     }
-}
-
-/// The end of `text` in at most `max_chars` characters, starting at a line
-/// where one begins near the cut (the end is what the model was doing when
-/// it was stopped); `None` when the whole fits.
-fn keep_end(text: &str, max_chars: usize) -> Option<&str> {
-    let chars = text.chars().count();
-    if chars <= max_chars {
-        return None;
-    }
-    let start = text
-        .char_indices()
-        .nth(chars - max_chars)
-        .map_or(text.len(), |(at, _)| at);
-    let tail = &text[start..];
-    // A whole line when one starts within the first tenth of what is kept.
-    let near = tail.len() / 10;
-    let line = tail
-        .char_indices()
-        .take_while(|(at, _)| *at < near)
-        .find(|(_, c)| *c == '\n')
-        .map_or(0, |(at, _)| at + 1);
-    Some(&tail[line..])
 }
 
 /// Moves `reasoning_so_far` into the question: the last user message gets

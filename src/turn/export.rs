@@ -15,6 +15,7 @@ use super::block_label::{ended_label, source_note};
 use super::headline::strip_topics;
 use super::message::{Conversation, Message};
 use super::reducer::Block;
+use super::turn_footer::{cut_note, model_line};
 use super::versions::VersionPosition;
 
 /// The largest file an import reads (20 MiB): far above any real conversation
@@ -88,6 +89,14 @@ pub fn to_markdown(conversation: &Conversation) -> String {
                 if let Some(error) = &turn.error {
                     let line = format!("> Error: {}", one_line(&error.message));
                     out.push_str(&inert_markdown(&line));
+                    out.push_str("\n\n");
+                }
+                if let Some(note) = cut_note(turn.finish_reason.as_deref(), turn.output_limit) {
+                    out.push_str(&inert_markdown(&format!("> {note}")));
+                    out.push_str("\n\n");
+                }
+                if let Some(line) = model_line(turn.model.as_ref(), turn.effort) {
+                    out.push_str(&inert_markdown(&format!("*{}*", one_line(&line))));
                     out.push_str("\n\n");
                 }
             }
@@ -388,6 +397,36 @@ mod tests {
         c.messages.push(Message::user("Why is the sky blue?"));
         c.messages.push(Message::Assistant(turn));
         c
+    }
+
+    #[test]
+    fn both_exports_say_who_answered_and_that_the_answer_was_cut() {
+        let mut c = conversation();
+        if let Some(Message::Assistant(turn)) = c.messages.last_mut() {
+            turn.finish_reason = Some("length".into());
+            turn.output_limit = Some(16_000);
+            turn.effort = Some(crate::turn::Effort::Low);
+            turn.model = Some(crate::turn::reducer::TurnModel {
+                id: "q".into(),
+                label: "qwen3-32b".into(),
+            });
+        }
+        let md = to_markdown(&c);
+        assert!(
+            md.contains("> Cut off at the length limit (16,000 tokens)"),
+            "{md}"
+        );
+        assert!(md.contains("*qwen3-32b \u{b7} low effort*"), "{md}");
+        let json = encode(&c, 2.0);
+        assert!(json.contains(r#""finish_reason":"length""#), "{json}");
+        assert!(json.contains(r#""output_limit":16000"#), "{json}");
+        assert!(
+            json.contains(r#""model":{"id":"q","label":"qwen3-32b"}"#),
+            "{json}"
+        );
+        let back = decode(&json).expect("reads back");
+        assert_eq!(back.messages, c.messages);
+        assert!(!to_markdown(&conversation()).contains("Cut off"));
     }
 
     #[test]

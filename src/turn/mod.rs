@@ -19,6 +19,7 @@ pub mod request;
 pub mod scrub;
 pub mod search;
 pub mod turn_error;
+pub mod turn_footer;
 pub mod versions;
 
 pub use effort::Effort;

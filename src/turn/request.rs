@@ -91,6 +91,29 @@ pub enum AnswerNow {
     },
 }
 
+/// The end of `text` in at most `max_chars` characters, starting at a line
+/// where one begins near the cut (the end is what the model was doing when
+/// it was stopped); `None` when the whole fits.
+pub fn keep_end(text: &str, max_chars: usize) -> Option<&str> {
+    let chars = text.chars().count();
+    if chars <= max_chars {
+        return None;
+    }
+    let start = text
+        .char_indices()
+        .nth(chars - max_chars)
+        .map_or(text.len(), |(at, _)| at);
+    let tail = &text[start..];
+    // A whole line when one starts within the first tenth of what is kept.
+    let near = tail.len() / 10;
+    let line = tail
+        .char_indices()
+        .take_while(|(at, _)| *at < near)
+        .find(|(_, c)| *c == '\n')
+        .map_or(0, |(at, _)| at + 1);
+    Some(&tail[line..])
+}
+
 impl ChatRequest {
     /// The system messages joined, for providers that take the system prompt
     /// apart from the conversation (Anthropic, Gemini).

@@ -27,6 +27,10 @@ pub struct TurnProgress {
     pub error: Option<ShownError>,
     pub usage: Option<Usage>,
     pub ttft_ms: Option<u64>,
+    /// Why the provider ended (`length`: cut at the output limit).
+    pub finish_reason: Option<String>,
+    /// The output limit the turn was asked with, when known.
+    pub output_limit: Option<u32>,
 }
 
 /// What one `apply` changed, carrying the new data, so a view mirrors the turn

@@ -29,7 +29,8 @@ pub use load::{
     firehose_chunk, paced_texts, FIREHOSE_CHUNKS, PACED_MS, STAMPED_CHUNKS, STAMPED_MS,
 };
 pub use paused::{
-    HALF_WRITTEN_PAUSE, HALF_WRITTEN_PAUSES, HIDDEN_SILENCE, MATH_PAUSE, MATH_PAUSE_AFTER,
+    long_reasoning_answered, HALF_WRITTEN_PAUSE, HALF_WRITTEN_PAUSES, HIDDEN_SILENCE, LONG_PAUSE,
+    LONG_PAUSE_LAST_LINE, LONG_PAUSE_REASONING_CHARS, MATH_PAUSE, MATH_PAUSE_AFTER,
 };
 pub use texts::*;
 
@@ -108,6 +109,11 @@ pub const HOSTILE_KEYWORDS: &[&str] = &[
     "trickle",
 ];
 
+/// Keywords of a scenario with a long deliberate pause (a story presses
+/// "Answer now" in it), kept out of `KEYWORDS` so the suites that play every
+/// keyword whole do not wait through it.
+pub const SLOW_KEYWORDS: &[&str] = &["long-reasoning-pause"];
+
 /// Keywords that take a number, `mock:<name>-<n>` (load tool, docs/load.md):
 /// `firehose-<chunks>` at full speed, `paced-<ms>` between chunks,
 /// `stamped-<chunks>` with send times.
@@ -139,6 +145,7 @@ fn keyword(word: &str) -> Option<(&'static str, Option<u64>)> {
     if let Some(name) = KEYWORDS
         .iter()
         .chain(HOSTILE_KEYWORDS)
+        .chain(SLOW_KEYWORDS)
         .find(|k| **k == word)
     {
         return Some((name, None));
@@ -161,6 +168,7 @@ fn build(name: &'static str, number: Option<u64>, delay: Duration) -> Scenario {
         "bench-long-line" => bench::bench_long_line(),
         "half-written" => paused::half_written(delay),
         "hidden-reasoning" => paused::hidden_reasoning(delay),
+        "long-reasoning-pause" => paused::long_reasoning_pause(delay),
         "math" => paused::math(delay),
         _ => match faults::broken(name) {
             Some((deltas, fault)) => Scenario {
@@ -190,7 +198,7 @@ mod tests {
 
     #[test]
     fn every_keyword_builds_a_scenario_of_its_own_name() {
-        for k in KEYWORDS.iter().chain(HOSTILE_KEYWORDS) {
+        for k in KEYWORDS.iter().chain(HOSTILE_KEYWORDS).chain(SLOW_KEYWORDS) {
             assert_eq!(scenario_for(&format!("mock:{k}"), Duration::ZERO).name, *k);
         }
     }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::steps::{after_pause, answer, answered, ending, reasoning, scripted, steps};
+use super::steps::{after_pause, answer, answered, chunks, ending, reasoning, scripted, steps};
 use super::texts::{HALF_WRITTEN, HIDDEN_ANSWER, MATH_ANSWER, MATH_REASONING};
 use super::Scenario;
 use crate::server::mock::scripted::Step;
@@ -93,4 +93,41 @@ pub(super) fn half_written(delay: Duration) -> Scenario {
         HALF_WRITTEN_PAUSE,
     ));
     scripted("half-written", all)
+}
+
+/// `long-reasoning-pause`: this much reasoning (past the 200,000-character
+/// message limit), then a pause long enough to press "Answer now".
+pub const LONG_PAUSE_REASONING_CHARS: usize = 300_000;
+/// The pause after it.
+pub const LONG_PAUSE: Duration = Duration::from_secs(20);
+/// The reasoning's last line: a conversation that quotes it was asked again.
+pub const LONG_PAUSE_LAST_LINE: &str = "Last step: the answer is ready.";
+
+/// `long-reasoning-pause`: `LONG_PAUSE_REASONING_CHARS` of numbered steps in
+/// 30 chunks, its last line, `LONG_PAUSE` of silence, then an answer.
+pub(super) fn long_reasoning_pause(delay: Duration) -> Scenario {
+    let mut text = String::with_capacity(LONG_PAUSE_REASONING_CHARS + 64);
+    let mut step = 0;
+    while text.len() < LONG_PAUSE_REASONING_CHARS {
+        step += 1;
+        text.push_str(&format!(
+            "Step {step}: checking one more case of the question.\n"
+        ));
+    }
+    text.push_str(LONG_PAUSE_LAST_LINE);
+    let chunk = text.len() / 30 + 1;
+    let mut all = steps(chunks(&text, chunk, Delta::Reasoning), delay);
+    all.extend(after_pause(
+        steps(answered("The long way round: blue.", 4096), delay),
+        LONG_PAUSE,
+    ));
+    scripted("long-reasoning-pause", all)
+}
+
+/// `long-reasoning-pause` asked again with its reasoning so far: the answer.
+pub fn long_reasoning_answered(delay: Duration) -> Scenario {
+    scripted(
+        "long-reasoning-pause",
+        steps(answered("Answered at once: blue.", 0), delay),
+    )
 }

@@ -17,7 +17,8 @@ use axum::{Json, Router};
 use serde_json::Value;
 
 use crate::server::mock::scenarios::{
-    continued_scenario, scenario_for, Fault, Scenario, CUT_ANSWER_START,
+    continued_scenario, long_reasoning_answered, scenario_for, Fault, Scenario, CUT_ANSWER_START,
+    LONG_PAUSE_LAST_LINE,
 };
 use crate::server::providers::delta::Delta;
 use crate::server::providers::wire::Dialect;
@@ -180,6 +181,10 @@ fn serve(
     if scenario.name == "cut-off" && text.contains(CUT_ANSWER_START) {
         // Asked to go on from the cut answer: the rest of it.
         scenario = continued_scenario(state.config.delay);
+    }
+    if scenario.name == "long-reasoning-pause" && text.contains(LONG_PAUSE_LAST_LINE) {
+        // Asked again with its reasoning so far ("Answer now").
+        scenario = long_reasoning_answered(state.config.delay);
     }
     let scenario = shape_thinking(scenario, thinks);
     if let Fault::Status { code, retry_after } = scenario.fault {

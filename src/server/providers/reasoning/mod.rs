@@ -266,7 +266,7 @@ pub fn resolve(
 /// Whether `off` really stops the model thinking: the family says so, or
 /// (a family Pensive does not know) the configuration offered it.
 fn off_stops_thinking(dialect: Dialect, model: &UpstreamModel) -> bool {
-    family_efforts(dialect, model).map_or(true, |family| family.words.contains(&Off))
+    family_efforts(dialect, model).is_none_or(|family| family.words.contains(&Off))
 }
 
 /// The effort "Answer now" and "Continue" ask at: the weakest at which the

@@ -1,0 +1,94 @@
+//! The lines under a turn's answer (issue 30, items 5 and 6): which model
+//! wrote it and at what effort ("qwen3-32b · low effort"), and whether the
+//! answer was cut at the output limit ("Cut off at the length limit (16,000
+//! tokens)"). The page and the Markdown export say the same words. Pure.
+
+use super::reducer::{Turn, TurnModel, TurnStatus};
+use super::Effort;
+
+/// The model line: its name and, when known, the effort it was asked at.
+pub fn model_line(model: Option<&TurnModel>, effort: Option<Effort>) -> Option<String> {
+    let model = model?;
+    Some(match effort {
+        Some(effort) => format!("{} \u{b7} {effort} effort", model.label),
+        None => model.label.clone(),
+    })
+}
+
+/// Whether the turn ended at the output limit (`finish_reason: "length"`).
+pub fn is_cut_off(turn: &Turn) -> bool {
+    turn.status == TurnStatus::Done && turn.finish_reason.as_deref() == Some("length")
+}
+
+/// The note of an answer cut at the output limit, naming the limit when the
+/// server sent one.
+pub fn cut_note(finish_reason: Option<&str>, output_limit: Option<u32>) -> Option<String> {
+    if finish_reason != Some("length") {
+        return None;
+    }
+    Some(match output_limit {
+        Some(limit) => format!(
+            "Cut off at the length limit ({} tokens)",
+            thousands(u64::from(limit))
+        ),
+        None => "Cut off at the length limit".into(),
+    })
+}
+
+/// `16000` as "16,000".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_line_names_the_model_and_its_effort() {
+        let model = TurnModel {
+            id: "q".into(),
+            label: "qwen3-32b".into(),
+        };
+        assert_eq!(
+            model_line(Some(&model), Some(Effort::Low)).as_deref(),
+            Some("qwen3-32b \u{b7} low effort")
+        );
+        assert_eq!(model_line(Some(&model), None).as_deref(), Some("qwen3-32b"));
+        assert_eq!(model_line(None, Some(Effort::Low)), None);
+    }
+
+    #[test]
+    fn only_a_length_ending_is_a_cut_and_the_limit_reads_with_separators() {
+        assert_eq!(
+            cut_note(Some("length"), Some(16_000)).as_deref(),
+            Some("Cut off at the length limit (16,000 tokens)")
+        );
+        assert_eq!(
+            cut_note(Some("length"), Some(128_000)).as_deref(),
+            Some("Cut off at the length limit (128,000 tokens)")
+        );
+        assert_eq!(
+            cut_note(Some("length"), None).as_deref(),
+            Some("Cut off at the length limit")
+        );
+        assert_eq!(cut_note(Some("stop"), Some(16_000)), None);
+        assert_eq!(cut_note(None, None), None);
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        let mut turn = Turn::new(0.0);
+        turn.status = TurnStatus::Done;
+        turn.finish_reason = Some("length".into());
+        assert!(is_cut_off(&turn));
+        turn.status = TurnStatus::Stopped;
+        assert!(!is_cut_off(&turn));
+    }
+}
