@@ -98,7 +98,9 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn serve() -> Result<(), String> {
-    let config = AppConfig::from_env().map_err(|e| e.to_string())?;
+    let mut config = AppConfig::from_env().map_err(|e| e.to_string())?;
+    // What the providers' model lists say about each model (a few seconds at most).
+    pensive::server::config::discover(&mut config).await;
     let leptos = get_configuration(None).map_err(|e| format!("Leptos configuration: {e}"))?;
     let mut options = leptos.leptos_options;
     if options.output_name.is_empty() {

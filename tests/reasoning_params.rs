@@ -976,3 +976,53 @@ async fn a_failed_llamacpp_control_says_so_and_asks_again() {
         }
     );
 }
+
+#[tokio::test]
+async fn what_the_providers_model_list_says_wins_over_the_table_and_loses_to_the_config() {
+    let (port, _) = common::start_mock_in_process().await;
+    let base = format!("http://127.0.0.1:{port}");
+    let mut config = AppConfig {
+        models: vec![
+            Row::new(Dialect::Ollama, "llama3.2").model(&base),
+            Row::new(Dialect::Ollama, "phi4-reasoning:14b").model(&base),
+            Row::new(Dialect::Ollama, "qwen3:8b").model(&base),
+            Row::new(Dialect::Ollama, "llama3.2:1b")
+                .efforts(&["off", "low"])
+                .model(&base),
+            Row::new(Dialect::Gemini, "gemini-2.0-flash").model(&base),
+            Row::new(Dialect::Gemini, "gemini-3.1-pro-preview").model(&base),
+        ],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    };
+    pensive::server::config::discover(&mut config).await;
+    let seen: Vec<(Vec<Effort>, String)> = config
+        .models
+        .iter()
+        .map(|m| (m.public().efforts, m.public().efforts_from))
+        .collect();
+    use Effort::*;
+    assert_eq!(
+        seen,
+        vec![
+            (vec![], "provider".into()),
+            (vec![Off, High], "provider".into()),
+            (vec![Off, High], "table".into()),
+            (vec![Off, Low], "config".into()),
+            (vec![], "provider".into()),
+            (vec![Low, Medium, High], "table".into()),
+        ]
+    );
+    // A list that cannot be read leaves the table standing.
+    let mut offline = AppConfig {
+        models: vec![Row::new(Dialect::Ollama, "qwen3:8b").model("http://127.0.0.1:9")],
+        ..config
+    };
+    pensive::server::config::discover(&mut offline).await;
+    assert_eq!(offline.models[0].public().efforts_from, "table");
+}

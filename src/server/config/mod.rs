@@ -3,7 +3,10 @@
 //! here and in the providers: nothing public is derived from them except
 //! through `PublicModel`.
 
+mod discovery;
 mod file;
+
+pub use discovery::discover;
 
 use std::time::Duration;
 

@@ -65,7 +65,9 @@ pub fn router(state: MockState) -> Router {
                 ),
             )
         })
-        .route("/v1beta/models/{*rest}", post(gemini))
+        .route("/v1beta/models/{*rest}", post(gemini).get(gemini_model))
+        .route("/api/show", post(ollama_show))
+        .route("/v1/models", get(openrouter_models))
         .route("/v1/chat/completions/control", post(control))
         .route("/_mock/requests", get(list_requests))
         .route("/_mock/stats", get(stats))
@@ -85,6 +87,35 @@ async fn gemini(
         headers,
         body,
     )
+}
+
+/// Gemini's `models.get` (`rules::model_lists`).
+async fn gemini_model(Path(rest): Path<String>) -> Response {
+    match rules::model_lists::gemini_model(&rest) {
+        Some(model) => Json(model).into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            Json(serde_json::json!({"error": {"code": 404, "message": format!("models/{rest} is not found for API version v1beta"), "status": "NOT_FOUND"}})),
+        )
+            .into_response(),
+    }
+}
+
+/// Ollama's `/api/show`.
+async fn ollama_show(Json(body): Json<Value>) -> Response {
+    match body.get("model").and_then(Value::as_str) {
+        Some(name) => Json(rules::model_lists::ollama_show(name)).into_response(),
+        None => (
+            StatusCode::BAD_REQUEST,
+            Json(serde_json::json!({"error": "model is required"})),
+        )
+            .into_response(),
+    }
+}
+
+/// OpenRouter's `/models`.
+async fn openrouter_models() -> Json<Value> {
+    Json(rules::model_lists::openrouter_models())
 }
 
 /// llama.cpp's reasoning control, as its server's handler reads it

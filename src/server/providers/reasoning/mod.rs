@@ -201,9 +201,6 @@ pub struct ProviderFacts {
     /// The model thinks (Ollama `capabilities` has `thinking`, OpenRouter's
     /// `supported_parameters` has `reasoning`, Gemini's `thinking` is true).
     pub thinks: Option<bool>,
-    /// Its largest output (Gemini `outputTokenLimit`, OpenRouter
-    /// `top_provider.max_completion_tokens`).
-    pub max_output: Option<u32>,
 }
 
 /// The words an unknown family that its provider says thinks is offered.
@@ -494,10 +491,7 @@ mod tests {
     #[test]
     fn what_the_provider_says_wins_over_the_table_and_loses_to_the_config() {
         use Effort::*;
-        let thinks = |yes| ProviderFacts {
-            thinks: Some(yes),
-            max_output: None,
-        };
+        let thinks = |yes| ProviderFacts { thinks: Some(yes) };
         let qwen = configured("qwen3:8b", None, None);
         assert_eq!(
             resolve(Dialect::Ollama, &qwen, thinks(false)),

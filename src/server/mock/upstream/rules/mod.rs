@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 mod anthropic;
 mod chat_servers;
 mod gemini;
+pub mod model_lists;
 mod ollama;
 mod openai;
 

@@ -12,6 +12,7 @@ use super::{Refusal, Thinks};
 
 /// Families with the `thinking` capability in Ollama's library.
 const THINKING: &[&str] = &[
+    "phi4-reasoning",
     "qwen3",
     "qwq",
     "deepseek-r1",
@@ -23,7 +24,13 @@ const THINKING: &[&str] = &[
 /// Families without it (a `think` request is refused).
 const NOT_THINKING: &[&str] = &["llama3", "gemma", "mistral", "phi"];
 
-fn family(name: &str) -> &str {
+/// Whether Ollama lists the `thinking` capability for `name`.
+pub(super) fn thinks(name: &str) -> bool {
+    let base = family(name);
+    THINKING.iter().any(|f| base.starts_with(f))
+}
+
+pub(super) fn family(name: &str) -> &str {
     let base = name.split(':').next().unwrap_or(name);
     base.rsplit('/').next().unwrap_or(base)
 }
@@ -41,7 +48,7 @@ pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
     let base = family(name);
     let think = body.get("think");
     let refused = |message: String| (400, json!({"error": message}));
-    if NOT_THINKING.iter().any(|f| base.starts_with(f)) {
+    if !thinks(name) && NOT_THINKING.iter().any(|f| base.starts_with(f)) {
         return match think {
             Some(Value::Bool(false)) | None => Ok(Thinks::No),
             Some(_) => Err(refused(format!("\"{name}\" does not support thinking"))),
