@@ -22,6 +22,9 @@ const LOOKUP_TIMEOUT: Duration = Duration::from_secs(3);
 /// Largest model-list answer read (OpenRouter's list is about 1 MB).
 const MAX_LIST_BYTES: usize = 8 * 1024 * 1024;
 
+/// Reads one provider's answer for one model.
+type ReadFacts = fn(&Value, &str) -> Option<ProviderFacts>;
+
 /// Reads each configured model's facts from its provider and settles its
 /// efforts again with them.
 pub async fn discover(config: &mut AppConfig) {
@@ -51,10 +54,7 @@ pub async fn discover(config: &mut AppConfig) {
 /// none or could not be read.
 async fn lookup(dialect: Dialect, model: &UpstreamModel) -> Option<ProviderFacts> {
     let base = model.base_url.trim_end_matches('/');
-    let (request, read): (
-        reqwest::RequestBuilder,
-        fn(&Value, &str) -> Option<ProviderFacts>,
-    ) = match dialect {
+    let (request, read): (reqwest::RequestBuilder, ReadFacts) = match dialect {
         Dialect::Ollama => (
             client()
                 .post(format!("{base}/api/show"))
