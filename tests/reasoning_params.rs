@@ -141,6 +141,30 @@ fn last_body(mock: &MockState) -> Value {
         .clone()
 }
 
+/// "Answer now" on a provider without a control: the turn asked again with
+/// `reasoning` so far; it must end done.
+async fn asked_again(app: &axum::Router, reasoning: &str) {
+    let body = json!({"request": {
+        "messages": [{"role": "user", "content": "Why? mock:normal"}],
+        "model": "m",
+        "reasoning_so_far": reasoning,
+    }});
+    let bytes = common::post_chat_bytes(app, &body).await;
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("\"done\""), "{text}");
+}
+
+/// The answer text of a turn's events.
+fn answer_of(events: &[TurnEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::AnswerDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Pensive's request at `effort` is accepted; returns what was sent.
 async fn accepted(row: &Row, effort: Option<&str>) -> Value {
     let (app, mock, _) = setup(row).await;
@@ -596,13 +620,7 @@ async fn answer_now_on_llamacpp_ends_the_running_completions_thinking() {
 async fn answer_now_elsewhere_asks_again_at_the_weakest_effort_with_the_reasoning_so_far() {
     let row = Row::new(Dialect::Anthropic, "claude-opus-4-7");
     let (app, mock, _) = setup(&row).await;
-    let body = json!({"request": {
-        "messages": [{"role": "user", "content": "Why? mock:normal"}],
-        "model": "m",
-        "reasoning_so_far": "The sky scatters blue light more.",
-    }});
-    let bytes = common::post_chat_bytes(&app, &body).await;
-    assert!(String::from_utf8_lossy(&bytes).contains("\"done\""));
+    asked_again(&app, "The sky scatters blue light more.").await;
     let sent = last_body(&mock);
     assert_eq!(
         sent["thinking"],
@@ -851,16 +869,7 @@ async fn answer_now_asks_again_at_the_weakest_effort_that_does_not_think_again()
     ] {
         let row = Row::new(Dialect::Anthropic, name);
         let (app, mock, _) = setup(&row).await;
-        let body = json!({"request": {
-            "messages": [{"role": "user", "content": "Why? mock:normal"}],
-            "model": "m",
-            "reasoning_so_far": "The sky scatters blue light more.",
-        }});
-        let bytes = common::post_chat_bytes(&app, &body).await;
-        assert!(
-            String::from_utf8_lossy(&bytes).contains("\"done\""),
-            "{name}"
-        );
+        asked_again(&app, "The sky scatters blue light more.").await;
         let sent = last_body(&mock);
         assert_eq!(sent["thinking"], thinking, "{name}: {sent}");
         if name == "claude-fable-5-1" {
@@ -881,14 +890,7 @@ async fn answer_now_on_a_reasoning_longer_than_a_message_is_cut_to_fit_not_refus
         .map(|i| format!("step {i} of the reasoning\n"))
         .collect();
     assert!(long.chars().count() > 200_000);
-    let body = json!({"request": {
-        "messages": [{"role": "user", "content": "Why? mock:normal"}],
-        "model": "m",
-        "reasoning_so_far": long,
-    }});
-    let bytes = common::post_chat_bytes(&app, &body).await;
-    let text = String::from_utf8_lossy(&bytes);
-    assert!(text.contains("\"done\""), "{text}");
+    asked_again(&app, &long).await;
     let question = last_body(&mock)["messages"][0]["content"]
         .as_str()
         .unwrap_or("")
@@ -915,13 +917,7 @@ async fn a_cut_answer_names_its_limit_and_continue_goes_on_from_where_it_stopped
             output_limit: Some(128_000),
         })
     );
-    let partial: String = events
-        .iter()
-        .filter_map(|e| match e {
-            TurnEvent::AnswerDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let partial = answer_of(&events);
     let again = json!({"request": {
         "messages": [
             {"role": "user", "content": "Why? mock:cut-off"},
@@ -943,13 +939,7 @@ async fn a_cut_answer_names_its_limit_and_continue_goes_on_from_where_it_stopped
         "no prefill: Claude 5 refuses one"
     );
     assert_eq!(sent["thinking"], json!({"type": "disabled"}));
-    let continued: String = rest
-        .iter()
-        .filter_map(|e| match e {
-            TurnEvent::AnswerDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let continued = answer_of(&rest);
     assert_eq!(continued, " more air, and the reds remain.");
 }
 

@@ -516,6 +516,29 @@ pub(crate) mod render_tests {
     }
 
     #[test]
+    fn a_block_asked_again_after_a_failed_control_says_so() {
+        let mut t = turn(vec![
+            (TurnEvent::ThinkingStart, 1_000.0),
+            (delta("Light scatters."), 1_200.0),
+        ]);
+        let mut plain = t.clone();
+        plain.cut_short_to_ask_again(5_000.0, false);
+        t.cut_short_to_ask_again(5_000.0, true);
+        let html = render(t, 6_000.0);
+        assert!(
+            text_of(&html).contains("Could not end thinking early; asked again"),
+            "{html}"
+        );
+        let (_, label) = header(&html);
+        assert!(label.starts_with("Cut short after 4s"), "{label}");
+        let plain = render(plain, 6_000.0);
+        assert!(
+            !plain.contains("control-failed"),
+            "only when the control failed"
+        );
+    }
+
+    #[test]
     fn streaming_with_text_is_open_with_a_live_timer() {
         let t = turn(vec![
             (TurnEvent::ThinkingStart, 1_000.0),

@@ -402,6 +402,22 @@ mod tests {
             anthropic_family(&alias).unwrap().style,
             ThinkingStyle::Adaptive
         );
+        // An alias configured for budgets is asked with budgets, and offers their words.
+        let budget_alias = UpstreamModel {
+            thinking: Some(ThinkingStyle::Budget),
+            ..named("house-claude")
+        };
+        let budget = anthropic_family(&budget_alias).unwrap();
+        assert_eq!(budget.style, ThinkingStyle::Budget);
+        assert_eq!(
+            budget.efforts,
+            &[Effort::Off, Effort::Low, Effort::Medium, Effort::High]
+        );
+        let none_alias = UpstreamModel {
+            thinking: Some(ThinkingStyle::None),
+            ..named("house-claude")
+        };
+        assert!(anthropic_family(&none_alias).unwrap().efforts.is_empty());
         for dialect in Dialect::ALL {
             assert!(ThinkingStyle::of_dialect(dialect).contains(&ThinkingStyle::None));
         }

@@ -44,6 +44,18 @@ pub fn claude_version(name: &str) -> Option<(&'static str, Version)> {
     Some((tier, (major, minor)))
 }
 
+/// `5.1-codex` as `((5, 1), "-codex")`: the version a name part starts with
+/// (a missing minor is 0) and what follows it.
+fn leading_version(rest: &str) -> Option<(Version, &str)> {
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    let mut parts = rest[..end].split('.');
+    let major: u32 = parts.next()?.parse().ok()?;
+    let minor: u32 = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    Some(((major, minor), &rest[end..]))
+}
+
 /// What follows `gpt-<version>` in an OpenAI name: the line of models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenAiLine {
@@ -62,15 +74,7 @@ pub enum OpenAiLine {
 pub fn gpt_version(name: &str) -> Option<(Version, OpenAiLine)> {
     let lower = name.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
-    let rest = name.strip_prefix("gpt-")?;
-    let version: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.')
-        .collect();
-    let mut parts = version.split('.');
-    let major: u32 = parts.next()?.parse().ok()?;
-    let minor: u32 = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
-    let tail = &rest[version.len()..];
+    let ((major, minor), tail) = leading_version(name.strip_prefix("gpt-")?)?;
     let line = if tail.contains("codex-max") {
         OpenAiLine::CodexMax
     } else if tail.contains("codex-mini") {
@@ -107,14 +111,7 @@ pub enum GeminiLine {
 pub fn gemini_version(name: &str) -> Option<(Version, GeminiLine)> {
     let lower = name.to_ascii_lowercase();
     let rest = &lower[lower.find("gemini-")? + "gemini-".len()..];
-    let version: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.')
-        .collect();
-    let mut parts = version.split('.');
-    let major: u32 = parts.next()?.parse().ok()?;
-    let minor: u32 = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
-    let tail = &rest[version.len()..];
+    let ((major, minor), tail) = leading_version(rest)?;
     let line = if tail.contains("flash-lite") {
         GeminiLine::FlashLite
     } else if tail.contains("flash") {
