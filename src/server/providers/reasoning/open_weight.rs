@@ -3,7 +3,6 @@
 //! which server a model is behind, and the words each family takes (sources
 //! in docs/decisions.md). Pure.
 
-use super::names::gpt_version;
 use super::{openai::openai_efforts, Efforts};
 use crate::server::providers::wire::UpstreamModel;
 use crate::turn::Effort::{High, Low, Max, Medium, Minimal, Off, Xhigh};
@@ -56,10 +55,7 @@ pub fn chat_server(model: &UpstreamModel) -> ChatServer {
         ChatServer::Kimi
     } else if host_is(&host, "openrouter.ai") {
         ChatServer::OpenRouter
-    } else if host_is(&host, "openai.com")
-        || (gpt_version(&name).is_some() || super::names::is_o_series(&name))
-            && openai_efforts(&name).is_some()
-    {
+    } else if host_is(&host, "openai.com") || openai_efforts(&name).is_some() {
         // OpenAI's own names behind a proxy (Azure, LiteLLM) take its words too.
         ChatServer::OpenAi
     } else {
@@ -149,12 +145,19 @@ mod tests {
             (at("http://proxy.local/v1", "deepseek-flash"), DeepSeek),
             (at("https://api.moonshot.ai/v1", "kimi-k2.6"), Kimi),
             (at("http://proxy.local/v1", "kimi-k3"), Kimi),
+            // The host alone decides, whatever the model is called.
+            (at("https://api.moonshot.cn/v1", "moonshot-v1-8k"), Kimi),
+            (at("https://api.moonshot.ai/v1", "moonshot-v1-8k"), Kimi),
+            (at("https://api.deepseek.com/v1", "v4-alias"), DeepSeek),
             (
                 at("https://openrouter.ai/api/v1", "openai/gpt-5"),
                 OpenRouter,
             ),
             (at("https://api.openai.com/v1", "gpt-5"), OpenAi),
             (at("http://litellm.local/v1", "gpt-5.1"), OpenAi),
+            (at("http://litellm.local/v1", "o4-mini"), OpenAi),
+            // Not a reasoning model: no OpenAI effort words to follow.
+            (at("http://litellm.local/v1", "gpt-4.1"), Other),
             (at("http://localhost:11434/v1", "deepseek-r1:8b"), Other),
             (
                 at("http://user@evil-openai.com.example:8000/v1", "x"),
