@@ -135,6 +135,28 @@ mod tests {
     }
 
     #[test]
+    fn open_weight_servers_take_their_familys_words() {
+        use crate::turn::Effort::*;
+        let words = |model: UpstreamModel| chat_efforts(&model).map(|e| e.words);
+        let llama = |name: &str| UpstreamModel {
+            llamacpp: true,
+            ..at("http://127.0.0.1:8080/v1", name)
+        };
+        assert_eq!(
+            words(llama("gemma-3-27b")),
+            Some(vec![Off, Low, Medium, High])
+        );
+        assert_eq!(words(llama("Qwen3-8B")), Some(vec![Off, High]));
+        let vllm = "http://127.0.0.1:8000/v1";
+        assert_eq!(
+            words(at(vllm, "openai/gpt-oss-20b")),
+            Some(vec![Low, Medium, High])
+        );
+        assert_eq!(words(at(vllm, "zai-org/GLM-4.6")), Some(vec![Off, High]));
+        assert_eq!(words(at(vllm, "mistral-small")), None);
+    }
+
+    #[test]
     fn chat_servers_are_told_apart_by_host_and_name() {
         use ChatServer::*;
         for (model, server) in [
