@@ -393,6 +393,16 @@ mod tests {
         let family = anthropic_family(&forced).unwrap();
         assert_eq!(family.style, ThinkingStyle::Budget);
         assert!(family.adaptive_only, "the model's own rules stay known");
+        assert_eq!(
+            family.efforts.len(),
+            6,
+            "forced budgets keep the model's words"
+        );
+        let silenced = UpstreamModel {
+            thinking: Some(ThinkingStyle::None),
+            ..named("claude-opus-4-7")
+        };
+        assert!(anthropic_family(&silenced).unwrap().efforts.is_empty());
         assert_eq!(anthropic_family(&named("mock-claude")), None);
         let alias = UpstreamModel {
             thinking: Some(ThinkingStyle::Adaptive),
