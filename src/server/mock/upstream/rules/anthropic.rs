@@ -290,12 +290,7 @@ pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
 mod tests {
     use super::*;
 
-    fn message(result: Result<Thinks, Refusal>) -> String {
-        match result {
-            Err((_, body)) => body["error"]["message"].as_str().unwrap_or("").to_owned(),
-            Ok(thinks) => format!("accepted: {thinks:?}"),
-        }
-    }
+    use super::super::message_of as message;
 
     fn ask(name: &str, extra: Value) -> Result<Thinks, Refusal> {
         let mut body = json!({"model": name, "max_tokens": 16000, "messages": [{"role": "user", "content": "hi"}]});

@@ -1,9 +1,9 @@
 //! The providers' rules for reasoning parameters, as each provider's
 //! documentation states them, with the 400 bodies the providers answer a
 //! breach with. Written from the providers' docs and changelogs, with the
-//! source beside each rule; they import nothing of Pensive's own model
-//! knowledge (`providers::reasoning`, `turn::effort`), so a wrong family
-//! table in Pensive makes a test fail instead of agreeing with itself.
+//! source beside each rule; they import nothing but serde_json and each
+//! other (none of Pensive's model families or effort words), so a wrong
+//! family table in Pensive makes a test fail instead of agreeing with itself.
 //!
 //! Each provider is recognised by its real path, each model by its real id
 //! (with a dated snapshot suffix where the provider takes one). A model id
@@ -117,6 +117,16 @@ fn is_model(name: &str, id: &str) -> bool {
             rest.strip_prefix('-')
                 .is_some_and(|date| date.starts_with("20") && date.len() >= 8)
         })
+}
+
+/// A verdict as its message, for tests: the refusal's `error.message`, or
+/// "accepted: …".
+#[cfg(test)]
+pub(super) fn message_of(result: Result<Thinks, Refusal>) -> String {
+    match result {
+        Err((_, body)) => body["error"]["message"].as_str().unwrap_or("").to_owned(),
+        Ok(thinks) => format!("accepted: {thinks:?}"),
+    }
 }
 
 #[cfg(test)]

@@ -169,12 +169,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn message(result: Result<Thinks, Refusal>) -> String {
-        match result {
-            Err((_, body)) => body["error"]["message"].as_str().unwrap_or("").to_owned(),
-            Ok(thinks) => format!("accepted: {thinks:?}"),
-        }
-    }
+    use super::super::message_of as message;
 
     #[test]
     fn the_quoted_400s_come_back_word_for_word() {
