@@ -597,7 +597,7 @@ fn shown_reasoning_and_answer(events: &[TurnEvent]) -> (Vec<String>, String) {
         .iter()
         .filter_map(|b| match b {
             Block::Thinking(t) => Some(t.text.clone()),
-            Block::Answer { .. } => None,
+            Block::Answer { .. } | Block::Tool(_) => None,
         })
         .collect();
     (reasoning, turn.answer_text())

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::streaming_markdown::StreamingMarkdown;
 use super::thinking_block::ThinkingBlock;
+use super::tool_step::ToolStepView;
 use super::trusted_html::decoration;
 use super::turn_view::{BlockKind, BlockView, TurnView};
 use super::use_copy::{use_copy, UseCopyReturn};
@@ -14,6 +15,7 @@ use crate::turn::duration::{
     DurationStyle::{Clock, Seconds},
 };
 use crate::turn::reducer::{is_empty_reasoning, is_shown, EmptyOutcome, TurnStatus};
+use crate::turn::turn_footer::{time_line_of, TimedPart};
 use crate::turn::ReasoningSource;
 
 /// An assistant turn as it streams or as replayed from history.
@@ -80,6 +82,7 @@ pub fn AssistantMessage(
             }
             .into_any()
         }
+        BlockKind::Tool => view! { <ToolStepView block /> }.into_any(),
     };
 
     // The same rule the block itself follows: a streaming block shows its own
@@ -93,9 +96,21 @@ pub fn AssistantMessage(
             })
         })
     };
-    let waiting = move || match turn.status.get() {
-        TurnStatus::Waiting => true,
-        TurnStatus::Thinking => !any_visible_thinking(),
+    // The last block is a tool step: `Some(true)` while it runs or waits
+    // (the step shows that itself), `Some(false)` once it ended (the model
+    // is at work again: the turn's indicator shows).
+    let last_tool_open = move || {
+        blocks.with(|bs| {
+            bs.last()
+                .filter(|b| b.kind == BlockKind::Tool)
+                .map(|b| b.tool.with(|s| s.as_ref().is_none_or(|s| s.is_open())))
+        })
+    };
+    let waiting = move || match (turn.status.get(), last_tool_open()) {
+        (status, _) if !status.is_live() => false,
+        (_, Some(open)) => !open,
+        (TurnStatus::Waiting, None) => true,
+        (TurnStatus::Thinking, None) => !any_visible_thinking(),
         _ => false,
     };
     // After "Answer now" the turn waits for its answer, not for more thinking.
@@ -182,6 +197,26 @@ pub fn AssistantMessage(
         if let Some(go_on) = on_continue {
             go_on.run(());
         }
+    };
+    // Thinking and tool time apart, once the turn has ended ("Thought 14s
+    // · 3 tools 4.1s"); only for a turn that used tools.
+    let time_line = move || {
+        if turn.status.get().is_live() {
+            return None;
+        }
+        blocks.with(|bs| {
+            time_line_of(bs.iter().filter_map(|b| match b.kind {
+                BlockKind::Thinking => b.meta.with(|m| {
+                    b.text
+                        .with(|t| !is_empty_reasoning(t, m.opaque))
+                        .then_some(TimedPart::Thought(m.duration_ms))
+                }),
+                BlockKind::Tool => Some(TimedPart::Tool(
+                    b.tool.with(|s| s.as_ref().and_then(|s| s.duration_ms)),
+                )),
+                BlockKind::Answer => None,
+            }))
+        })
     };
     // Who wrote the turn, once it has ended.
     let model_line = move || {
@@ -282,6 +317,16 @@ pub fn AssistantMessage(
                     </button>
                 </div>
             </Show>
+            {move || {
+                time_line()
+                    .map(|line| {
+                        view! {
+                            <p class="turn-note turn-times" data-testid="turn-times">
+                                {line}
+                            </p>
+                        }
+                    })
+            }}
             {move || {
                 model_line()
                     .map(|line| {

@@ -5,7 +5,9 @@
 
 use leptos::prelude::*;
 
-use crate::turn::reducer::{Block, BlockState, Change, ShownError, Turn, TurnProgress, TurnStatus};
+use crate::turn::reducer::{
+    Block, BlockState, Change, ShownError, ToolStep, Turn, TurnProgress, TurnStatus,
+};
 use crate::turn::turn_footer::{cut_note, model_line};
 use crate::turn::{Effort, Usage};
 
@@ -16,6 +18,7 @@ pub use crate::turn::reducer::ThinkingMeta;
 pub enum BlockKind {
     Thinking,
     Answer,
+    Tool,
 }
 
 /// One block's signals.
@@ -26,6 +29,9 @@ pub struct BlockView {
     pub kind: BlockKind,
     pub text: RwSignal<String>,
     pub meta: RwSignal<ThinkingMeta>,
+    /// A tool step's state and result (`None` for other blocks); its
+    /// arguments stream into `text`.
+    pub tool: RwSignal<Option<ToolStep>>,
 }
 
 /// A turn's signals.
@@ -78,11 +84,30 @@ impl TurnView {
                 Change::Appended { index, text } => {
                     if let Some(view) = self.blocks.with_untracked(|b| b.get(index).copied()) {
                         view.text.update(|t| t.push_str(&text));
+                        // A tool step's arguments stream in: said once.
+                        let unmarked = view
+                            .tool
+                            .with_untracked(|s| s.as_ref().is_some_and(|s| !s.streamed));
+                        if unmarked {
+                            view.tool.update(|s| {
+                                if let Some(step) = s {
+                                    step.streamed = true;
+                                }
+                            });
+                        }
                     }
                 }
                 Change::Updated { index, meta } => {
                     if let Some(view) = self.blocks.with_untracked(|b| b.get(index).copied()) {
                         view.meta.set(meta);
+                    }
+                }
+                Change::ToolUpdated { index, step } => {
+                    if let Some(view) = self.blocks.with_untracked(|b| b.get(index).copied()) {
+                        if view.text.with_untracked(|t| t != &step.arguments) {
+                            view.text.set(step.arguments.clone());
+                        }
+                        view.tool.set(Some(step));
                     }
                 }
                 Change::Restructured(blocks) => self.rebuild(&blocks),
@@ -116,25 +141,25 @@ impl TurnView {
     fn block_view(&self, block: &Block) -> BlockView {
         let key = self.next_key.get_value();
         self.next_key.set_value(key + 1);
-        let (kind, meta) = match block {
-            Block::Thinking(t) => (BlockKind::Thinking, t.meta()),
-            Block::Answer { .. } => (
-                BlockKind::Answer,
-                ThinkingMeta {
-                    duration_ms: None,
-                    opaque: false,
-                    state: BlockState::Done,
-                    source: None,
-                    started_at_ms: 0.0,
-                    headline: None,
-                },
-            ),
+        let plain = ThinkingMeta {
+            duration_ms: None,
+            opaque: false,
+            state: BlockState::Done,
+            source: None,
+            started_at_ms: 0.0,
+            headline: None,
+        };
+        let (kind, meta, tool) = match block {
+            Block::Thinking(t) => (BlockKind::Thinking, t.meta(), None),
+            Block::Answer { .. } => (BlockKind::Answer, plain, None),
+            Block::Tool(step) => (BlockKind::Tool, plain, Some(step.clone())),
         };
         BlockView {
             key,
             kind,
             text: RwSignal::new(block_text(block).to_owned()),
             meta: RwSignal::new(meta),
+            tool: RwSignal::new(tool),
         }
     }
 }
@@ -143,5 +168,6 @@ fn block_text(block: &Block) -> &str {
     match block {
         Block::Thinking(t) => &t.text,
         Block::Answer { text } => text,
+        Block::Tool(step) => &step.arguments,
     }
 }

@@ -61,6 +61,18 @@ impl HiddenThinking {
                 out.push(event);
             }
             TurnEvent::AnswerDelta { .. } => out.push(event),
+            // Continuity may hold the reasoning's text (Anthropic thinking
+            // blocks, DeepSeek's `reasoning_content`): with the switch on it
+            // stays on the server, which keeps it for the rest of the turn.
+            TurnEvent::Continuity { .. } => {}
+            // A call ends the text before it: that text was the answer.
+            TurnEvent::ToolCallStart { .. } => {
+                self.release(out);
+                out.push(event);
+            }
+            TurnEvent::ToolCallDelta { .. }
+            | TurnEvent::ToolCallReady { .. }
+            | TurnEvent::ToolResult { .. } => out.push(event),
         }
     }
 

@@ -25,6 +25,8 @@ pub mod same_origin;
 pub mod serve;
 pub mod static_files;
 pub mod tags;
+pub mod tool_round;
+pub mod tools;
 pub mod turn_log;
 pub mod turn_service;
 pub mod write_stall;

@@ -129,8 +129,55 @@ impl Normalizer {
                     self.finish_reason = reason;
                 }
             }
+            Delta::ToolCallStart { id, name } => {
+                // Thinking ends before the call starts, and the text before
+                // it is settled answer text (DESIGN §2).
+                self.close_block(now_ms, &mut out);
+                if !self.held_whitespace.is_empty() {
+                    out.push(TurnEvent::AnswerDelta {
+                        text: std::mem::take(&mut self.held_whitespace),
+                    });
+                }
+                // The tool loop names the server (it knows the tools).
+                out.push(TurnEvent::ToolCallStart {
+                    id,
+                    name,
+                    server: String::new(),
+                });
+            }
+            Delta::ToolCallArguments { id, text } => {
+                if !text.is_empty() {
+                    out.push(TurnEvent::ToolCallDelta { id, text });
+                }
+            }
+            // Whole arguments are the tool loop's to announce (`tool_call_ready`).
+            Delta::ToolCallWhole { .. } => {}
+            Delta::Continuity(data) => out.push(TurnEvent::Continuity { data }),
         }
         out
+    }
+
+    /// One response of a tool loop ended with calls to run: close what is
+    /// open, as at the end, but the turn goes on (no `done`); the next
+    /// response starts afresh.
+    pub fn end_round(&mut self, now_ms: u64) -> Vec<TurnEvent> {
+        let out = self.settle(now_ms);
+        self.saw_finish = false;
+        self.finish_reason = None;
+        self.answer_started = false;
+        self.first_answer_ms = None;
+        out
+    }
+
+    /// The provider's stop reason, once it said one (`tool_calls`, `tool_use`…).
+    pub fn saw_finish(&self) -> bool {
+        self.saw_finish
+    }
+
+    /// The turn ends on Pensive's side (the tool-call limit) with `reason`.
+    pub fn finish_with(&mut self, reason: Option<String>, now_ms: u64) -> Vec<TurnEvent> {
+        self.finish_reason = reason;
+        self.finish(now_ms)
     }
 
     /// Normal end of the provider stream: close what is open, then `done`.

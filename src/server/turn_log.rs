@@ -20,6 +20,7 @@ pub struct TurnLog {
     thinking_chars: usize,
     answer_chars: usize,
     reasoning_tokens: u64,
+    tool_calls: usize,
     outcome: &'static str,
 }
 
@@ -35,6 +36,7 @@ impl TurnLog {
             thinking_chars: 0,
             answer_chars: 0,
             reasoning_tokens: 0,
+            tool_calls: 0,
             outcome: "cancelled",
         }
     }
@@ -65,7 +67,13 @@ impl TurnLog {
                     _ => "error",
                 }
             }
-            TurnEvent::ThinkingEnd { .. } | TurnEvent::ReasoningSource { .. } => {}
+            TurnEvent::ToolCallStart { .. } => self.tool_calls += 1,
+            TurnEvent::ThinkingEnd { .. }
+            | TurnEvent::ReasoningSource { .. }
+            | TurnEvent::ToolCallDelta { .. }
+            | TurnEvent::ToolCallReady { .. }
+            | TurnEvent::ToolResult { .. }
+            | TurnEvent::Continuity { .. } => {}
         }
     }
 }
@@ -82,6 +90,7 @@ impl Drop for TurnLog {
             thinking_chars = self.thinking_chars,
             answer_chars = self.answer_chars,
             reasoning_tokens = self.reasoning_tokens,
+            tool_calls = self.tool_calls,
             total_ms = self.started.elapsed().as_millis() as u64,
             "turn"
         );

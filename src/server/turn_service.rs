@@ -14,11 +14,14 @@ use super::config::{AppConfig, ModelConfig, ProviderKind};
 use super::continuation;
 use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
-use super::mock::scripted;
+use super::mock::{scripted, tool_scripts};
 use super::normalizer::Normalizer;
 use super::providers::delta::Delta;
+use super::providers::wire::Dialect;
 use super::providers::{self, reasoning, CompletionId, DeltaStream};
 use super::redact::Redactor;
+use super::tool_round::ToolRound;
+use super::tools::ToolBox;
 use super::turn_log::TurnLog;
 use crate::turn::effort::list_words;
 use crate::turn::turn_error::TurnError;
@@ -36,6 +39,8 @@ pub struct TurnService {
     ending: tokio::sync::watch::Sender<bool>,
     /// The running turns the browser named, for "Answer now".
     answers: AnswerNowRegistry,
+    /// The tools turns may call.
+    tools: ToolBox,
 }
 
 impl TurnService {
@@ -46,6 +51,7 @@ impl TurnService {
             config: std::sync::Arc::new(config),
             active: Default::default(),
             answers: Default::default(),
+            tools: ToolBox::default(),
         }
     }
 
@@ -130,6 +136,7 @@ impl TurnService {
                     ProviderKind::Demo => None,
                 }),
         };
+        let tools = self.tools.clone();
         stream! {
             let started = Instant::now();
             let elapsed = move || started.elapsed().as_millis() as u64;
@@ -151,6 +158,9 @@ impl TurnService {
                 request.reasoning_so_far = None;
             } else {
                 answer_now::fold_reasoning(&mut request);
+            }
+            if offers_tools(&model) {
+                request.tool_specs = tools.offered(request.tools.as_deref());
             }
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let deadline = tokio::time::Instant::now() + config.first_token_timeout;
@@ -180,6 +190,8 @@ impl TurnService {
                 }
             };
             let mut received_any = false;
+            let mut round = ToolRound::default();
+            let mut calls_made = 0usize;
             loop {
                 let waited = if received_any {
                     tokio::time::Instant::now() + config.idle_timeout
@@ -194,6 +206,90 @@ impl TurnService {
                         return;
                     }
                 };
+                // The response ended asking for calls: run them, send the
+                // results back, and stream the model's next response.
+                if matches!(next, Ok(None)) && round.has_calls() && normalizer.saw_finish() {
+                    let events = normalizer.end_round(elapsed());
+                    for event in outlet.pass(events, &normalizer) { yield event; }
+                    let own = round.own_continuity(dialect_of(&model));
+                    if let Some(data) = own.clone() {
+                        for event in outlet.pass(vec![TurnEvent::Continuity { data }], &normalizer) { yield event; }
+                    }
+                    let (message, calls) = std::mem::take(&mut round).finish(own);
+                    request.messages.push(message);
+                    let over_limit = calls_made + calls.len() > MAX_TOOL_CALLS;
+                    for call in &calls {
+                        let ready = TurnEvent::ToolCallReady {
+                            id: call.id.clone(),
+                            arguments: call.arguments.clone().unwrap_or_else(|_| serde_json::json!({})),
+                            approval: tools.approval(&call.name),
+                        };
+                        for event in outlet.pass(vec![ready], &normalizer) { yield event; }
+                    }
+                    let outcomes = if over_limit {
+                        calls.iter().map(|_| not_run(MAX_TOOL_CALLS)).collect::<Vec<_>>()
+                    } else {
+                        let running = futures::future::join_all(calls.iter().map(|call| {
+                            tools.call(&call.name, call.arguments.as_ref().map_err(String::as_str))
+                        }));
+                        tokio::select! {
+                            outcomes = running => outcomes,
+                            cut = cut_short(&mut ending, turn_deadline) => {
+                                for call in &calls {
+                                    let event = cancelled(&call.id);
+                                    for event in outlet.pass(vec![event], &normalizer) { yield event; }
+                                }
+                                let events = normalizer.fail(&cut.error(limits.max_turn_duration), elapsed());
+                                for event in outlet.pass(events, &normalizer) { yield event; }
+                                return;
+                            }
+                        }
+                    };
+                    calls_made += calls.len();
+                    for (call, outcome) in calls.iter().zip(outcomes) {
+                        request.messages.push(crate::turn::ChatMessage::tool_result(
+                            call.id.clone(),
+                            outcome.output.clone(),
+                            outcome.status.is_error(),
+                        ));
+                        let event = TurnEvent::ToolResult {
+                            id: call.id.clone(),
+                            status: outcome.status,
+                            output: outcome.output,
+                            truncated_bytes: outcome.truncated_bytes,
+                            duration_ms: outcome.duration_ms,
+                        };
+                        for event in outlet.pass(vec![event], &normalizer) { yield event; }
+                    }
+                    if over_limit {
+                        let events = normalizer.finish_with(Some(TOOL_LIMIT.into()), elapsed());
+                        for event in outlet.pass(events, &normalizer) { yield event; }
+                        return;
+                    }
+                    let reopened = tokio::select! {
+                        opened = tokio::time::timeout(config.first_token_timeout, open(&model, &request, limits.max_turn_bytes, None)) => opened,
+                        cut = cut_short(&mut ending, turn_deadline) => {
+                            let events = normalizer.fail(&cut.error(limits.max_turn_duration), elapsed());
+                            for event in outlet.pass(events, &normalizer) { yield event; }
+                            return;
+                        }
+                    };
+                    upstream = match reopened {
+                        Ok(Ok(upstream)) => upstream,
+                        Ok(Err(err)) => {
+                            let events = normalizer.fail(&err, elapsed());
+                            for event in outlet.pass(events, &normalizer) { yield event; }
+                            return;
+                        }
+                        Err(_) => {
+                            let events = normalizer.fail(&first_token_timeout, elapsed());
+                            for event in outlet.pass(events, &normalizer) { yield event; }
+                            return;
+                        }
+                    };
+                    received_any = false;
+                    continue;
+                }
                 let events = match next {
                     Err(_) if received_any => normalizer.fail(&TurnError::IdleTimeout { limit: config.idle_timeout }, elapsed()),
                     Err(_) => normalizer.fail(&first_token_timeout, elapsed()),
@@ -206,7 +302,13 @@ impl TurnService {
                         let now = elapsed();
                         let mut events = Vec::new();
                         for delta in deltas {
+                            round.observe(&delta);
                             events.extend(normalizer.push(delta, now));
+                        }
+                        for event in &mut events {
+                            if let TurnEvent::ToolCallStart { name, server, .. } = event {
+                                *server = tools.server_of(name);
+                            }
                         }
                         events
                     }
@@ -216,6 +318,46 @@ impl TurnService {
             }
         }
     }
+}
+
+/// Most tool calls in one turn (DESIGN §6).
+pub const MAX_TOOL_CALLS: usize = 12;
+
+/// `done.finish_reason` of a turn stopped at the tool-call limit.
+pub const TOOL_LIMIT: &str = "tool_limit";
+
+/// The result of a call the limit kept from running.
+fn not_run(limit: usize) -> super::tools::CallOutcome {
+    super::tools::CallOutcome {
+        status: crate::turn::ToolStatus::Cancelled,
+        output: format!("Not run: the turn reached its limit of {limit} tool calls."),
+        truncated_bytes: 0,
+        duration_ms: 0,
+    }
+}
+
+fn cancelled(id: &str) -> TurnEvent {
+    TurnEvent::ToolResult {
+        id: id.to_owned(),
+        status: crate::turn::ToolStatus::Cancelled,
+        output: "The call was cancelled.".into(),
+        truncated_bytes: 0,
+        duration_ms: 0,
+    }
+}
+
+/// The wire dialect of a model (`None` for the demo).
+fn dialect_of(model: &ModelConfig) -> Option<Dialect> {
+    match model.provider {
+        ProviderKind::Wire(dialect) => Some(dialect),
+        ProviderKind::Demo => None,
+    }
+}
+
+/// Whether Pensive runs a tool loop with this model: the demo, and the
+/// dialects whose loop is built (Chat completions).
+fn offers_tools(model: &ModelConfig) -> bool {
+    matches!(dialect_of(model), None | Some(Dialect::Chat))
 }
 
 /// Opens the model's stream: the scripted demo, or its provider (see
@@ -228,12 +370,26 @@ async fn open(
 ) -> Result<DeltaStream, TurnError> {
     match model.provider {
         ProviderKind::Demo => {
-            let mut steps = scripted::demo_script(request.last_user_text(), model.demo_pace);
+            let calculator = request
+                .tool_specs
+                .iter()
+                .any(|t| t.name == tool_scripts::CALCULATE);
+            let mut steps =
+                tool_scripts::demo_tool_round(&request.messages, calculator, model.demo_pace)
+                    .unwrap_or_else(|| {
+                        scripted::demo_script(request.last_user_text(), model.demo_pace)
+                    });
             if request.effort == Some(Effort::Off) {
                 // Thinking off: the script's answer alone.
                 for step in &mut steps {
                     step.deltas.retain(|d| {
-                        matches!(d, Delta::Answer(_) | Delta::Usage(_) | Delta::Finish(_))
+                        !matches!(
+                            d,
+                            Delta::Reasoning(_)
+                                | Delta::ReasoningStarted
+                                | Delta::OpaqueReasoning
+                                | Delta::ReasoningBoundary
+                        )
                     });
                     // …and no reasoning counted either: it did not reason.
                     for delta in &mut step.deltas {

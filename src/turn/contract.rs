@@ -28,6 +28,9 @@ pub fn answer_text(events: &[TurnEvent]) -> String {
 /// Checks a complete event stream; `Err` names the first broken rule.
 pub fn check_stream(events: &[TurnEvent]) -> Result<(), String> {
     let mut open = false;
+    // Calls started and not yet answered by a `tool_result`.
+    let mut calls: Vec<&str> = Vec::new();
+    let mut started: Vec<&str> = Vec::new();
     for (i, event) in events.iter().enumerate() {
         let last = i + 1 == events.len();
         match event {
@@ -59,10 +62,38 @@ pub fn check_stream(events: &[TurnEvent]) -> Result<(), String> {
                     return Err(format!("event {i}: empty answer_delta"));
                 }
             }
-            TurnEvent::AnswerWasThinking { .. } | TurnEvent::Usage(_) => {}
+            TurnEvent::AnswerWasThinking { .. }
+            | TurnEvent::Usage(_)
+            | TurnEvent::Continuity { .. } => {}
+            TurnEvent::ToolCallStart { id, .. } => {
+                if open {
+                    return Err(format!("event {i}: tool_call_start before thinking_end"));
+                }
+                if started.contains(&id.as_str()) {
+                    return Err(format!("event {i}: a second tool_call_start for {id}"));
+                }
+                started.push(id);
+                calls.push(id);
+            }
+            TurnEvent::ToolCallDelta { id, .. } | TurnEvent::ToolCallReady { id, .. } => {
+                if !calls.contains(&id.as_str()) {
+                    return Err(format!("event {i}: {id} is not a running call"));
+                }
+            }
+            TurnEvent::ToolResult { id, .. } => {
+                let Some(at) = calls.iter().position(|c| *c == id) else {
+                    return Err(format!(
+                        "event {i}: tool_result for {id}, not a running call"
+                    ));
+                };
+                calls.remove(at);
+            }
             TurnEvent::Done { .. } | TurnEvent::Error { .. } => {
                 if open {
                     return Err(format!("event {i}: stream ended with a block open"));
+                }
+                if let Some(id) = calls.first() {
+                    return Err(format!("event {i}: stream ended with call {id} unanswered"));
                 }
                 if !last {
                     return Err(format!("event {i}: events after the terminal event"));

@@ -15,12 +15,17 @@ pub enum DurationStyle {
     Short,
     /// The same, in words for the status line: "12 seconds", "1 second".
     Spoken,
+    /// Tool time, short enough to need tenths: "0.3s", "4.1s".
+    Tenths,
 }
 
 /// `ms` milliseconds written in `style`; a negative span (clocks that
 /// disagree) counts as none.
 pub fn format_duration(ms: f64, style: DurationStyle) -> String {
     let ms = ms.max(0.0);
+    if style == DurationStyle::Tenths {
+        return format!("{:.1}s", (ms / 100.0).round() / 10.0);
+    }
     let words = matches!(style, DurationStyle::Short | DurationStyle::Spoken);
     if words && ms < 1000.0 {
         return "less than a second".into();
@@ -63,6 +68,14 @@ mod tests {
         assert_eq!(format_duration(1_000.0, Short), "1s");
         assert_eq!(format_duration(999.0, Short), "less than a second");
         assert_eq!(format_duration(0.0, Short), "less than a second");
+    }
+
+    #[test]
+    fn tool_time_shows_tenths() {
+        use super::DurationStyle::Tenths;
+        assert_eq!(format_duration(4_140.0, Tenths), "4.1s");
+        assert_eq!(format_duration(260.0, Tenths), "0.3s");
+        assert_eq!(format_duration(0.0, Tenths), "0.0s");
     }
 
     #[test]

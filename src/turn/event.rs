@@ -23,6 +23,33 @@ pub enum TurnEvent {
     AnswerWasThinking { duration_ms: u64 },
     /// Token counts of one provider response (several in a tool loop: add them up).
     Usage(Usage),
+    /// The model began a tool call (`name` is `server__tool`).
+    ToolCallStart {
+        id: String,
+        name: String,
+        server: String,
+    },
+    /// A fragment of the call's arguments (JSON text), where the dialect streams them.
+    ToolCallDelta { id: String, text: String },
+    /// The arguments are complete; a `needed` call waits for the user's decision.
+    ToolCallReady {
+        id: String,
+        arguments: serde_json::Value,
+        approval: super::tool::Approval,
+    },
+    /// The call ended (or never ran). `output` is at most 64 KB;
+    /// `truncated_bytes` says how much was cut.
+    ToolResult {
+        id: String,
+        status: super::tool::ToolStatus,
+        output: String,
+        #[serde(default)]
+        truncated_bytes: u64,
+        duration_ms: u64,
+    },
+    /// State the provider needs back later (signatures, encrypted reasoning,
+    /// `reasoning_content` of tool-call messages): stored, never shown.
+    Continuity { data: serde_json::Value },
     /// Normal end of the turn.
     Done {
         #[serde(default, skip_serializing_if = "Option::is_none")]

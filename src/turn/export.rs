@@ -84,6 +84,7 @@ pub fn to_markdown(conversation: &Conversation) -> String {
                             out.push_str(&inert_markdown(text.trim()));
                             out.push_str("\n\n");
                         }
+                        Block::Tool(step) => out.push_str(&tool_details(step)),
                     }
                 }
                 if let Some(error) = &turn.error {
@@ -103,6 +104,44 @@ pub fn to_markdown(conversation: &Conversation) -> String {
         }
     }
     out
+}
+
+/// A tool step as a `<details>`: its tool, server, state and duration in
+/// the summary, its arguments and result as fenced text inside (a fence
+/// longer than any backtick run in them, so nothing in a result can close
+/// it or become markup).
+fn tool_details(step: &crate::turn::reducer::ToolStep) -> String {
+    let mut summary = format!(
+        "Tool {} ({}) \u{b7} {}",
+        step.tool_name(),
+        step.server,
+        step.state.label()
+    );
+    if let Some(ms) = step.duration_ms {
+        summary.push_str(&format!(
+            " \u{b7} {}",
+            crate::turn::duration::format_duration(
+                ms as f64,
+                crate::turn::duration::DurationStyle::Tenths
+            )
+        ));
+    }
+    let mut out = format!("<details><summary>{}</summary>\n\n", escape_html(&summary));
+    out.push_str("Arguments:\n\n");
+    out.push_str(&fenced(&step.arguments));
+    if let Some(output) = &step.output {
+        out.push_str("Result:\n\n");
+        out.push_str(&fenced(output));
+    }
+    out.push_str("</details>\n\n");
+    out
+}
+
+/// `text` in a fence no backtick run inside it can close.
+fn fenced(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}text\n{}\n{fence}\n\n", text.trim_end())
 }
 
 /// Conversations as one Markdown file: each under its own title heading, as

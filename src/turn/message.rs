@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::headline::headline_of;
 use super::reducer::{Block, BlockState, Turn, TurnStatus};
-use super::request::{ChatMessage, Role};
+use super::request::ChatMessage;
 use super::versions::Versions;
 
 /// Current schema version written by this build. 2: thinking blocks carry
@@ -99,30 +99,28 @@ impl Conversation {
         }
     }
 
-    /// The messages to send to the model: user text and answer text only —
-    /// thinking is never sent back (DESIGN §5). A question the server refused
-    /// (too large, over a limit) is left out with its refusal: the model never
-    /// saw it, and resending it would only be refused again.
+    /// The messages to send to the model: user text, and per assistant turn
+    /// its answer text, tool calls and results (`replay`); thinking is never
+    /// sent back (DESIGN §5), and continuity only to the model that wrote
+    /// it. A question the server refused (too large, over a limit) is left
+    /// out with its refusal: the model never saw it, and resending it would
+    /// only be refused again.
     pub fn to_chat_messages(&self) -> Vec<ChatMessage> {
         let refused = |i: usize| matches!(self.messages.get(i + 1), Some(Message::Assistant(turn)) if turn.was_refused());
-        self.messages
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| match m {
-                Message::User { .. } if refused(i) => None,
-                Message::User { content, .. } => Some(ChatMessage {
-                    role: Role::User,
-                    content: content.clone(),
-                }),
+        let mut out = Vec::new();
+        for (i, message) in self.messages.iter().enumerate() {
+            match message {
+                Message::User { .. } if refused(i) => {}
+                Message::User { content, .. } => out.push(ChatMessage::user(content.clone())),
                 Message::Assistant(turn) => {
-                    let text = turn.answer_text();
-                    (!text.trim().is_empty()).then_some(ChatMessage {
-                        role: Role::Assistant,
-                        content: text,
-                    })
+                    let same_model = turn.model.as_ref().map(|m| m.id.as_str())
+                        == self.model.as_deref()
+                        && self.model.is_some();
+                    out.extend(super::replay::turn_messages(turn, same_model));
                 }
-            })
-            .collect()
+            }
+        }
+        out
     }
 
     /// A copy fit for storage at client time `now_ms`: empty finished thinking
@@ -536,7 +534,7 @@ mod tests {
     fn thinking_is_never_sent_back_to_the_model() {
         let messages = conversation().to_chat_messages();
         assert_eq!(messages.len(), 2);
-        assert_eq!(messages[1].role, Role::Assistant);
+        assert_eq!(messages[1].role, crate::turn::Role::Assistant);
         assert_eq!(messages[1].content, "The answer.");
         assert!(messages.iter().all(|m| !m.content.contains("secret")));
     }
@@ -689,7 +687,7 @@ mod tests {
             .iter()
             .filter_map(|b| match b {
                 Block::Thinking(t) => Some(t.headline.as_deref()),
-                Block::Answer { .. } => None,
+                Block::Answer { .. } | Block::Tool(_) => None,
             })
             .collect();
         assert_eq!(headlines, [Some("Writing the answer"), None, None]);
@@ -811,7 +809,7 @@ metres"
             assert_eq!(turn.status, expected, "a finished turn keeps its status");
             assert!(turn.blocks.iter().all(|b| match b {
                 Block::Thinking(t) => !t.is_empty() && t.state == BlockState::Interrupted,
-                Block::Answer { .. } => true,
+                Block::Answer { .. } | Block::Tool(_) => true,
             }));
         }
     }

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::tool::ToolCall;
 use super::Effort;
 
 /// Who wrote a message.
@@ -12,14 +13,31 @@ pub enum Role {
     System,
     User,
     Assistant,
+    /// The result of one tool call (`tool_call_id`, `is_error`).
+    Tool,
 }
 
-/// One message of the conversation sent to the model. Assistant messages carry
-/// only their answer text: thinking is never sent back (DESIGN §5).
+/// One message of the conversation sent to the model, in the neutral shape
+/// each dialect's encoder turns into the provider's own. Assistant messages
+/// carry their answer text, their tool calls and the provider's opaque
+/// `continuity`: readable thinking is never sent back (DESIGN §5), except
+/// inside continuity where a provider requires it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatMessage {
     pub role: Role,
     pub content: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The data of the continuity events of the response that wrote this
+    /// message, for the dialect that produced it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub continuity: Vec<serde_json::Value>,
+    /// For `role: "tool"`: the call this result answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// For `role: "tool"`: the call failed, was denied or cut short.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
 }
 
 impl ChatMessage {
@@ -27,6 +45,23 @@ impl ChatMessage {
         Self {
             role,
             content: content.into(),
+            tool_calls: Vec::new(),
+            continuity: Vec::new(),
+            tool_call_id: None,
+            is_error: false,
+        }
+    }
+
+    /// The result of call `call_id`, as the model will read it.
+    pub fn tool_result(
+        call_id: impl Into<String>,
+        content: impl Into<String>,
+        is_error: bool,
+    ) -> Self {
+        Self {
+            tool_call_id: Some(call_id.into()),
+            is_error,
+            ..Self::new(Role::Tool, content)
         }
     }
 
@@ -64,6 +99,14 @@ pub struct ChatRequest {
     /// model as its own, and asks for the answer at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_so_far: Option<String>,
+    /// The tool servers switched on for this conversation (`["builtin",
+    /// "files"]`); absent: every enabled server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// The tools offered to the model for this request: filled by the
+    /// server's tool loop, never read from the browser.
+    #[serde(skip)]
+    pub tool_specs: Vec<super::tool::ToolSpec>,
     /// "Continue" on an answer cut at the output limit: `messages` ends with
     /// that answer; the server asks the model to go on from where it stopped
     /// (`server::continuation`), at the effort that does not think again
@@ -127,12 +170,14 @@ impl ChatRequest {
         (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 
-    /// The user and assistant messages with text (those providers reject
-    /// empty text, e.g. an answer that was all thinking).
+    /// The user, assistant and tool messages that say something (providers
+    /// reject empty text, e.g. an answer that was all thinking; an assistant
+    /// message with tool calls says something without text).
     pub fn dialogue(&self) -> impl Iterator<Item = &ChatMessage> {
-        self.messages
-            .iter()
-            .filter(|m| m.role != Role::System && !m.content.is_empty())
+        self.messages.iter().filter(|m| {
+            m.role != Role::System
+                && (!m.content.is_empty() || !m.tool_calls.is_empty() || m.role == Role::Tool)
+        })
     }
 
     /// The last user message's text, or "" (scripted models pick scenarios from it).

@@ -14,7 +14,8 @@
 //!
 //! `s1` names this layout; then one tag per part: `t` the title, `q<m>` the
 //! question at `messages[m]`, `r<m>.<b>` / `a<m>.<b>` thinking / answer block
-//! `b` of the turn at `messages[m]`. U+001E ends the header and U+001F
+//! `b` of the turn at `messages[m]`, `x<m>.<b>` a tool step (its tool's name,
+//! arguments and result). U+001E ends the header and U+001F
 //! separates the parts; neither is whitespace, so no match spans two parts
 //! (both are replaced by a space inside the texts). Empty parts are left out.
 //! A match's part is the number of U+001F before it (one `memchr` pass), so
@@ -35,6 +36,7 @@
 //! (Latin, Greek, Cyrillic…: É/é, Σ/σ, Д/д), so offsets in the folded text are
 //! offsets in the original; others (ẞ/ß, İ) match only as written.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::Range;
 
@@ -59,6 +61,8 @@ pub enum Part {
     Question,
     Reasoning,
     Answer,
+    /// A tool step's arguments or result.
+    Tool,
 }
 
 impl Part {
@@ -69,6 +73,7 @@ impl Part {
             Part::Question => "question",
             Part::Reasoning => "reasoning",
             Part::Answer => "answer",
+            Part::Tool => "tool",
         }
     }
 
@@ -79,6 +84,7 @@ impl Part {
             Part::Question => "in a question",
             Part::Reasoning => "in reasoning",
             Part::Answer => "in an answer",
+            Part::Tool => "in a tool step",
         }
     }
 }
@@ -105,17 +111,24 @@ pub struct Hit {
     pub after: String,
 }
 
+/// What search reads of a tool step: its name, arguments and result.
+fn tool_text(step: &crate::turn::reducer::ToolStep) -> String {
+    let output = step.output.as_deref().unwrap_or_default();
+    format!("{}\n{}\n{}", step.tool_name(), step.arguments, output)
+}
+
 /// Everything searchable in `c`, laid out as the module doc says.
 pub fn search_text(c: &Conversation) -> String {
-    let mut parts: Vec<(String, &str)> = vec![("t".into(), &c.title)];
+    let mut parts: Vec<(String, Cow<str>)> = vec![("t".into(), Cow::Borrowed(&c.title))];
     for (m, message) in c.messages.iter().enumerate() {
         match message {
-            Message::User { content, .. } => parts.push((format!("q{m}"), content)),
+            Message::User { content, .. } => parts.push((format!("q{m}"), Cow::Borrowed(content))),
             Message::Assistant(turn) => {
                 for (b, block) in turn.blocks.iter().enumerate() {
                     parts.push(match block {
-                        Block::Thinking(t) => (format!("r{m}.{b}"), &t.text),
-                        Block::Answer { text } => (format!("a{m}.{b}"), text),
+                        Block::Thinking(t) => (format!("r{m}.{b}"), Cow::Borrowed(&t.text)),
+                        Block::Answer { text } => (format!("a{m}.{b}"), Cow::Borrowed(text)),
+                        Block::Tool(step) => (format!("x{m}.{b}"), Cow::Owned(tool_text(step))),
                     });
                 }
             }
@@ -127,7 +140,7 @@ pub fn search_text(c: &Conversation) -> String {
         tags.push(' ');
         tags.push_str(tag);
     }
-    let parts: Vec<&str> = parts.into_iter().map(|(_, text)| text).collect();
+    let parts: Vec<Cow<str>> = parts.into_iter().map(|(_, text)| text).collect();
     let size = tags.len() + 1 + parts.iter().map(|p| p.len() + 1).sum::<usize>();
     let mut out = String::with_capacity(size);
     out.push_str(&tags);
@@ -390,6 +403,7 @@ fn parse_tag(tag: &str) -> Option<Place> {
         "q" => (Some(message(rest)?), Part::Question),
         "r" => (Some(block_message(rest)?), Part::Reasoning),
         "a" => (Some(block_message(rest)?), Part::Answer),
+        "x" => (Some(block_message(rest)?), Part::Tool),
         _ => return None,
     };
     Some(Place { message, part })
@@ -462,6 +476,7 @@ pub fn block_of(c: &Conversation, place: &Place, matched: &str) -> Option<usize>
         .position(|block| match (block, place.part) {
             (Block::Thinking(t), Part::Reasoning) => find_range(&t.text, matched).is_some(),
             (Block::Answer { text }, Part::Answer) => find_range(text, matched).is_some(),
+            (Block::Tool(step), Part::Tool) => find_range(&tool_text(step), matched).is_some(),
             _ => false,
         })
 }

@@ -15,6 +15,61 @@ pub fn model_line(model: Option<&TurnModel>, effort: Option<Effort>) -> Option<S
     })
 }
 
+/// A part of a turn that took time, for its time line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimedPart {
+    /// A thinking block with readable or opaque reasoning, and its duration.
+    Thought(Option<u64>),
+    /// A tool step and its server-measured duration.
+    Tool(Option<u64>),
+}
+
+/// The time line of a turn that used tools: thinking and tool time apart,
+/// each summed ("Thought 14s \u{b7} 3 tools 4.1s"); `None` without tools.
+/// Thinking never includes tool time: each block's duration ends before
+/// the next call starts (DESIGN §2).
+pub fn time_line_of(parts: impl IntoIterator<Item = TimedPart>) -> Option<String> {
+    use super::duration::{format_duration, DurationStyle};
+    let (mut thought, mut thought_ms) = (false, 0u64);
+    let (mut tools, mut tool_ms) = (0usize, 0u64);
+    for part in parts {
+        match part {
+            TimedPart::Thought(ms) => {
+                thought = true;
+                thought_ms += ms.unwrap_or(0);
+            }
+            TimedPart::Tool(ms) => {
+                tools += 1;
+                tool_ms += ms.unwrap_or(0);
+            }
+        }
+    }
+    if tools == 0 {
+        return None;
+    }
+    let noun = if tools == 1 { "tool" } else { "tools" };
+    let tool_part = format!(
+        "{tools} {noun} {}",
+        format_duration(tool_ms as f64, DurationStyle::Tenths)
+    );
+    Some(if thought {
+        let seconds = format_duration(thought_ms as f64, DurationStyle::Seconds);
+        format!("Thought {seconds} \u{b7} {tool_part}")
+    } else {
+        tool_part
+    })
+}
+
+/// [`time_line_of`] a stored turn.
+pub fn time_line(turn: &Turn) -> Option<String> {
+    use super::reducer::Block;
+    time_line_of(turn.blocks.iter().filter_map(|block| match block {
+        Block::Thinking(t) if !t.is_empty() => Some(TimedPart::Thought(t.duration_ms)),
+        Block::Tool(step) => Some(TimedPart::Tool(step.duration_ms)),
+        _ => None,
+    }))
+}
+
 /// Whether the turn ended at the output limit (`finish_reason: "length"`).
 pub fn is_cut_off(turn: &Turn) -> bool {
     turn.status == TurnStatus::Done && turn.finish_reason.as_deref() == Some("length")
@@ -51,6 +106,27 @@ fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_time_line_sums_thinking_and_tools_apart() {
+        use TimedPart::{Thought, Tool};
+        assert_eq!(
+            time_line_of([Thought(Some(9_000))]),
+            None,
+            "no tools: no line"
+        );
+        assert_eq!(
+            time_line_of([
+                Thought(Some(9_000)),
+                Tool(Some(1_000)),
+                Thought(Some(5_000)),
+                Tool(Some(2_600)),
+                Tool(Some(500)),
+            ]),
+            Some("Thought 14s \u{b7} 3 tools 4.1s".into())
+        );
+        assert_eq!(time_line_of([Tool(Some(120))]), Some("1 tool 0.1s".into()));
+    }
 
     #[test]
     fn the_model_line_names_the_model_and_its_effort() {

@@ -7,4 +7,5 @@
 pub mod encoders;
 pub mod scenarios;
 pub mod scripted;
+pub mod tool_scripts;
 pub mod upstream;

@@ -22,4 +22,21 @@ pub enum Delta {
     Usage(Usage),
     /// The provider said why it stopped.
     Finish(Option<String>),
+    /// The model began tool call `id` (`name` as the model wrote it).
+    ToolCallStart {
+        id: String,
+        name: String,
+    },
+    /// A fragment of call `id`'s arguments (JSON text).
+    ToolCallArguments {
+        id: String,
+        text: String,
+    },
+    /// Call `id`'s arguments arrived whole (dialects that do not stream them).
+    ToolCallWhole {
+        id: String,
+        arguments: serde_json::Value,
+    },
+    /// State the provider needs back with this response (opaque JSON).
+    Continuity(serde_json::Value),
 }

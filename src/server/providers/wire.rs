@@ -132,7 +132,7 @@ impl Dialect {
     /// A fresh decoder for one stream.
     pub fn decoder(self) -> Box<dyn Decoder> {
         match self {
-            Dialect::Chat => Box::new(super::openai_chat::ChatDecoder),
+            Dialect::Chat => Box::new(super::openai_chat::ChatDecoder::default()),
             Dialect::Responses => Box::new(super::responses::ResponsesDecoder::default()),
             Dialect::Anthropic => Box::new(super::anthropic::AnthropicDecoder::default()),
             Dialect::Gemini => Box::new(super::gemini::GeminiDecoder::default()),

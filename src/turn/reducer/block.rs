@@ -107,5 +107,9 @@ pub fn is_shown(state: BlockState, text: &str, opaque: bool) -> bool {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Block {
     Thinking(Thinking),
-    Answer { text: String },
+    Answer {
+        text: String,
+    },
+    /// A tool call and its result.
+    Tool(super::tool_step::ToolStep),
 }

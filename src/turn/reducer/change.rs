@@ -45,6 +45,12 @@ pub enum Change {
     Appended { index: usize, text: String },
     /// Block `index`'s metadata is now `meta` (state, duration, opaque, headline).
     Updated { index: usize, meta: ThinkingMeta },
+    /// Tool step `index` changed state (ready, waiting, ended): all of it now
+    /// (a handful of times per call; its streaming arguments are `Appended`).
+    ToolUpdated {
+        index: usize,
+        step: super::tool_step::ToolStep,
+    },
     /// The block list changed shape (removal or conversion): all of it now.
     Restructured(Vec<Block>),
     /// Status, usage, error or time to first token changed: all of them now.

@@ -16,10 +16,20 @@ mod block;
 mod change;
 mod status;
 mod thinking;
+mod tool_step;
 
 pub use block::{is_empty_reasoning, is_shown, Block, BlockState, Thinking};
 pub use change::{Change, ThinkingMeta, TurnProgress};
 pub use status::{EmptyOutcome, ShownError, TurnStatus};
+pub use tool_step::{ToolState, ToolStep};
+
+/// A `continuity` event's data and where in the turn it arrived (after how
+/// many blocks), so it goes back with the response that produced it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Continuity {
+    pub after_blocks: usize,
+    pub data: serde_json::Value,
+}
 
 /// Which model wrote a turn: the id the page asked for and the name it showed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +70,9 @@ pub struct Turn {
     /// (`reasoning_source`); each block keeps its own copy.
     #[serde(skip)]
     pub reasoning_source: Option<crate::turn::ReasoningSource>,
+    /// What the provider needs back later (never shown, never exported as text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub continuity: Vec<Continuity>,
 }
 
 impl Turn {
@@ -77,6 +90,7 @@ impl Turn {
             ttft_ms: None,
             effort: None,
             reasoning_source: None,
+            continuity: Vec::new(),
         }
     }
 
@@ -166,11 +180,40 @@ impl Turn {
                 self.usage.get_or_insert_with(Usage::default).add(&usage);
                 vec![self.status_change()]
             }
+            TurnEvent::ToolCallStart { id, name, server } => {
+                let mut changes = self.start_tool(id, name, server);
+                if self.status == TurnStatus::Waiting {
+                    self.status = TurnStatus::Thinking;
+                    changes.push(self.status_change());
+                }
+                changes
+            }
+            TurnEvent::ToolCallDelta { id, text } => self.tool_arguments(&id, text),
+            TurnEvent::ToolCallReady {
+                id,
+                arguments,
+                approval,
+            } => self.tool_ready(&id, &arguments, approval),
+            TurnEvent::ToolResult {
+                id,
+                status,
+                output,
+                truncated_bytes,
+                duration_ms,
+            } => self.tool_result(&id, status, output, truncated_bytes, duration_ms),
+            TurnEvent::Continuity { data } => {
+                self.continuity.push(Continuity {
+                    after_blocks: self.blocks.len(),
+                    data,
+                });
+                Vec::new()
+            }
             TurnEvent::Done {
                 finish_reason,
                 output_limit,
             } => {
                 let mut changes = self.interrupt_open_thinking(now_ms);
+                changes.extend(self.cancel_open_tools());
                 self.finish_reason = finish_reason;
                 self.output_limit = output_limit;
                 self.status = TurnStatus::Done;
@@ -179,6 +222,7 @@ impl Turn {
             }
             TurnEvent::Error { kind, message } => {
                 let mut changes = self.interrupt_open_thinking(now_ms);
+                changes.extend(self.cancel_open_tools());
                 // An error right after reasoning (no answer yet) cut that reasoning short.
                 let index = self.blocks.len().saturating_sub(1);
                 if let Some(Block::Thinking(block)) = self.blocks.last_mut() {
@@ -204,6 +248,7 @@ impl Turn {
             return Vec::new();
         }
         let mut changes = self.interrupt_open_thinking(now_ms);
+        changes.extend(self.cancel_open_tools());
         self.status = TurnStatus::Stopped;
         changes.push(self.status_change());
         changes
@@ -215,7 +260,7 @@ impl Turn {
             .iter()
             .filter_map(|b| match b {
                 Block::Answer { text } => Some(text.as_str()),
-                Block::Thinking(_) => None,
+                Block::Thinking(_) | Block::Tool(_) => None,
             })
             .collect()
     }
@@ -314,7 +359,7 @@ mod outcome_tests {
     fn headline(turn: &Turn, index: usize) -> Option<&str> {
         match &turn.blocks[index] {
             Block::Thinking(t) => t.headline.as_deref(),
-            Block::Answer { .. } => None,
+            Block::Answer { .. } | Block::Tool(_) => None,
         }
     }
 
@@ -793,6 +838,7 @@ mod change_tests {
         thinking: bool,
         text: String,
         meta: Option<ThinkingMeta>,
+        tool: Option<ToolStep>,
     }
 
     impl MirrorBlock {
@@ -802,11 +848,24 @@ mod change_tests {
                     thinking: true,
                     text: t.text.clone(),
                     meta: Some(t.meta()),
+                    tool: None,
                 },
                 Block::Answer { text } => Self {
                     thinking: false,
                     text: text.clone(),
                     meta: None,
+                    tool: None,
+                },
+                // As `TurnView` keeps it: the arguments in the text, the
+                // step beside (its arguments as of its last update).
+                Block::Tool(step) => Self {
+                    thinking: false,
+                    text: step.arguments.clone(),
+                    meta: None,
+                    tool: Some(ToolStep {
+                        arguments: String::new(),
+                        ..step.clone()
+                    }),
                 },
             }
         }
@@ -831,10 +890,24 @@ mod change_tests {
             for change in changes {
                 match change {
                     Change::Opened(block) => self.blocks.push(MirrorBlock::of(&block)),
-                    Change::Appended { index, text } => self.blocks[index].text.push_str(&text),
+                    Change::Appended { index, text } => {
+                        let block = &mut self.blocks[index];
+                        block.text.push_str(&text);
+                        // Arguments appended: they stream (as `TurnView` marks it).
+                        if let Some(step) = block.tool.as_mut() {
+                            step.streamed = true;
+                        }
+                    }
                     Change::Updated { index, meta } => self.blocks[index].meta = Some(meta),
                     Change::Restructured(blocks) => {
                         self.blocks = blocks.iter().map(MirrorBlock::of).collect();
+                    }
+                    Change::ToolUpdated { index, step } => {
+                        self.blocks[index].text = step.arguments.clone();
+                        self.blocks[index].tool = Some(ToolStep {
+                            arguments: String::new(),
+                            ..step
+                        });
                     }
                     Change::Status(progress) => self.progress = progress,
                 }
@@ -866,6 +939,35 @@ mod change_tests {
             Just(TurnEvent::Error {
                 kind: ErrorKind::Network,
                 message: "lost".into()
+            }),
+            prop_oneof![Just("a"), Just("b")].prop_map(|id| TurnEvent::ToolCallStart {
+                id: id.into(),
+                name: "builtin__calculate".into(),
+                server: "builtin".into(),
+            }),
+            (prop_oneof![Just("a"), Just("b")], "[a-z{}\":]{1,6}").prop_map(|(id, text)| {
+                TurnEvent::ToolCallDelta {
+                    id: id.into(),
+                    text,
+                }
+            }),
+            (prop_oneof![Just("a"), Just("b")], any::<bool>()).prop_map(|(id, needed)| {
+                TurnEvent::ToolCallReady {
+                    id: id.into(),
+                    arguments: serde_json::json!({"expression": "1+1"}),
+                    approval: if needed {
+                        crate::turn::Approval::Needed
+                    } else {
+                        crate::turn::Approval::NotNeeded
+                    },
+                }
+            }),
+            prop_oneof![Just("a"), Just("b")].prop_map(|id| TurnEvent::ToolResult {
+                id: id.into(),
+                status: crate::turn::ToolStatus::Ok,
+                output: "2".into(),
+                truncated_bytes: 0,
+                duration_ms: 5,
             }),
         ]
     }

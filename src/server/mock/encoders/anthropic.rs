@@ -135,6 +135,11 @@ impl Encoder for AnthropicEncoder {
                     ));
                 }
                 Delta::Reasoning(_) | Delta::Answer(_) => {}
+                // No tool scenario is played in this dialect yet.
+                Delta::ToolCallStart { .. }
+                | Delta::ToolCallArguments { .. }
+                | Delta::ToolCallWhole { .. }
+                | Delta::Continuity(_) => {}
                 Delta::ReasoningBoundary => {
                     if matches!(self.open, Some(Block::Thinking | Block::Redacted)) {
                         self.close_block(&mut frames);

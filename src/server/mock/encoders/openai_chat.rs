@@ -13,6 +13,8 @@ pub struct ChatEncoder {
     model: String,
     /// The completion id every chunk carries.
     id: String,
+    /// The ids of the response's tool calls, by their `index`.
+    calls: Vec<String>,
 }
 
 impl ChatEncoder {
@@ -25,6 +27,7 @@ impl ChatEncoder {
         Self {
             model: model.to_owned(),
             id: id.to_owned(),
+            calls: Vec::new(),
         }
     }
 
@@ -39,6 +42,24 @@ impl ChatEncoder {
             .to_string(),
         )
     }
+    /// A `tool_calls` delta for call `id` (a new index for a new id).
+    fn call_chunk(&mut self, id: &str, first: bool, function: Value) -> WireEvent {
+        let index = match self.calls.iter().position(|c| c == id) {
+            Some(index) => index,
+            None => {
+                self.calls.push(id.to_owned());
+                self.calls.len() - 1
+            }
+        };
+        // As the providers stream a call: its id, type and name in the first
+        // fragment only, then fragments of arguments by `index`.
+        let call = if first {
+            json!({"index": index, "id": id, "type": "function", "function": function})
+        } else {
+            json!({"index": index, "function": function})
+        };
+        self.chunk(json!({"tool_calls": [call]}), None)
+    }
 }
 
 impl Encoder for ChatEncoder {
@@ -50,6 +71,19 @@ impl Encoder for ChatEncoder {
         deltas
             .iter()
             .filter_map(|delta| match delta {
+                Delta::ToolCallStart { id, name } => {
+                    Some(self.call_chunk(id, true, json!({"name": name, "arguments": ""})))
+                }
+                Delta::ToolCallArguments { id, text } => {
+                    Some(self.call_chunk(id, false, json!({"arguments": text})))
+                }
+                Delta::ToolCallWhole { id, arguments } => Some(self.call_chunk(
+                    id,
+                    false,
+                    json!({"arguments": arguments.to_string()}),
+                )),
+                // Chat completions carry no opaque state of their own.
+                Delta::Continuity(_) => None,
                 Delta::Reasoning(text) => Some(self.chunk(json!({"reasoning_content": text}), None)),
                 // As OpenRouter relays an OpenAI model's hidden reasoning.
                 Delta::OpaqueReasoning => Some(self.chunk(
@@ -106,7 +140,7 @@ mod tests {
     fn the_mock_writes_hidden_reasoning_with_its_start_and_end_apart() {
         let steps = crate::server::mock::encoders::test_support::hidden_reasoning_events(
             &mut ChatEncoder::new("mock-model"),
-            &mut ChatDecoder,
+            &mut ChatDecoder::default(),
         );
         crate::server::mock::encoders::test_support::assert_hidden_reasoning_timed_from_its_first_sign(
             &steps,
@@ -129,7 +163,7 @@ mod tests {
         let mut frames = encoder.start();
         frames.extend(encoder.step(&script));
         frames.extend(encoder.finish());
-        let mut decoder = ChatDecoder;
+        let mut decoder = ChatDecoder::default();
         let decoded: Vec<Delta> = frames
             .iter()
             .flat_map(|f| decoder.decode(&WireEvent::new(None, &f.data)).unwrap())

@@ -328,6 +328,11 @@ impl Encoder for ResponsesEncoder {
                 // Both belong to the closing `response.completed` event.
                 Delta::Usage(usage) => self.usage = Some(*usage),
                 Delta::Finish(reason) => self.finish = reason.clone(),
+                // No tool scenario is played in this dialect yet.
+                Delta::ToolCallStart { .. }
+                | Delta::ToolCallArguments { .. }
+                | Delta::ToolCallWhole { .. }
+                | Delta::Continuity(_) => {}
             }
         }
         frames

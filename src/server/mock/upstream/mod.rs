@@ -20,8 +20,10 @@ use crate::server::mock::scenarios::{
     continued_scenario, long_reasoning_answered, scenario_for, Fault, Scenario, CUT_ANSWER_START,
     LONG_PAUSE_LAST_LINE,
 };
+use crate::server::mock::tool_scripts;
 use crate::server::providers::delta::Delta;
 use crate::server::providers::wire::Dialect;
+use crate::turn::ChatMessage;
 
 mod body;
 mod echo;
@@ -189,6 +191,7 @@ fn serve(
             .unwrap_or("")
     );
     let verdict = rules::verdict(&path, &body);
+    let messages = chat_messages(&body);
     let controlled =
         dialect == Dialect::Chat && body.get("reasoning_control") == Some(&Value::Bool(true));
     state.record(RecordedRequest {
@@ -209,6 +212,9 @@ fn serve(
         return stream_response(state, dialect, replay_body(events.as_ref().clone(), delay));
     }
     let mut scenario = scenario_for(&text, state.config.delay);
+    if let Some(played) = tool_scenario(dialect, &messages, state.config.delay) {
+        scenario = played;
+    }
     if scenario.name == "cut-off" && text.contains(CUT_ANSWER_START) {
         // Asked to go on from the cut answer: the rest of it.
         scenario = continued_scenario(state.config.delay);
@@ -234,6 +240,60 @@ fn serve(
         dialect,
         scenario_body(dialect, model, scenario, control),
     )
+}
+
+/// The conversation of a Chat completions body, as far as the tool
+/// scenarios read it: its user questions and tool results.
+fn chat_messages(body: &Value) -> Vec<ChatMessage> {
+    let text = |m: &Value| {
+        m.get("content")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    body.get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|m| match m.get("role").and_then(Value::as_str) {
+            Some("user") => Some(ChatMessage::user(text(m))),
+            Some("tool") => Some(ChatMessage::tool_result(
+                m.get("tool_call_id").and_then(Value::as_str).unwrap_or(""),
+                text(m),
+                false,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `mock:tools` and `mock:tools-parallel` in a Chat completions request
+/// that offers tools: the next response of that loop.
+fn tool_scenario(
+    dialect: Dialect,
+    messages: &[ChatMessage],
+    delay: std::time::Duration,
+) -> Option<Scenario> {
+    let question = messages
+        .iter()
+        .rev()
+        .find(|m| m.role == crate::turn::Role::User)?;
+    if dialect != Dialect::Chat {
+        return None;
+    }
+    let steps = if question.content.contains("mock:tools-parallel") {
+        tool_scripts::mock_parallel_round(messages, delay)
+    } else if question.content.contains("mock:tools") {
+        tool_scripts::mock_tools_round(messages, delay)
+    } else {
+        return None;
+    };
+    Some(Scenario {
+        name: "tools",
+        steps,
+        fault: Fault::None,
+        stamp_send_time: false,
+    })
 }
 
 /// The scenario as the model would stream it under the provider's verdict:

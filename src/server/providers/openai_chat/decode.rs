@@ -45,6 +45,42 @@ struct ChunkDelta {
     thinking: Option<String>,
     #[serde(default)]
     reasoning_details: Option<Vec<ReasoningDetail>>,
+    #[serde(default)]
+    tool_calls: Option<Vec<CallFragment>>,
+}
+
+/// A fragment of a tool call: the first of a call carries its `id` and
+/// name, later ones only its `index` and a piece of the arguments.
+#[derive(Debug, Deserialize)]
+struct CallFragment {
+    #[serde(default)]
+    index: Option<usize>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<CallFunction>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct CallFunction {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+}
+
+/// The ids of one response's tool calls by `index` (later fragments name
+/// only the index).
+#[derive(Debug, Default, Clone)]
+pub struct CallIds(Vec<(usize, String)>);
+
+impl CallIds {
+    fn id_of(&self, index: usize) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, id)| id.as_str())
+    }
 }
 
 /// `content`: a string, or (Mistral) an array of `text` / `thinking` parts;
@@ -139,8 +175,9 @@ impl ChatChunk {
         self.id.as_deref()
     }
 
-    /// The chunk's deltas: reasoning (from exactly one source) before answer text.
-    pub fn into_deltas(self) -> Result<Vec<Delta>, TurnError> {
+    /// The chunk's deltas: reasoning (from exactly one source) before answer
+    /// text, then tool calls; `calls` carries the calls' ids from chunk to chunk.
+    pub fn into_deltas(self, calls: &mut CallIds) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {
             return Err(stream_error(error.ok().unwrap_or_default()));
         }
@@ -149,6 +186,9 @@ impl ChatChunk {
             if let Some(d) = choice.delta {
                 push_reasoning(&mut deltas, &d);
                 push_content(&mut deltas, d.content);
+                for fragment in d.tool_calls.into_iter().flatten() {
+                    push_call(&mut deltas, fragment, calls);
+                }
             }
             if choice.finish_reason.is_some() {
                 deltas.push(Delta::Finish(choice.finish_reason));
@@ -197,6 +237,31 @@ fn push_reasoning(deltas: &mut Vec<Delta>, d: &ChunkDelta) {
         .find(|t| !t.is_empty());
     if let Some(text) = field {
         deltas.push(Delta::Reasoning(text.clone()));
+    }
+}
+
+/// A tool call fragment, gathered by `index` (parallel calls interleave).
+/// A fragment with an unknown index and no id belongs to no call: dropped.
+fn push_call(deltas: &mut Vec<Delta>, fragment: CallFragment, calls: &mut CallIds) {
+    let index = fragment.index.unwrap_or(calls.0.len());
+    let function = fragment.function.unwrap_or_default();
+    if let Some(id) = fragment.id.filter(|id| !id.is_empty()) {
+        if calls.id_of(index) != Some(id.as_str()) {
+            calls.0.push((index, id.clone()));
+            deltas.push(Delta::ToolCallStart {
+                id,
+                name: function.name.clone().unwrap_or_default(),
+            });
+        }
+    }
+    let (Some(id), Some(text)) = (calls.id_of(index), function.arguments) else {
+        return;
+    };
+    if !text.is_empty() {
+        deltas.push(Delta::ToolCallArguments {
+            id: id.to_owned(),
+            text,
+        });
     }
 }
 
@@ -249,7 +314,9 @@ fn stream_error(error: ChunkError) -> TurnError {
 
 /// Decodes recorded chat-completion chunks (`[DONE]` and empty data are skipped).
 #[derive(Debug, Default)]
-pub struct ChatDecoder;
+pub struct ChatDecoder {
+    calls: CallIds,
+}
 
 impl Decoder for ChatDecoder {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
@@ -259,7 +326,7 @@ impl Decoder for ChatDecoder {
         }
         serde_json::from_str::<ChatChunk>(data)
             .map_err(|e| TurnError::Malformed(e.to_string()))?
-            .into_deltas()
+            .into_deltas(&mut self.calls)
     }
 }
 
@@ -268,7 +335,9 @@ mod tests {
     use super::*;
 
     fn deltas(json: &str) -> Vec<Delta> {
-        ChatDecoder.decode(&WireEvent::new(None, json)).unwrap()
+        ChatDecoder::default()
+            .decode(&WireEvent::new(None, json))
+            .unwrap()
     }
 
     #[test]
@@ -319,7 +388,7 @@ mod tests {
     /// block opens there, opaque, and the answer closes it.
     #[test]
     fn the_first_encrypted_entry_opens_an_opaque_block_at_once() {
-        let mut timed = crate::server::providers::test_support::Timed::new(ChatDecoder);
+        let mut timed = crate::server::providers::test_support::Timed::new(ChatDecoder::default());
         let mut at = |ms: u64, data: &str| timed.at(ms, None, data);
         let encrypted = r#"{"choices":[{"delta":{"role":"assistant","content":"","reasoning":null,"reasoning_details":[{"type":"reasoning.encrypted","data":"gAAA","id":"rs_1","format":"openai-responses-v1","index":0}]}}]}"#;
         assert_eq!(
@@ -378,7 +447,7 @@ mod tests {
 
     #[test]
     fn malformed_json_and_in_stream_errors_are_errors() {
-        let mut d = ChatDecoder;
+        let mut d = ChatDecoder::default();
         let bad = d.decode(&WireEvent::new(None, "{not json"));
         assert!(matches!(bad, Err(TurnError::Malformed(_))));
         let err = d.decode(&WireEvent::new(

@@ -18,7 +18,7 @@ use crate::server::providers::reasoning::{
 };
 use crate::server::providers::responses::openai_word;
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
-use crate::turn::{ChatRequest, Effort};
+use crate::turn::{ChatRequest, Effort, Role};
 
 /// How the model is asked to think: the configuration's `thinking` style,
 /// else what its server and family take.
@@ -83,16 +83,81 @@ fn add_reasoning(body: &mut Value, model: &UpstreamModel, effort: Option<Effort>
     }
 }
 
+/// Whether the server reads an assistant message's `reasoning_content`
+/// back: DeepSeek and Kimi require it on tool-call messages in thinking
+/// mode (api-docs.deepseek.com/guides/thinking_mode; MoonshotAI
+/// kimi-agent-sdk#169); llama.cpp and vLLM templates use it. OpenAI and
+/// OpenRouter take no such field.
+fn reads_reasoning_content(server: ChatServer) -> bool {
+    !matches!(server, ChatServer::OpenAi | ChatServer::OpenRouter)
+}
+
+/// The conversation in Chat completions' own shape: assistant tool calls
+/// as `tool_calls` (arguments as JSON text), results as `tool` messages,
+/// and the reasoning a tool-call message carried where the server needs it.
+fn wire_messages(request: &ChatRequest, server: ChatServer) -> Vec<Value> {
+    request
+        .messages
+        .iter()
+        .map(|m| match m.role {
+            Role::Tool => json!({
+                "role": "tool",
+                "tool_call_id": m.tool_call_id,
+                "content": m.content,
+            }),
+            Role::Assistant if !m.tool_calls.is_empty() => {
+                let mut message = json!({
+                    "role": "assistant",
+                    "content": if m.content.is_empty() { Value::Null } else { json!(m.content) },
+                    "tool_calls": m.tool_calls.iter().map(|call| json!({
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments.to_string()},
+                    })).collect::<Vec<_>>(),
+                });
+                let reasoning = m.continuity.iter().find_map(|c| c.get("reasoning_content"));
+                if let (true, Some(reasoning)) = (reads_reasoning_content(server), reasoning) {
+                    message["reasoning_content"] = reasoning.clone();
+                }
+                message
+            }
+            role => json!({"role": role, "content": m.content}),
+        })
+        .collect()
+}
+
+/// The tools offered, as `tools` takes them.
+fn wire_tools(request: &ChatRequest) -> Option<Value> {
+    (!request.tool_specs.is_empty()).then(|| {
+        json!(request
+            .tool_specs
+            .iter()
+            .map(|spec| json!({
+                "type": "function",
+                "function": {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "parameters": spec.parameters,
+                },
+            }))
+            .collect::<Vec<_>>())
+    })
+}
+
 /// The request body: streaming on, usage requested, the turn's reasoning
 /// parameters (see the module docs), output limit if set (OpenAI's reasoning
 /// models refuse `max_tokens` and take `max_completion_tokens`; so does Kimi).
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
+    let server = chat_server(model);
     let mut body = json!({
         "model": model.name,
-        "messages": request.messages,
+        "messages": wire_messages(request, server),
         "stream": true,
         "stream_options": {"include_usage": true},
     });
+    if let Some(tools) = wire_tools(request) {
+        body["tools"] = tools;
+    }
     if let Some(max) = model.max_output_tokens {
         let key = match chat_server(model) {
             ChatServer::OpenAi | ChatServer::Kimi => "max_completion_tokens",

@@ -45,6 +45,7 @@ pub async fn open(
         .create_stream_byot::<_, ChatChunk>(request_body(model, request))
         .await
         .map_err(|err| map_error(err).with_retry_after(notes.take_retry_after()))?;
+    let mut calls = super::decode::CallIds::default();
     Ok(stream
         .map(move |item| {
             // One event handed over: the body may frame one more.
@@ -56,7 +57,7 @@ pub async fn open(
                 None => map_error(err),
             })
             .inspect(|chunk| note_id(completion_id.as_ref(), chunk))
-            .and_then(ChatChunk::into_deltas)
+            .and_then(|chunk| chunk.into_deltas(&mut calls))
         })
         .boxed())
 }

@@ -22,6 +22,7 @@ mod gemini;
 pub mod model_lists;
 mod ollama;
 mod openai;
+mod tool_loops;
 
 /// What the provider does with a request.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,9 +51,9 @@ pub fn verdict(path: &str, body: &Value) -> Verdict {
     let refused = match path {
         "/v1/messages" => anthropic::check(model, body),
         "/v1/responses" => openai::check_responses(model, body),
-        "/v1/chat/completions" => {
+        "/v1/chat/completions" => tool_loops::check_chat(model, body).and_then(|()| {
             openai::check_chat(model, body).unwrap_or_else(|| chat_servers::check(model, body))
-        }
+        }),
         "/api/chat" => ollama::check(model, body),
         _ if path.starts_with("/v1beta/models/") => {
             let model = path["/v1beta/models/".len()..]

@@ -1,0 +1,310 @@
+//! Scripts of a tool loop, one response at a time: the demo model calls
+//! `calculate` when a question holds arithmetic (thinking before and after
+//! the call), and the mock upstream's `mock:tools` plays think → tool →
+//! think → tool → answer. Which response comes next is read from the
+//! conversation, as a real model would: how many tool results it holds.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::scripted::{chunk_text, Pace, Step};
+use crate::server::providers::delta::Delta;
+use crate::turn::{ChatMessage, Role, Usage};
+
+/// The built-in calculator's name as the model sees it.
+pub const CALCULATE: &str = "builtin__calculate";
+/// The built-in clock's name as the model sees it.
+pub const CURRENT_TIME: &str = "builtin__current_time";
+
+/// The arithmetic in `text`: its longest run of digits, operators,
+/// parentheses and spaces that holds an operator between two numbers
+/// ("What is 17 * 23?" → "17 * 23").
+pub fn arithmetic_in(text: &str) -> Option<String> {
+    let allowed = |c: char| c.is_ascii_digit() || "+-*/^().% ".contains(c);
+    let mut best: Option<&str> = None;
+    let mut start = None;
+    for (i, c) in text.char_indices().chain([(text.len(), '\n')]) {
+        match (allowed(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                let run = text[s..i].trim();
+                if is_expression(run) && best.is_none_or(|b| run.len() > b.len()) {
+                    best = Some(run);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    best.map(str::to_owned)
+}
+
+fn is_expression(run: &str) -> bool {
+    let bytes = run.as_bytes();
+    bytes.iter().enumerate().any(|(i, b)| {
+        b"+-*/^%".contains(b)
+            && bytes[..i].iter().any(u8::is_ascii_digit)
+            && bytes[i + 1..].iter().any(u8::is_ascii_digit)
+    })
+}
+
+/// The tool results at the end of the conversation, in order (the current
+/// turn's so far).
+fn results_so_far(messages: &[ChatMessage]) -> Vec<&ChatMessage> {
+    let from = messages
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |i| i + 1);
+    messages[from..]
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .collect()
+}
+
+fn thinking(text: &str, pace: Pace) -> Vec<Step> {
+    let mut steps: Vec<Step> = chunk_text(text, 6)
+        .into_iter()
+        .map(|c| Step {
+            delay: Duration::from_millis(pace.reasoning_ms),
+            deltas: vec![Delta::Reasoning(c)],
+        })
+        .collect();
+    steps.push(Step {
+        delay: Duration::ZERO,
+        deltas: vec![Delta::ReasoningBoundary],
+    });
+    steps
+}
+
+/// A call whose arguments stream in small pieces, as most dialects send them.
+fn call(id: &str, name: &str, arguments: &serde_json::Value, pace: Pace) -> Vec<Step> {
+    let mut steps = vec![Step {
+        delay: Duration::from_millis(pace.answer_ms),
+        deltas: vec![Delta::ToolCallStart {
+            id: id.into(),
+            name: name.into(),
+        }],
+    }];
+    steps.extend(
+        chunk_text(&arguments.to_string(), 5)
+            .into_iter()
+            .map(|text| Step {
+                delay: Duration::from_millis(pace.answer_ms),
+                deltas: vec![Delta::ToolCallArguments {
+                    id: id.into(),
+                    text,
+                }],
+            }),
+    );
+    steps
+}
+
+fn answer(text: &str, pace: Pace) -> Vec<Step> {
+    chunk_text(text, 4)
+        .into_iter()
+        .map(|c| Step {
+            delay: Duration::from_millis(pace.answer_ms),
+            deltas: vec![Delta::Answer(c)],
+        })
+        .collect()
+}
+
+fn end(reason: &str, words: usize) -> Step {
+    Step {
+        delay: Duration::ZERO,
+        deltas: vec![
+            Delta::Usage(Usage {
+                input_tokens: Some(120),
+                output_tokens: Some(words as u64 / 4),
+                reasoning_tokens: Some(words as u64 / 5),
+            }),
+            Delta::Finish(Some(reason.into())),
+        ],
+    }
+}
+
+/// The demo model's next response when `messages` asks for arithmetic and
+/// `calculate` is offered; `None` otherwise (the usual demo script).
+pub fn demo_tool_round(messages: &[ChatMessage], offered: bool, pace: Pace) -> Option<Vec<Step>> {
+    let question = messages.iter().rev().find(|m| m.role == Role::User)?;
+    let expression = arithmetic_in(&question.content)?;
+    if !offered {
+        return None;
+    }
+    let results = results_so_far(messages);
+    let mut steps = Vec::new();
+    match results.first() {
+        None => {
+            steps.extend(thinking(
+                &format!(
+                    "The question holds arithmetic: `{expression}`. Doing it in my head risks a \
+                     slip, and the user wants an exact figure.\n\n**Using the calculator**\n\n\
+                     I will ask the `calculate` tool for the exact value, then check it."
+                ),
+                pace,
+            ));
+            steps.extend(call(
+                "call_demo_1",
+                CALCULATE,
+                &json!({"expression": expression}),
+                pace,
+            ));
+            steps.push(end("tool_calls", 60));
+        }
+        Some(result) => {
+            let value = result.content.trim();
+            let reply = if result.is_error {
+                format!(
+                    "The calculator could not evaluate `{expression}`: {value}\n\n\
+                     Please check the expression and ask again."
+                )
+            } else {
+                format!(
+                    "**{expression} = {value}**\n\n\
+                     I computed this with Pensive's built-in `calculate` tool (exact \
+                     arithmetic), so the figure is not a guess. Open the tool step above to \
+                     see the call and its result."
+                )
+            };
+            steps.extend(thinking(
+                &format!(
+                    "**Checking the result**\n\nThe tool returned `{value}` for \
+                     `{expression}`. That is the exact value; I can give it directly."
+                ),
+                pace,
+            ));
+            steps.extend(answer(&reply, pace));
+            steps.push(end("stop", 80));
+        }
+    }
+    Some(steps)
+}
+
+/// `mock:tools`: think → `calculate` → think → `current_time` → think →
+/// answer, one response per request, by the tool results so far.
+pub fn mock_tools_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
+    let pace = Pace {
+        reasoning_ms: delay.as_millis() as u64,
+        answer_ms: delay.as_millis() as u64,
+    };
+    let results = results_so_far(messages);
+    let mut steps = Vec::new();
+    match results.len() {
+        0 => {
+            steps.extend(thinking("First I need the product. ", pace));
+            steps.extend(call(
+                "call_mock_1",
+                CALCULATE,
+                &json!({"expression": "1234 * 5678"}),
+                pace,
+            ));
+            steps.push(end("tool_calls", 20));
+        }
+        1 => {
+            steps.extend(thinking(
+                &format!("The product is {}. Now the date. ", results[0].content),
+                pace,
+            ));
+            steps.extend(call("call_mock_2", CURRENT_TIME, &json!({}), pace));
+            steps.push(end("tool_calls", 20));
+        }
+        _ => {
+            steps.extend(thinking("Both tools answered; writing it up. ", pace));
+            steps.extend(answer(
+                &format!(
+                    "1234 \u{d7} 5678 = {}, computed on {}.",
+                    results[0].content, results[1].content
+                ),
+                pace,
+            ));
+            steps.push(end("stop", 20));
+        }
+    }
+    steps
+}
+
+/// `mock:tools-parallel`: two `calculate` calls in one response, then the answer.
+pub fn mock_parallel_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
+    let pace = Pace {
+        reasoning_ms: delay.as_millis() as u64,
+        answer_ms: delay.as_millis() as u64,
+    };
+    let results = results_so_far(messages);
+    let mut steps = Vec::new();
+    if results.is_empty() {
+        steps.extend(thinking("Two products, independent of each other. ", pace));
+        steps.extend(call(
+            "call_par_1",
+            CALCULATE,
+            &json!({"expression": "12 * 12"}),
+            pace,
+        ));
+        steps.extend(call(
+            "call_par_2",
+            CALCULATE,
+            &json!({"expression": "13 * 13"}),
+            pace,
+        ));
+        steps.push(end("tool_calls", 20));
+    } else {
+        let values: Vec<&str> = results.iter().map(|r| r.content.as_str()).collect();
+        steps.extend(thinking("Both came back. ", pace));
+        steps.extend(answer(
+            &format!("The products are {}.", values.join(" and ")),
+            pace,
+        ));
+        steps.push(end("stop", 20));
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_arithmetic_in_a_question() {
+        assert_eq!(
+            arithmetic_in("What is 17 * 23?").as_deref(),
+            Some("17 * 23")
+        );
+        assert_eq!(
+            arithmetic_in("Compute (12 + 30) / 7 please").as_deref(),
+            Some("(12 + 30) / 7")
+        );
+        assert_eq!(arithmetic_in("Why is the sky blue?"), None);
+        assert_eq!(arithmetic_in("In 2026 there were 12 months"), None);
+        assert_eq!(arithmetic_in("a-b"), None);
+    }
+
+    #[test]
+    fn the_demo_calls_then_answers_with_the_result() {
+        let mut messages = vec![ChatMessage::user("What is 17 * 23?")];
+        assert!(demo_tool_round(&messages, false, Pace::INSTANT).is_none());
+        let first = demo_tool_round(&messages, true, Pace::INSTANT).unwrap();
+        let deltas: Vec<_> = first.iter().flat_map(|s| s.deltas.clone()).collect();
+        let call_at = deltas
+            .iter()
+            .position(|d| matches!(d, Delta::ToolCallStart { name, .. } if name == CALCULATE))
+            .unwrap();
+        assert!(
+            deltas[..call_at]
+                .iter()
+                .any(|d| matches!(d, Delta::Reasoning(_))),
+            "thinks first"
+        );
+        assert!(!deltas.iter().any(|d| matches!(d, Delta::Answer(_))));
+        messages.push(ChatMessage::tool_result("call_demo_1", "391", false));
+        let second = demo_tool_round(&messages, true, Pace::INSTANT).unwrap();
+        let answer: String = second
+            .iter()
+            .flat_map(|s| s.deltas.clone())
+            .filter_map(|d| match d {
+                Delta::Answer(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        assert!(answer.contains("17 * 23 = 391"), "{answer}");
+    }
+}

@@ -1,0 +1,303 @@
+//! Tool loops over HTTP: Pensive's `POST /api/chat` against the demo model
+//! and against the mock upstream's Chat completions tool scenarios, whose
+//! rules refuse a loop that does not send back what the provider requires
+//! (a result per call; DeepSeek's `reasoning_content`). The request bodies
+//! of a two-call loop are pinned (golden), and the events keep the order
+//! the model produced: thinking, tool step, thinking, tool step, answer.
+
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use std::time::Duration;
+
+use leptos::config::LeptosOptions;
+use pensive::server::config::{ModelConfig, ProviderKind};
+use pensive::server::mock::scripted::Pace;
+use pensive::server::mock::upstream::MockState;
+use pensive::server::providers::wire::{Dialect, UpstreamModel};
+use pensive::server::router::build_router;
+use pensive::server::tags::TagSet;
+use pensive::server::{AppConfig, TurnService};
+use pensive::turn::contract::answer_text;
+use pensive::turn::message::{Conversation, Message};
+use pensive::turn::reducer::{Block, ToolState, Turn, TurnModel};
+use pensive::turn::{ToolStatus, TurnEvent};
+use serde_json::{json, Value};
+
+fn app_with(model: ModelConfig) -> axum::Router {
+    let config = AppConfig {
+        models: vec![model],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    };
+    build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    )
+}
+
+fn chat_model(port: u16, name: &str) -> ModelConfig {
+    ModelConfig {
+        id: "m".into(),
+        label: name.into(),
+        provider: ProviderKind::Wire(Dialect::Chat),
+        upstream: UpstreamModel {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            api_key: Some("sk-test".into()),
+            name: name.into(),
+            ..UpstreamModel::default()
+        },
+        demo_pace: Pace::INSTANT,
+        tags: TagSet::default(),
+        start_in_thinking: false,
+    }
+}
+
+fn demo_model() -> ModelConfig {
+    ModelConfig {
+        id: "demo".into(),
+        label: "Demo".into(),
+        provider: ProviderKind::Demo,
+        upstream: UpstreamModel::default(),
+        demo_pace: Pace::INSTANT,
+        tags: TagSet::default(),
+        start_in_thinking: false,
+    }
+}
+
+async fn turn(app: &axum::Router, messages: Value, model: &str) -> Vec<TurnEvent> {
+    let body = json!({"request": {"messages": messages, "model": model}});
+    common::post_chat(app, &body, "the tool turn").await
+}
+
+/// The kinds of `events` in order, tool steps by their tool's name, runs of
+/// text deltas folded into one.
+fn timeline(events: &[TurnEvent]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for event in events {
+        let kind = match event {
+            TurnEvent::ThinkingStart => "think".to_owned(),
+            TurnEvent::AnswerDelta { .. } => "answer".to_owned(),
+            TurnEvent::ToolCallStart { name, server, .. } => format!("tool {name} ({server})"),
+            TurnEvent::ToolResult { status, .. } => format!("result {status:?}"),
+            TurnEvent::Done { .. } => "done".to_owned(),
+            _ => continue,
+        };
+        if out.last() != Some(&kind) {
+            out.push(kind);
+        }
+    }
+    out
+}
+
+fn request_bodies(mock: &MockState) -> Vec<Value> {
+    mock.requests().into_iter().map(|r| r.body).collect()
+}
+
+#[tokio::test]
+async fn the_demo_calls_calculate_between_two_thoughts() {
+    let app = app_with(demo_model());
+    let events = turn(
+        &app,
+        json!([{"role": "user", "content": "What is 1234 * 5678?"}]),
+        "demo",
+    )
+    .await;
+    assert_eq!(
+        timeline(&events),
+        [
+            "think",
+            "tool builtin__calculate (builtin)",
+            "result Ok",
+            "think",
+            "answer",
+            "done"
+        ]
+    );
+    let result = events.iter().find_map(|e| match e {
+        TurnEvent::ToolResult { output, status, .. } => Some((output.clone(), *status)),
+        _ => None,
+    });
+    assert_eq!(result, Some(("7006652".into(), ToolStatus::Ok)));
+    assert!(answer_text(&events).contains("1234 * 5678 = 7006652"));
+    // Arguments streamed, then arrived whole as an object.
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, TurnEvent::ToolCallDelta { .. })));
+    assert!(events.iter().any(|e| matches!(e,
+        TurnEvent::ToolCallReady { arguments, .. } if arguments == &json!({"expression": "1234 * 5678"}))));
+}
+
+#[tokio::test]
+async fn a_question_without_arithmetic_gets_no_tool_step() {
+    let app = app_with(demo_model());
+    let events = turn(
+        &app,
+        json!([{"role": "user", "content": "Why is the sky blue?"}]),
+        "demo",
+    )
+    .await;
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, TurnEvent::ToolCallStart { .. })));
+}
+
+#[tokio::test]
+async fn a_chat_loop_of_two_calls_sends_back_calls_and_results_in_order() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let app = app_with(chat_model(port, "mock-model"));
+    let events = turn(
+        &app,
+        json!([{"role": "user", "content": "Two tools please mock:tools"}]),
+        "m",
+    )
+    .await;
+    assert_eq!(
+        timeline(&events),
+        [
+            "think",
+            "tool builtin__calculate (builtin)",
+            "result Ok",
+            "think",
+            "tool builtin__current_time (builtin)",
+            "result Ok",
+            "think",
+            "answer",
+            "done"
+        ]
+    );
+    assert!(answer_text(&events).starts_with("1234 \u{d7} 5678 = 7006652, computed on 20"));
+    // Golden: the three request bodies' conversations and tools.
+    let bodies = request_bodies(&mock);
+    assert_eq!(bodies.len(), 3, "one request per response");
+    let tool_names: Vec<&str> = bodies[0]["tools"]
+        .as_array()
+        .expect("tools offered")
+        .iter()
+        .filter_map(|t| t.pointer("/function/name").and_then(Value::as_str))
+        .collect();
+    assert_eq!(tool_names, ["builtin__calculate", "builtin__current_time"]);
+    assert_eq!(
+        bodies[0]["messages"],
+        json!([{"role": "user", "content": "Two tools please mock:tools"}])
+    );
+    assert_eq!(
+        bodies[1]["messages"].as_array().expect("messages")[1..],
+        json!([
+            {"role": "assistant", "content": null, "reasoning_content": "First I need the product. ",
+             "tool_calls": [{"id": "call_mock_1", "type": "function",
+                "function": {"name": "builtin__calculate", "arguments": "{\"expression\":\"1234 * 5678\"}"}}]},
+            {"role": "tool", "tool_call_id": "call_mock_1", "content": "7006652"}
+        ])
+        .as_array()
+        .expect("golden")[..]
+    );
+    let second = &bodies[2]["messages"];
+    assert_eq!(second.as_array().map(Vec::len), Some(5));
+    assert_eq!(
+        second[3]["tool_calls"][0]["function"]["name"],
+        "builtin__current_time"
+    );
+    assert_eq!(second[4]["role"], "tool");
+    assert_eq!(second[4]["tool_call_id"], "call_mock_2");
+}
+
+#[tokio::test]
+async fn parallel_calls_both_run_and_both_results_go_back() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let app = app_with(chat_model(port, "mock-model"));
+    let events = turn(
+        &app,
+        json!([{"role": "user", "content": "mock:tools-parallel"}]),
+        "m",
+    )
+    .await;
+    let starts = events
+        .iter()
+        .filter(|e| matches!(e, TurnEvent::ToolCallStart { .. }))
+        .count();
+    assert_eq!(starts, 2);
+    assert!(
+        answer_text(&events).contains("144 and 169"),
+        "{}",
+        answer_text(&events)
+    );
+    let second = &request_bodies(&mock)[1]["messages"];
+    assert_eq!(second[1]["tool_calls"].as_array().map(Vec::len), Some(2));
+    assert_eq!(second[2]["tool_call_id"], "call_par_1");
+    assert_eq!(second[3]["tool_call_id"], "call_par_2");
+}
+
+/// A stored turn of the loop, as the browser keeps it, sent back in a
+/// later turn: DeepSeek refuses the history without the tool-call
+/// message's reasoning (its real 400), accepts it with the continuity kept.
+#[tokio::test]
+async fn deepseek_gets_its_reasoning_back_in_later_turns() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let app = app_with(chat_model(port, "deepseek-v4-flash"));
+    let first = turn(
+        &app,
+        json!([{"role": "user", "content": "mock:tools-parallel"}]),
+        "m",
+    )
+    .await;
+    assert!(
+        matches!(first.last(), Some(TurnEvent::Done { .. })),
+        "{first:?}"
+    );
+    assert!(first.iter().any(
+        |e| matches!(e, TurnEvent::Continuity { data } if data.get("reasoning_content").is_some())
+    ));
+    // The browser's side: reduce, store, and build the next request.
+    let mut stored = Turn::new(0.0);
+    for event in first {
+        stored.apply(event, 0.0);
+    }
+    stored.model = Some(TurnModel {
+        id: "m".into(),
+        label: "DeepSeek".into(),
+    });
+    let mut conversation = Conversation::new("c".into(), 0.0);
+    conversation.model = Some("m".into());
+    conversation.messages = vec![
+        Message::user("mock:tools-parallel"),
+        Message::Assistant(stored.clone()),
+    ];
+    conversation
+        .messages
+        .push(Message::user("And now? mock:normal"));
+    let later = serde_json::to_value(conversation.to_chat_messages()).expect("messages");
+    let events = turn(&app, later, "m").await;
+    assert!(
+        matches!(events.last(), Some(TurnEvent::Done { .. })),
+        "{events:?}"
+    );
+    let sent = request_bodies(&mock).last().expect("a request")["messages"].clone();
+    assert!(
+        sent[1]["reasoning_content"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty()),
+        "{sent}"
+    );
+    // The same history with its continuity dropped (another model wrote
+    // it): DeepSeek's own refusal.
+    conversation.model = Some("other".into());
+    let dropped = serde_json::to_value(conversation.to_chat_messages()).expect("messages");
+    let events = turn(&app, dropped, "m").await;
+    match events.last() {
+        Some(TurnEvent::Error { message, .. }) => assert!(
+            message.contains("reasoning_content") && message.contains("must be passed back"),
+            "{message}"
+        ),
+        other => panic!("expected DeepSeek's 400, got {other:?}"),
+    }
+    let steps: Vec<_> = stored.tool_steps().map(|s| s.state).collect();
+    assert_eq!(steps, [ToolState::Ended(ToolStatus::Ok); 2]);
+    assert!(stored.blocks.iter().any(|b| matches!(b, Block::Tool(_))));
+}
