@@ -301,3 +301,25 @@ async fn deepseek_gets_its_reasoning_back_in_later_turns() {
     assert_eq!(steps, [ToolState::Ended(ToolStatus::Ok); 2]);
     assert!(stored.blocks.iter().any(|b| matches!(b, Block::Tool(_))));
 }
+
+/// A vLLM started without a tool parser refuses every request with tools:
+/// the turn is asked again without them and is answered.
+#[tokio::test]
+async fn a_server_without_tool_support_still_answers() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let app = app_with(chat_model(port, "vllm-no-tool-parser"));
+    let events = turn(
+        &app,
+        json!([{"role": "user", "content": "Hello mock:normal"}]),
+        "m",
+    )
+    .await;
+    assert!(
+        matches!(events.last(), Some(TurnEvent::Done { .. })),
+        "{events:?}"
+    );
+    let bodies = request_bodies(&mock);
+    assert_eq!(bodies.len(), 2, "refused once, then asked without tools");
+    assert!(bodies[0].get("tools").is_some());
+    assert!(bodies[1].get("tools").is_none());
+}

@@ -176,6 +176,14 @@ impl TurnService {
                 }
             };
             let first_token_timeout = TurnError::FirstTokenTimeout { limit: config.first_token_timeout };
+            let opened = match opened {
+                Ok(Err(err)) if !request.tool_specs.is_empty() && refused_tools(&err) => {
+                    tracing::warn!(model = %model.id, "the server refused tools; asking again without them (set `tools = false` for this model)");
+                    request.tool_specs.clear();
+                    tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes, None)).await
+                }
+                other => other,
+            };
             let mut upstream = match opened {
                 Ok(Ok(upstream)) => upstream,
                 Ok(Err(err)) => {
@@ -357,7 +365,17 @@ fn dialect_of(model: &ModelConfig) -> Option<Dialect> {
 /// Whether Pensive runs a tool loop with this model: the demo, and the
 /// dialects whose loop is built (Chat completions).
 fn offers_tools(model: &ModelConfig) -> bool {
-    matches!(dialect_of(model), None | Some(Dialect::Chat))
+    matches!(dialect_of(model), None | Some(Dialect::Chat)) && !model.upstream.no_tools
+}
+
+/// Whether a refusal is a server's "no tools here" (vLLM without
+/// `--enable-auto-tool-choice`: "\"auto\" tool choice requires
+/// --enable-auto-tool-choice and --tool-call-parser to be set",
+/// soapbucket/sbproxy#591; llama.cpp without `--jinja`): the turn is asked
+/// again without tools rather than failing every time.
+fn refused_tools(error: &TurnError) -> bool {
+    let said = error.to_string().to_ascii_lowercase();
+    matches!(error.kind(), crate::turn::ErrorKind::BadRequest) && said.contains("tool")
 }
 
 /// Opens the model's stream: the scripted demo, or its provider (see

@@ -11,8 +11,11 @@ use super::versions::Versions;
 /// Current schema version written by this build. 2: thinking blocks carry
 /// their `headline` (the label naming them). 3: a question may carry the
 /// other versions of its turn (`versions`); a build of schema 2 would drop
-/// them on saving, so it must not read such a record.
-pub const SCHEMA_VERSION: u32 = 3;
+/// them on saving, so it must not read such a record. 4: a turn may hold
+/// tool steps (`kind: "tool"`) and the provider's `continuity`; a build of
+/// schema 3 cannot read those blocks and would lose the turn, so it sees
+/// the record as written by a newer version and keeps it untouched.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Version of the stored index (the conversation list). It followed
 /// `SCHEMA_VERSION` up to 3; 4: the conversations themselves live in
@@ -339,10 +342,11 @@ type Migration = fn(serde_json::Value) -> Result<serde_json::Value, DecodeError>
 
 /// `MIGRATIONS[i]` upgrades version `i + 1` to `i + 2`. A schema change adds
 /// one here, with a stored sample of the old version in the tests.
-const MIGRATIONS: &[Migration] = &[headlines_from_text, Ok];
+const MIGRATIONS: &[Migration] = &[headlines_from_text, Ok, Ok];
 
 /// (2 -> 3 is `Ok`: a record of version 2 is one whose turns each have one
-/// version, which version 3 writes the same way.)
+/// version, which version 3 writes the same way. 3 -> 4 is `Ok` too: a
+/// record of version 3 is one without tool steps.)
 ///
 /// 1 -> 2: version 1 never wrote a thinking block's `headline`; derive it from
 /// the stored text, exactly as the reducer derives it while a block streams.
@@ -694,7 +698,7 @@ mod tests {
         assert_eq!(turn.answer_text(), "About 16.4 feet. Yes.");
         // Saved again, it is a current record that keeps the headline.
         let saved = encode(&c, 0.0);
-        assert!(saved.starts_with(r#"{"version":3,"#), "{saved}");
+        assert!(saved.starts_with(r#"{"version":4,"#), "{saved}");
         assert!(
             saved.contains(r#""headline":"Writing the answer""#),
             "{saved}"
@@ -929,7 +933,7 @@ metres"
         second.title = "Second".into();
         let all = encode_all(&[first.clone(), second.clone()], 0.0);
         assert!(
-            all.starts_with(r#"{"version":3,"conversations":[{"id":"c1","#),
+            all.starts_with(r#"{"version":4,"conversations":[{"id":"c1","#),
             "{all}"
         );
         assert_eq!(newer_version(&all), None);

@@ -539,6 +539,49 @@ mod tests {
     }
 
     #[test]
+    fn words_in_a_tool_steps_arguments_and_result_are_found_there() {
+        let mut c = conversation("Files", "Read it", "I will read the file.", "Done.");
+        if let Some(Message::Assistant(turn)) = c.messages.last_mut() {
+            turn.apply(
+                TurnEvent::ToolCallStart {
+                    id: "c1".into(),
+                    name: "files__read_text_file".into(),
+                    server: "files".into(),
+                },
+                0.0,
+            );
+            turn.apply(
+                TurnEvent::ToolCallReady {
+                    id: "c1".into(),
+                    arguments: serde_json::json!({"path": "notes/aquamarine.txt"}),
+                    approval: crate::turn::Approval::NotNeeded,
+                },
+                0.0,
+            );
+            turn.apply(
+                TurnEvent::ToolResult {
+                    id: "c1".into(),
+                    status: crate::turn::ToolStatus::Ok,
+                    output: "The vault code is OBSIDIAN-42.".into(),
+                    truncated_bytes: 0,
+                    duration_ms: 3,
+                },
+                0.0,
+            );
+        }
+        let c = finished(c);
+        let text = search_text(&c);
+        for (query, context) in [("obsidian-42", "vault code is"), ("aquamarine", "notes/")] {
+            let hit = find(&text, query).expect("found in the tool step");
+            assert_eq!(hit.place.part, Part::Tool, "{query}");
+            assert_eq!(hit.place.message, Some(1));
+            assert!(hit.before.contains(context), "{hit:?}");
+            assert_eq!(block_of(&c, &hit.place, &hit.matched), Some(2));
+        }
+        assert!(may_match(&words_of(&c), "OBSIDIAN"));
+    }
+
+    #[test]
     fn a_word_list_holds_each_folded_word_once_and_passes_only_what_may_match() {
         let c = finished(conversation(
             "Minerals",

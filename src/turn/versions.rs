@@ -353,7 +353,7 @@ mod tests {
         );
         // A record with versions is stored as the schema that has them.
         let value: serde_json::Value = serde_json::from_str(&saved).unwrap();
-        assert_eq!(value["version"], 3);
+        assert_eq!(value["version"], crate::turn::message::SCHEMA_VERSION);
         assert_eq!(value["conversation"]["messages"][0]["versions"]["shown"], 1);
         // Their reasoning is tidied like the shown turns' (never sent back).
         assert!(!sent(&loaded).iter().any(|m| m.contains("reasoning")));
@@ -365,7 +365,7 @@ mod tests {
         let c = decode(raw).unwrap();
         assert_eq!(c.version_position(0), None);
         let saved = encode(&c, 0.0);
-        assert_eq!(saved, raw.replacen(r#""version":2"#, r#""version":3"#, 1));
+        assert_eq!(saved, raw.replacen(r#""version":2"#, r#""version":4"#, 1));
     }
 
     #[test]

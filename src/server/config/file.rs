@@ -111,6 +111,8 @@ struct FileModel {
     tags: Option<Vec<String>>,
     #[serde(default)]
     start_in_thinking: bool,
+    /// `false`: never offer this model tools.
+    tools: Option<bool>,
 }
 
 impl FileModel {
@@ -158,6 +160,7 @@ impl FileModel {
             reasoning_effort: self.reasoning_effort,
             thinking_budget: self.thinking_budget,
             llamacpp: is_llamacpp(&self.provider),
+            no_tools: self.tools == Some(false),
             ..UpstreamModel::default()
         };
         settings

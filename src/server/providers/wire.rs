@@ -174,6 +174,10 @@ pub struct UpstreamModel {
     pub default_effort: Option<Effort>,
     /// Chat completions on a llama.cpp server (`provider = "llamacpp"`).
     pub llamacpp: bool,
+    /// The configuration said `tools = false`: this model is never offered
+    /// tools (a server started without tool support refuses every request
+    /// that carries them).
+    pub no_tools: bool,
 }
 
 /// A provider's real HTTP request for one turn. `Debug` names the headers but

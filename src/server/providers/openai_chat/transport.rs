@@ -244,9 +244,17 @@ fn map_error(err: OpenAIError) -> TurnError {
 
 /// async-openai drops the HTTP status when an error body is not shaped exactly
 /// like OpenAI's (gateways send a numeric `code`): recover it from the body.
+///
+/// vLLM and SGLang answer with the error at the top level
+/// (`{"object": "error", "message", "type", "code": 400}`), as
+/// vllm/entrypoints/openai/protocol.py's `ErrorResponse` writes it.
 fn error_from_body(content: &str) -> Option<TurnError> {
     let value: Value = serde_json::from_str(content).ok()?;
-    let error = value.get("error")?;
+    let error = match value.get("error") {
+        Some(error) => error,
+        None if value.get("object").and_then(Value::as_str) == Some("error") => &value,
+        None => return None,
+    };
     let status = error
         .get("code")
         .and_then(Value::as_u64)

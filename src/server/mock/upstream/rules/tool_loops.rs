@@ -10,6 +10,10 @@
 //!   request (api-docs.deepseek.com/guides/thinking_mode). The 400, from
 //!   the-open-agent/openagent#2206: "The `reasoning_content` in the thinking
 //!   mode must be passed back to the API."
+//! - vLLM started without `--enable-auto-tool-choice` refuses any request
+//!   with tools: "\"auto\" tool choice requires --enable-auto-tool-choice
+//!   and --tool-call-parser to be set" (soapbucket/sbproxy#591). The mock
+//!   plays such a server for the model id `vllm-no-tool-parser`.
 //! - Kimi with thinking on: "thinking is enabled but reasoning_content is
 //!   missing in assistant tool call message at index N"
 //!   (MoonshotAI/kimi-agent-sdk#169).
@@ -46,6 +50,12 @@ fn thinking_on(body: &Value) -> bool {
 
 /// The verdict on a chat request's tool messages (`Ok`: nothing to refuse).
 pub(super) fn check_chat(model: &str, body: &Value) -> Result<(), Refusal> {
+    if model == "vllm-no-tool-parser" && body.get("tools").is_some() {
+        return Err((
+            400,
+            json!({"object": "error", "message": "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set", "type": "BadRequestError", "param": null, "code": 400}),
+        ));
+    }
     let messages = messages(body);
     for (at, message) in messages.iter().enumerate() {
         let ids = call_ids(message);

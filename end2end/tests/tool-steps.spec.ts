@@ -1,0 +1,125 @@
+import * as fs from 'fs';
+import { expect, test } from './fixtures/test';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+import type { Locator } from '@playwright/test';
+
+// Tools in the thinking timeline: thinking, tool steps and answer text in
+// the order the model produced them, live and after a reload; the demo's
+// calculate step with no setup; parallel calls; a phone screen.
+
+/** The turn's blocks in page order: "thinking", "tool:<name>", "answer". */
+async function timeline(turn: Locator): Promise<string[]> {
+  return turn
+    .locator('[data-testid="thinking-block"], [data-testid="tool-step"], [data-testid="answer"]')
+    .evaluateAll((nodes) =>
+      nodes.map((n) => {
+        const id = n.getAttribute('data-testid');
+        if (id === 'tool-step') return `tool:${n.querySelector('[data-testid="tool-name"]')?.textContent}`;
+        return id === 'thinking-block' ? 'thinking' : 'answer';
+      }),
+    );
+}
+
+test('The demo calls calculate between two thoughts, and the step survives a reload and both exports', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open();
+  await chat.send('What is 1234 * 5678?');
+  const turn = chat.assistant();
+  const step = turn.getByTestId('tool-step');
+  // Live: the step appears while the turn streams, after the first thought.
+  await expect(step).toBeVisible();
+  await expect(step.getByTestId('tool-name')).toHaveText('calculate');
+  await expect(step.getByTestId('tool-server')).toHaveText('builtin');
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  expect(await timeline(turn)).toEqual(['thinking', 'tool:calculate', 'thinking', 'answer']);
+  await expect(step).toHaveAttribute('data-state', 'done');
+  await expect(step.getByTestId('tool-state')).toHaveText(/^done · \d+\.\ds$/);
+  await expect(turn.getByTestId('answer')).toContainText('1234 * 5678 = 7006652');
+  await expect(turn.getByTestId('turn-times')).toHaveText(/^Thought \d+s · 1 tool \d+\.\ds$/);
+
+  // Folded by default; one click shows the arguments and the result.
+  const output = step.getByTestId('tool-output');
+  await expect(output).toBeHidden();
+  await step.locator('button.tool-step-header').click();
+  await expect(step.locator('button.tool-step-header')).toHaveAttribute('aria-expanded', 'true');
+  await expect(step.getByTestId('tool-arguments')).toContainText('"expression": "1234 * 5678"');
+  await expect(output).toHaveText('7006652');
+
+  // A reload keeps every block in its place.
+  await page.reload();
+  await chat.hydrated();
+  const replayed = chat.assistant();
+  // Formatted (bold) once the renderer is ready, which the export needs too.
+  await expect(replayed.getByTestId('answer').locator('strong').first()).toHaveText('1234 * 5678 = 7006652');
+  await expect(replayed.getByTestId('tool-step')).toHaveCount(1);
+  expect(await timeline(replayed)).toEqual(['thinking', 'tool:calculate', 'thinking', 'answer']);
+  await expect(replayed.getByTestId('tool-step')).toHaveAttribute('data-state', 'done');
+  await expect(replayed.getByTestId('turn-times')).toHaveText(/^Thought \d+s · 1 tool \d+\.\ds$/);
+
+  // The Markdown export carries the step as <details>, the JSON export whole.
+  const [md] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-markdown').click()]);
+  const markdown = fs.readFileSync((await md.path())!, 'utf8');
+  expect(markdown).toMatch(/<details><summary>Tool calculate \(builtin\) · done · \d+\.\ds<\/summary>/);
+  expect(markdown).toContain('7006652');
+  const [js] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const exported = JSON.parse(fs.readFileSync((await js.path())!, 'utf8'));
+  const blocks = exported.conversation.messages[1].blocks;
+  expect(blocks.map((b: { kind: string }) => b.kind)).toEqual(['thinking', 'tool', 'thinking', 'answer']);
+  expect(blocks[1]).toMatchObject({ name: 'builtin__calculate', server: 'builtin', output: '7006652' });
+  await chat.expectNoConsoleErrors();
+});
+
+test('think, tool, think, tool, answer from a chat-completions model, in order, live and after a reload', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+  await chat.send('Multiply, then tell me the date. mock:tools');
+  const turn = chat.assistant();
+  // Live: the first step shows before the second exists.
+  await expect(turn.getByTestId('tool-step')).toHaveCount(1);
+  await expect(turn.getByTestId('tool-step')).toHaveCount(2);
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  const order = ['thinking', 'tool:calculate', 'thinking', 'tool:current_time', 'thinking', 'answer'];
+  expect(await timeline(turn)).toEqual(order);
+  await expect(turn.getByTestId('answer')).toContainText('1234 × 5678 = 7006652, computed on 20');
+  await expect(turn.getByTestId('turn-times')).toHaveText(/· 2 tools \d+\.\ds$/);
+  await page.reload();
+  await chat.hydrated();
+  expect(await timeline(chat.assistant())).toEqual(order);
+
+  // The next turn sends both calls and results back (the mock refuses a
+  // call without its result, as OpenAI does).
+  await chat.send('Thanks! mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('turn-error')).toHaveCount(0);
+  await chat.expectNoConsoleErrors();
+});
+
+test('Two parallel calls each get their step and result', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+  await chat.send('Two squares mock:tools-parallel');
+  const turn = chat.assistant();
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  expect(await timeline(turn)).toEqual(['thinking', 'tool:calculate', 'tool:calculate', 'thinking', 'answer']);
+  const outputs = turn.getByTestId('tool-output');
+  for (const header of await turn.locator('button.tool-step-header').all()) await header.click();
+  await expect(outputs).toHaveText(['144', '169']);
+  await expect(turn.getByTestId('answer')).toContainText('The products are 144 and 169.');
+});
+
+test('On a phone the tool step fits the screen and opens', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  const chat = new ChatPage(page);
+  await chat.open();
+  await chat.send('What is (17 + 25) * 1000 / 7?');
+  const step = chat.assistant().getByTestId('tool-step');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await step.locator('button.tool-step-header').click();
+  await expect(step.getByTestId('tool-output')).toHaveText('6000');
+  const box = await step.boundingBox();
+  expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBe(0);
+});
