@@ -14,6 +14,7 @@ use pensive::server::providers::wire::Dialect;
 use pensive::server::router::build_router;
 use pensive::server::serve::{serve as serve_app, ServeLimits};
 use pensive::server::tags::TagSet;
+use pensive::server::tools::{mcp, ToolBox};
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::framer::ndjson_line;
 use tracing_subscriber::EnvFilter;
@@ -46,6 +47,11 @@ enum Command {
         /// The recording; "-" or nothing reads standard input.
         file: Option<PathBuf>,
     },
+    /// The configured MCP servers' tools, and one call, as Pensive's client sees them.
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// Run a deterministic provider speaking every dialect (tests, benchmarks).
     MockUpstream {
         #[arg(long, default_value = "127.0.0.1:4000")]
@@ -59,6 +65,18 @@ enum Command {
         /// Pause before each chunk, in milliseconds.
         #[arg(long, default_value_t = 0)]
         delay_ms: u64,
+    },
+}
+
+#[derive(Subcommand)]
+enum McpAction {
+    /// List each server's tools (one server, if named), as the model is offered them.
+    List { server: Option<String> },
+    /// Call one tool with JSON arguments (default `{}`) and print its result.
+    Call {
+        server: String,
+        tool: String,
+        arguments: Option<String>,
     },
 }
 
@@ -87,6 +105,7 @@ async fn main() -> std::process::ExitCode {
             dialect,
             delay_ms,
         } => mock_upstream(&addr, replay, dialect, delay_ms).await,
+        Command::Mcp { action } => mcp(action).await,
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -97,8 +116,74 @@ async fn main() -> std::process::ExitCode {
     }
 }
 
+/// Connects every configured MCP server (one that fails is logged and left
+/// out: the app serves without it).
+async fn connect_tools(only: Option<&str>) -> Result<ToolBox, String> {
+    let get = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let configs = mcp::load(get)?;
+    let mut servers = Vec::new();
+    for config in configs {
+        if only.is_some_and(|name| name != config.name) {
+            continue;
+        }
+        let name = config.name.clone();
+        match mcp::connect(config).await {
+            Ok(server) => {
+                tracing::info!(mcp_server = %name, tools = server.tools.len(), "MCP server connected");
+                servers.push(server);
+            }
+            Err(problem) => tracing::warn!(mcp_server = %name, "{problem}"),
+        }
+    }
+    Ok(ToolBox::with_servers(servers))
+}
+
+/// `pensive mcp list|call`: the client as the app uses it, from the shell
+/// (and the adapter the MCP conformance suite drives).
+async fn mcp(action: McpAction) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match action {
+        McpAction::List { server } => {
+            let tools = connect_tools(server.as_deref()).await?;
+            for spec in tools.offered(None) {
+                let approval = match tools.approval(&spec.name) {
+                    pensive::turn::Approval::Needed => "asks first",
+                    pensive::turn::Approval::NotNeeded => "runs at once",
+                };
+                let _ = writeln!(
+                    out,
+                    "{}\t{approval}\t{}",
+                    spec.name,
+                    spec.description.lines().next().unwrap_or("")
+                );
+            }
+            tools.close().await;
+        }
+        McpAction::Call {
+            server,
+            tool,
+            arguments,
+        } => {
+            let tools = connect_tools(Some(&server)).await?;
+            let arguments: serde_json::Value =
+                serde_json::from_str(arguments.as_deref().unwrap_or("{}"))
+                    .map_err(|e| format!("the arguments are not JSON: {e}"))?;
+            let outcome = tools
+                .call(&format!("{server}__{tool}"), Ok(&arguments))
+                .await;
+            tools.close().await;
+            let _ = writeln!(out, "{}", outcome.output);
+            if outcome.status != pensive::turn::ToolStatus::Ok {
+                return Err(format!("the call ended {}", outcome.status.label()));
+            }
+        }
+    }
+    Ok(())
+}
+
 async fn serve() -> Result<(), String> {
     let mut config = AppConfig::from_env().map_err(|e| e.to_string())?;
+    let tools = connect_tools(None).await?;
     // What the providers' model lists say about each model (a few seconds at most).
     pensive::server::config::discover(&mut config).await;
     let leptos = get_configuration(None).map_err(|e| format!("Leptos configuration: {e}"))?;
@@ -126,13 +211,15 @@ async fn serve() -> Result<(), String> {
     }
     let grace = config.shutdown_grace;
     let limits = ServeLimits::from_config(&config);
-    let turns = TurnService::new(config);
+    let turns = TurnService::new(config).with_tools(tools.clone());
     let app = build_router(turns.clone(), options);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     tracing::info!("serving http://{addr}");
     serve_app(listener, app, limits, shutdown_signal(turns, grace)).await;
+    // Stdio servers end with Pensive.
+    tools.close().await;
     Ok(())
 }
 

@@ -72,6 +72,27 @@ pub async fn request_answer_now(turn_id: String) -> Result<AnswerNow, ServerFnEr
         .await)
 }
 
+/// `POST /api/tool_decision`: the user's decision on call `call_id` of the
+/// caller's running turn `turn_id` (a call that asks first waits for it).
+/// `false`: no such call of this client waits (it was decided, timed out,
+/// or the turn ended).
+#[server(input = Json, endpoint = "tool_decision")]
+pub async fn tool_decision(
+    turn_id: String,
+    call_id: String,
+    decision: crate::turn::Decision,
+) -> Result<bool, ServerFnError> {
+    let turns = expect_context::<crate::server::TurnService>();
+    let client = use_context::<axum::http::request::Parts>()
+        .map(|parts| crate::server::client::ClientKey::of(&parts.extensions));
+    Ok(turns.tool_decision(
+        client.as_ref().map_or("unknown", |client| client.as_str()),
+        &turn_id,
+        &call_id,
+        decision,
+    ))
+}
+
 /// `POST /api/access`: whether the site is behind an access token (then the
 /// page offers "Sign out").
 #[server(input = Json, endpoint = "access")]

@@ -16,7 +16,7 @@ use crate::turn::duration::{
 };
 use crate::turn::reducer::{is_empty_reasoning, is_shown, EmptyOutcome, TurnStatus};
 use crate::turn::turn_footer::{time_line_of, TimedPart};
-use crate::turn::ReasoningSource;
+use crate::turn::{Decision, ReasoningSource};
 
 /// An assistant turn as it streams or as replayed from history.
 #[component]
@@ -39,6 +39,9 @@ pub fn AssistantMessage(
     /// "Continue" for the last turn when its answer was cut at the output limit.
     #[prop(optional)]
     on_continue: Option<Callback<()>>,
+    /// The user's decision on a call that asks first (its id, the decision).
+    #[prop(optional)]
+    on_decide: Option<Callback<(String, Decision)>>,
 ) -> impl IntoView {
     let blocks = turn.blocks;
     let reasoning_tokens = Memo::new(move |_| turn.usage.get().and_then(|u| u.reasoning_tokens));
@@ -82,7 +85,15 @@ pub fn AssistantMessage(
             }
             .into_any()
         }
-        BlockKind::Tool => view! { <ToolStepView block /> }.into_any(),
+        BlockKind::Tool => {
+            let call_id = block
+                .tool
+                .with_untracked(|s| s.as_ref().map(|s| s.id.clone()));
+            let on_decide = on_decide.zip(call_id).map(|(decide, call_id)| {
+                Callback::new(move |decision| decide.run((call_id.clone(), decision)))
+            });
+            view! { <ToolStepView block on_decide /> }.into_any()
+        }
     };
 
     // The same rule the block itself follows: a streaming block shows its own

@@ -22,6 +22,7 @@ use super::use_import_export::use_import_export;
 use super::use_notices::{use_notices, UseNoticesReturn};
 use super::use_stick_to_bottom::use_stick_to_bottom;
 use super::user_message::UserMessage;
+use crate::turn::Decision;
 
 /// The chat page.
 #[component]
@@ -261,6 +262,9 @@ pub fn ChatPage() -> impl IntoView {
                                             let on_continue = Callback::new(move |_| {
                                                 session.continue_answer()
                                             });
+                                            let on_decide = Callback::new(move |
+                                                (call, decision): (String, Decision)|
+                                            { session.decide(call, decision) });
                                             view! {
                                                 <AssistantMessage
                                                     turn
@@ -269,6 +273,7 @@ pub fn ChatPage() -> impl IntoView {
                                                     is_last
                                                     on_answer_now
                                                     on_continue
+                                                    on_decide
                                                 />
                                             }
                                                 .into_any()

@@ -13,6 +13,7 @@ use super::turn_view::BlockView;
 use crate::turn::duration::{format_duration, DurationStyle};
 use crate::turn::reducer::{ToolState, ToolStep};
 use crate::turn::tool::split_name;
+use crate::turn::Decision;
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 
@@ -60,6 +61,9 @@ fn state_name(state: ToolState) -> &'static str {
 pub fn ToolStepView(
     /// The block's signals: `tool` holds the step, `text` its arguments.
     block: BlockView,
+    /// Answers a call that asks first (the live turn's).
+    #[prop(optional_no_strip)]
+    on_decide: Option<Callback<Decision>>,
 ) -> impl IntoView {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let body_id = format!("tool-body-{id}");
@@ -88,6 +92,17 @@ pub fn ToolStepView(
             (head.to_owned(), Some(text.len()))
         })
     };
+    // A call that asks first shows its complete arguments and the choice;
+    // once answered, the buttons go (the result says how it ended).
+    let waiting = Memo::new(move |_| state.get() == Some(ToolState::Waiting));
+    let decided = RwSignal::new(false);
+    let decide = move |decision: Decision| {
+        if let Some(decide) = on_decide {
+            decided.set(true);
+            decide.run(decision);
+        }
+    };
+    let shown = move || open.get() || waiting.get();
     let body_id_attr = body_id.clone();
     view! {
         <section
@@ -97,7 +112,7 @@ pub fn ToolStepView(
         >
             <button
                 class="tool-step-header"
-                aria-expanded=move || open.get().to_string()
+                aria-expanded=move || shown().to_string()
                 aria-controls=body_id
                 on:click=move |_| open.update(|o| *o = !*o)
             >
@@ -116,9 +131,47 @@ pub fn ToolStepView(
             <div
                 class="tool-step-body"
                 id=body_id_attr
-                hidden=move || !open.get()
-                inert=move || !open.get()
+                hidden=move || !shown()
+                inert=move || !shown()
             >
+                <Show when=move || waiting.get() && on_decide.is_some() && !decided.get()>
+                    <div class="tool-approval" role="group" aria-label="Run this tool?">
+                        <p class="tool-approval-text" data-testid="tool-approval">
+                            {move || {
+                                parts
+                                    .get()
+                                    .map(|(tool, server, _)| {
+                                        format!(
+                                            "The model wants to run {tool} from the {server} server with these arguments.",
+                                        )
+                                    })
+                            }}
+                        </p>
+                        <div class="turn-actions">
+                            <button
+                                class="copy-button"
+                                data-testid="allow-once"
+                                on:click=move |_| decide(Decision::AllowOnce)
+                            >
+                                "Allow once"
+                            </button>
+                            <button
+                                class="copy-button"
+                                data-testid="allow-conversation"
+                                on:click=move |_| decide(Decision::AllowConversation)
+                            >
+                                "Allow in this conversation"
+                            </button>
+                            <button
+                                class="copy-button"
+                                data-testid="deny"
+                                on:click=move |_| decide(Decision::Deny)
+                            >
+                                "Deny"
+                            </button>
+                        </div>
+                    </div>
+                </Show>
                 <p class="tool-label">{arguments_label}</p>
                 <pre class="tool-arguments" data-testid="tool-arguments" tabindex="0">
                     {move || block.text.get()}

@@ -10,7 +10,7 @@ use futures::future::{AbortHandle, Abortable};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::api::{request_answer_now, PublicModel};
+use super::api::{request_answer_now, tool_decision, PublicModel};
 use super::autosave::Autosave;
 use super::browser::{now_ms, random_id, wall_ms};
 use super::history;
@@ -27,7 +27,7 @@ use crate::turn::turn_footer::is_cut_off;
 /// Most characters of the reasoning so far that "Answer now" sends back (the
 /// server fits it into one message of at most 200,000).
 const REASONING_SENT_CHARS: usize = 200_000;
-use crate::turn::{AnswerNow, ChatRequest, Effort, TurnEvent};
+use crate::turn::{AnswerNow, ChatRequest, Decision, Effort, TurnEvent};
 
 /// The shown conversation and what the user can do with it (a `Copy` handle).
 #[derive(Clone, Copy)]
@@ -72,6 +72,9 @@ pub struct UseChatSessionReturn {
     /// The server's models (`POST /api/models`), so each turn can name the
     /// model that wrote it.
     models: StoredValue<Vec<PublicModel>>,
+    /// Tools the user allowed for a whole conversation, by conversation id
+    /// (kept for this tab's life, sent with each request).
+    allowed_tools: StoredValue<std::collections::HashMap<String, Vec<String>>>,
 }
 
 /// A session showing an empty conversation; saves go to `index`'s history
@@ -109,6 +112,7 @@ pub fn use_chat_session(
         live_request: StoredValue::new(None),
         models: StoredValue::new(Vec::new()),
         stream_generation: StoredValue::new(0),
+        allowed_tools: StoredValue::new(Default::default()),
     }
 }
 
@@ -202,6 +206,10 @@ impl UseChatSessionReturn {
     /// it ends, Stop is pressed, or "Answer now" replaces it.
     fn start_stream(&self, mut request: ChatRequest) {
         request.turn_id = Some(random_id());
+        let conversation = self.current_id.get_untracked();
+        request.allowed_tools = self
+            .allowed_tools
+            .with_value(|allowed| allowed.get(&conversation).cloned().unwrap_or_default());
         self.live_request.set_value(Some(request.clone()));
         let generation = self.stream_generation.get_value() + 1;
         self.stream_generation.set_value(generation);
@@ -223,6 +231,41 @@ impl UseChatSessionReturn {
             if session.stream_generation.get_value() == generation {
                 session.finish_turn();
             }
+        });
+    }
+
+    /// The user decided on call `call_id` of the live turn (a call that asks
+    /// first); "Allow in this conversation" also lets that tool run without
+    /// asking in this conversation's later turns.
+    pub fn decide(&self, call_id: String, decision: Decision) {
+        let Some(turn_id) = self
+            .live_request
+            .with_value(|r| r.as_ref().and_then(|r| r.turn_id.clone()))
+        else {
+            return;
+        };
+        if decision == Decision::AllowConversation {
+            let tool = self.conversation.with_value(|c| match c.messages.last() {
+                Some(Message::Assistant(turn)) => turn
+                    .tool_steps()
+                    .find(|step| step.id == call_id)
+                    .map(|step| step.name.clone()),
+                _ => None,
+            });
+            let conversation = self.current_id.get_untracked();
+            if let Some(tool) = tool {
+                self.allowed_tools.update_value(|allowed| {
+                    let list = allowed.entry(conversation).or_default();
+                    if !list.contains(&tool) {
+                        list.push(tool);
+                    }
+                });
+            }
+        }
+        spawn_local(async move {
+            // Refused or unreachable: the call waits until its deadline and
+            // counts as denied; the step says so when its result comes.
+            let _ = tool_decision(turn_id, call_id, decision).await;
         });
     }
 

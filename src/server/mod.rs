@@ -25,6 +25,7 @@ pub mod same_origin;
 pub mod serve;
 pub mod static_files;
 pub mod tags;
+pub mod tool_decisions;
 pub mod tool_round;
 pub mod tools;
 pub mod turn_log;

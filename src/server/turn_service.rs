@@ -20,12 +20,13 @@ use super::providers::delta::Delta;
 use super::providers::wire::Dialect;
 use super::providers::{self, reasoning, CompletionId, DeltaStream};
 use super::redact::Redactor;
+use super::tool_decisions::{ToolDecisions, DECISION_TIME};
 use super::tool_round::ToolRound;
 use super::tools::ToolBox;
 use super::turn_log::TurnLog;
 use crate::turn::effort::list_words;
 use crate::turn::turn_error::TurnError;
-use crate::turn::{AnswerNow, ChatRequest, Effort, ReasoningSource, Role, TurnEvent};
+use crate::turn::{AnswerNow, ChatRequest, Decision, Effort, ReasoningSource, Role, TurnEvent};
 
 /// Shared by every request (put in the Leptos context).
 #[derive(Debug, Clone)]
@@ -41,6 +42,8 @@ pub struct TurnService {
     answers: AnswerNowRegistry,
     /// The tools turns may call.
     tools: ToolBox,
+    /// Calls waiting for the user's decision.
+    decisions: ToolDecisions,
 }
 
 impl TurnService {
@@ -52,7 +55,31 @@ impl TurnService {
             active: Default::default(),
             answers: Default::default(),
             tools: ToolBox::default(),
+            decisions: ToolDecisions::default(),
         }
+    }
+
+    /// The service with `tools` (MCP servers connected at start).
+    pub fn with_tools(mut self, tools: ToolBox) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The tools turns may call.
+    pub fn tools(&self) -> &ToolBox {
+        &self.tools
+    }
+
+    /// The user's decision on call `call_id` of `client`'s running turn
+    /// `turn_id`; false when no such call waits.
+    pub fn tool_decision(
+        &self,
+        client: &str,
+        turn_id: &str,
+        call_id: &str,
+        decision: Decision,
+    ) -> bool {
+        self.decisions.decide(client, turn_id, call_id, decision)
     }
 
     /// "Answer now" for `client`'s running turn `turn_id` (the request's
@@ -137,6 +164,8 @@ impl TurnService {
                 }),
         };
         let tools = self.tools.clone();
+        let decisions = self.decisions.clone();
+        let client_key = client.to_owned();
         stream! {
             let started = Instant::now();
             let elapsed = move || started.elapsed().as_millis() as u64;
@@ -226,31 +255,74 @@ impl TurnService {
                     let (message, calls) = std::mem::take(&mut round).finish(own);
                     request.messages.push(message);
                     let over_limit = calls_made + calls.len() > MAX_TOOL_CALLS;
-                    for call in &calls {
+                    let approvals: Vec<crate::turn::Approval> = calls.iter().map(|call| {
+                        if request.allowed_tools.contains(&call.name) {
+                            crate::turn::Approval::NotNeeded
+                        } else {
+                            tools.approval(&call.name)
+                        }
+                    }).collect();
+                    for (call, approval) in calls.iter().zip(&approvals) {
                         let ready = TurnEvent::ToolCallReady {
                             id: call.id.clone(),
                             arguments: call.arguments.clone().unwrap_or_else(|_| serde_json::json!({})),
-                            approval: tools.approval(&call.name),
+                            approval: *approval,
                         };
                         for event in outlet.pass(vec![ready], &normalizer) { yield event; }
                     }
-                    let outcomes = if over_limit {
-                        calls.iter().map(|_| not_run(MAX_TOOL_CALLS)).collect::<Vec<_>>()
-                    } else {
-                        let running = futures::future::join_all(calls.iter().map(|call| {
-                            tools.call(&call.name, call.arguments.as_ref().map_err(String::as_str))
-                        }));
-                        tokio::select! {
-                            outcomes = running => outcomes,
+                    // The calls that ask first wait for the user, one by one
+                    // (`POST /api/tool_decision`); a denied one never runs.
+                    let mut not_run: Vec<Option<super::tools::CallOutcome>> = vec![None; calls.len()];
+                    if over_limit {
+                        not_run = calls.iter().map(|_| Some(limit_reached(MAX_TOOL_CALLS))).collect();
+                    }
+                    for (at, call) in calls.iter().enumerate() {
+                        // Allowed for the conversation by an earlier call of this turn.
+                        let allowed_since = request.allowed_tools.contains(&call.name);
+                        if not_run[at].is_some() || approvals[at] == crate::turn::Approval::NotNeeded || allowed_since {
+                            continue;
+                        }
+                        let Some(turn_id) = request.turn_id.clone() else {
+                            not_run[at] = Some(declined("No one could be asked (the request named no turn)."));
+                            continue;
+                        };
+                        let mut waiting = decisions.wait(&client_key, &turn_id, &call.id);
+                        let decision = tokio::select! {
+                            decision = waiting.decision(DECISION_TIME) => decision,
                             cut = cut_short(&mut ending, turn_deadline) => {
                                 for call in &calls {
-                                    let event = cancelled(&call.id);
-                                    for event in outlet.pass(vec![event], &normalizer) { yield event; }
+                                    for event in outlet.pass(vec![cancelled(&call.id)], &normalizer) { yield event; }
                                 }
                                 let events = normalizer.fail(&cut.error(limits.max_turn_duration), elapsed());
                                 for event in outlet.pass(events, &normalizer) { yield event; }
                                 return;
                             }
+                        };
+                        match decision {
+                            Decision::AllowOnce => {}
+                            Decision::AllowConversation => request.allowed_tools.push(call.name.clone()),
+                            Decision::Deny => not_run[at] = Some(declined(crate::turn::tool::DECLINED)),
+                        }
+                    }
+                    let running = futures::future::join_all(calls.iter().zip(&not_run).map(|(call, skip)| {
+                        let tools = &tools;
+                        async move {
+                            match skip {
+                                Some(outcome) => outcome.clone(),
+                                None => tools.call(&call.name, call.arguments.as_ref().map_err(String::as_str)).await,
+                            }
+                        }
+                    }));
+                    let outcomes = tokio::select! {
+                        outcomes = running => outcomes,
+                        cut = cut_short(&mut ending, turn_deadline) => {
+                            for call in &calls {
+                                let event = cancelled(&call.id);
+                                for event in outlet.pass(vec![event], &normalizer) { yield event; }
+                            }
+                            let events = normalizer.fail(&cut.error(limits.max_turn_duration), elapsed());
+                            for event in outlet.pass(events, &normalizer) { yield event; }
+                            return;
                         }
                     };
                     calls_made += calls.len();
@@ -334,8 +406,18 @@ pub const MAX_TOOL_CALLS: usize = 12;
 /// `done.finish_reason` of a turn stopped at the tool-call limit.
 pub const TOOL_LIMIT: &str = "tool_limit";
 
+/// The result of a call the user declined (or did not answer in time).
+fn declined(why: &str) -> super::tools::CallOutcome {
+    super::tools::CallOutcome {
+        status: crate::turn::ToolStatus::Denied,
+        output: why.to_owned(),
+        truncated_bytes: 0,
+        duration_ms: 0,
+    }
+}
+
 /// The result of a call the limit kept from running.
-fn not_run(limit: usize) -> super::tools::CallOutcome {
+fn limit_reached(limit: usize) -> super::tools::CallOutcome {
     super::tools::CallOutcome {
         status: crate::turn::ToolStatus::Cancelled,
         output: format!("Not run: the turn reached its limit of {limit} tool calls."),

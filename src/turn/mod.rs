@@ -29,4 +29,4 @@ pub use event::{ErrorKind, TurnEvent, Usage};
 pub use public_model::PublicModel;
 pub use reasoning_source::ReasoningSource;
 pub use request::{AnswerNow, ChatMessage, ChatRequest, Role};
-pub use tool::{Approval, ToolCall, ToolStatus};
+pub use tool::{Approval, Decision, ToolCall, ToolStatus};

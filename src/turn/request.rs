@@ -103,6 +103,10 @@ pub struct ChatRequest {
     /// "files"]`); absent: every enabled server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<String>>,
+    /// Tools the user allowed for the whole conversation ("Allow in this
+    /// conversation"): their calls run without asking again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_tools: Vec<String>,
     /// The tools offered to the model for this request: filled by the
     /// server's tool loop, never read from the browser.
     #[serde(skip)]

@@ -43,6 +43,19 @@ pub enum Approval {
     NotNeeded,
 }
 
+/// The user's answer to a call that asks first (`POST /api/tool_decision`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    AllowOnce,
+    /// Allow, and this tool runs without asking for the rest of the conversation.
+    AllowConversation,
+    Deny,
+}
+
+/// What the model reads for a call the user declined.
+pub const DECLINED: &str = "The user declined this tool call.";
+
 /// An earlier call, as an assistant message carries it back to the model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {

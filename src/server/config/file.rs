@@ -85,6 +85,10 @@ struct FileConfig {
     show_thinking: Option<bool>,
     #[serde(default)]
     models: Vec<FileModel>,
+    /// Read by `tools::mcp::config` (the MCP servers).
+    #[serde(default)]
+    #[allow(dead_code)]
+    mcp_servers: Option<toml::Table>,
 }
 
 /// One `[[models]]` entry.

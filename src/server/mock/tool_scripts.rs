@@ -259,6 +259,47 @@ pub fn mock_parallel_round(messages: &[ChatMessage], delay: Duration) -> Vec<Ste
     steps
 }
 
+/// Where `mock:tools-write` writes (the end-to-end suite gives
+/// server-filesystem this folder).
+pub const WRITE_DIR: &str = "/tmp/pensive-e2e-files";
+
+/// `mock:tools-write` and `mock:tools-read`: one call to an MCP server
+/// named `files` (server-filesystem), then an answer that says how it went.
+pub fn mock_files_round(messages: &[ChatMessage], write: bool, delay: Duration) -> Vec<Step> {
+    let pace = Pace {
+        reasoning_ms: delay.as_millis() as u64,
+        answer_ms: delay.as_millis() as u64,
+    };
+    let results = results_so_far(messages);
+    let mut steps = Vec::new();
+    match results.first() {
+        None => {
+            let (thought, name, arguments) = if write {
+                (
+                    "I will save the note to a file. ",
+                    "files__write_file",
+                    json!({"path": format!("{WRITE_DIR}/note.txt"), "content": "Written after approval."}),
+                )
+            } else {
+                (
+                    "I will read the note. ",
+                    "files__read_text_file",
+                    json!({"path": format!("{WRITE_DIR}/note.txt")}),
+                )
+            };
+            steps.extend(thinking(thought, pace));
+            steps.extend(call("call_files_1", name, &arguments, pace));
+            steps.push(end("tool_calls", 20));
+        }
+        Some(result) => {
+            steps.extend(thinking("The tool answered. ", pace));
+            steps.extend(answer(&format!("The tool said: {}", result.content), pace));
+            steps.push(end("stop", 20));
+        }
+    }
+    steps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

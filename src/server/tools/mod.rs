@@ -4,6 +4,7 @@
 //! deadline, and its output is capped before it goes anywhere.
 
 pub mod builtin;
+pub mod mcp;
 pub mod output;
 
 use std::time::{Duration, Instant};
@@ -28,8 +29,11 @@ pub struct CallOutcome {
 pub struct ToolBox {
     /// Offer the built-in tools.
     builtin: bool,
-    /// Longest a call may run.
+    /// Longest a built-in call may run (an MCP server's own `timeout_s`
+    /// bounds its calls).
     pub call_timeout: Duration,
+    /// The connected MCP servers.
+    servers: Vec<std::sync::Arc<mcp::McpServer>>,
 }
 
 impl Default for ToolBox {
@@ -37,11 +41,48 @@ impl Default for ToolBox {
         Self {
             builtin: true,
             call_timeout: Duration::from_secs(30),
+            servers: Vec::new(),
         }
     }
 }
 
+/// A tool name as MCP allows it (1 to 128 of `[A-Za-z0-9_.-]`); others are
+/// not offered (a model could not call them back by name anyway).
+fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
 impl ToolBox {
+    /// The built-in tools and `servers` (connected).
+    pub fn with_servers(servers: Vec<mcp::McpServer>) -> Self {
+        Self {
+            servers: servers.into_iter().map(std::sync::Arc::new).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// The connected servers (the Tools control lists them).
+    pub fn servers(&self) -> impl Iterator<Item = &mcp::McpServer> {
+        self.servers.iter().map(|s| s.as_ref())
+    }
+
+    /// Ends every server's connection (stdio children are killed).
+    pub async fn close(&self) {
+        for server in &self.servers {
+            server.cancel().await;
+        }
+    }
+
+    fn mcp_tool(&self, name: &str) -> Option<(&mcp::McpServer, &rmcp::model::Tool)> {
+        let (server, tool) = split_name(name)?;
+        let server = self.servers.iter().find(|s| s.config.name == server)?;
+        let tool = server.tools.iter().find(|t| t.name == tool)?;
+        Some((server, tool))
+    }
+
     /// The tools offered when the request names the servers `enabled`
     /// (absent: every enabled server), namespaced.
     pub fn offered(&self, enabled: Option<&[String]>) -> Vec<ToolSpec> {
@@ -52,6 +93,18 @@ impl ToolBox {
                 name: format!("{}{NAME_SEPARATOR}{}", builtin::SERVER, spec.name),
                 ..spec
             }));
+        }
+        for server in &self.servers {
+            if !on(&server.config.name) {
+                continue;
+            }
+            for tool in server.tools.iter().filter(|t| valid_tool_name(&t.name)) {
+                specs.push(ToolSpec {
+                    name: format!("{}{NAME_SEPARATOR}{}", server.config.name, tool.name),
+                    description: tool.description.as_deref().unwrap_or("").to_owned(),
+                    parameters: Value::Object((*tool.input_schema).clone()),
+                });
+            }
         }
         specs
     }
@@ -65,9 +118,20 @@ impl ToolBox {
 
     /// Whether a call needs the user's approval before it runs: built-in
     /// tools never do.
+    /// MCP tools need it unless their server is `trusted` and the tool
+    /// says it only reads (`readOnlyHint: true`): an annotation is the
+    /// server's claim, believed only from a server the user trusts.
     pub fn approval(&self, name: &str) -> Approval {
-        match split_name(name) {
-            Some((builtin::SERVER, _)) => Approval::NotNeeded,
+        if let Some((builtin::SERVER, _)) = split_name(name) {
+            return Approval::NotNeeded;
+        }
+        match self.mcp_tool(name) {
+            Some((server, tool))
+                if server.config.trusted
+                    && tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true) =>
+            {
+                Approval::NotNeeded
+            }
             _ => Approval::Needed,
         }
     }
@@ -79,16 +143,16 @@ impl ToolBox {
         let result = match arguments {
             Err(problem) => Err(format!("the arguments are not a JSON object: {problem}")),
             Ok(arguments) => {
+                let timeout = self
+                    .mcp_tool(name)
+                    .map_or(self.call_timeout, |(server, _)| server.config.timeout);
                 let run = self.run(name, arguments);
-                match tokio::time::timeout(self.call_timeout, run).await {
+                match tokio::time::timeout(timeout, run).await {
                     Ok(result) => result,
                     Err(_) => {
                         return self.ended(
                             ToolStatus::Timeout,
-                            format!(
-                                "The tool did not answer within {}s.",
-                                self.call_timeout.as_secs()
-                            ),
+                            format!("The tool did not answer within {}s.", timeout.as_secs_f64()),
                             started,
                         )
                     }
@@ -112,7 +176,14 @@ impl ToolBox {
                     .await
                     .map_err(|_| "the tool failed unexpectedly".to_owned())?
             }
-            _ => Err(format!("there is no tool named `{name}`")),
+            _ => match self.mcp_tool(name) {
+                Some((server, tool)) => match server.call(&tool.name, arguments).await {
+                    Ok((text, false)) => Ok(text),
+                    Ok((text, true)) => Err(text),
+                    Err(problem) => Err(problem),
+                },
+                None => Err(format!("there is no tool named `{name}`")),
+            },
         }
     }
 

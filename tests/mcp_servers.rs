@@ -1,0 +1,276 @@
+//! Pensive's MCP client against the real reference servers from npm
+//! (installed by `make test` in end2end/node_modules, run offline):
+//! server-everything over stdio and over Streamable HTTP, server-filesystem
+//! on a temporary folder. A tool loop that writes a file asks the user
+//! first; reading from a trusted server does not; a declined call never
+//! runs and the model is told so.
+
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures::StreamExt;
+use pensive::server::config::{ModelConfig, ProviderKind};
+use pensive::server::mock::scripted::Pace;
+use pensive::server::providers::wire::{Dialect, UpstreamModel};
+use pensive::server::tags::TagSet;
+use pensive::server::tools::mcp::{self, McpServerConfig, Transport};
+use pensive::server::tools::ToolBox;
+use pensive::server::{AppConfig, TurnService};
+use pensive::turn::{Approval, ChatMessage, ChatRequest, Decision, ToolStatus, TurnEvent};
+use serde_json::json;
+
+fn bin(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("end2end/node_modules/.bin")
+        .join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run `make test` (npm ci in end2end)",
+        path.display()
+    );
+    path.display().to_string()
+}
+
+fn stdio(name: &str, command: String, args: Vec<String>, trusted: bool) -> McpServerConfig {
+    McpServerConfig {
+        name: name.into(),
+        transport: Transport::Stdio {
+            command,
+            args,
+            env: BTreeMap::new(),
+            cwd: None,
+        },
+        trusted,
+        timeout: Duration::from_secs(10),
+    }
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pensive-mcp-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}
+
+#[tokio::test]
+async fn server_everything_over_stdio_lists_and_calls_its_tools() {
+    let server = mcp::connect(stdio(
+        "everything",
+        bin("mcp-server-everything"),
+        vec![],
+        false,
+    ))
+    .await
+    .expect("server-everything starts");
+    let tools = ToolBox::with_servers(vec![server]);
+    let names: Vec<String> = tools.offered(None).into_iter().map(|s| s.name).collect();
+    assert!(names.contains(&"everything__echo".to_owned()), "{names:?}");
+    assert!(names.contains(&"builtin__calculate".to_owned()));
+    let echo = tools
+        .call("everything__echo", Ok(&json!({"message": "over stdio"})))
+        .await;
+    assert_eq!(
+        (echo.status, echo.output.as_str()),
+        (ToolStatus::Ok, "Echo: over stdio")
+    );
+    // Only PATH and HOME (and what the config names) reach the child.
+    std::env::set_var("PENSIVE_TEST_SECRET", "must-not-leak");
+    let env = tools.call("everything__get-env", Ok(&json!({}))).await;
+    assert!(
+        !env.output.contains("must-not-leak") && !env.output.contains("CARGO"),
+        "{}",
+        env.output
+    );
+    assert!(env.output.contains("PATH"), "{}", env.output);
+    // structuredContent shows as JSON.
+    let structured = tools
+        .call(
+            "everything__get-structured-content",
+            Ok(&json!({"location": "New York"})),
+        )
+        .await;
+    assert!(
+        structured.output.contains("\"temperature\""),
+        "{}",
+        structured.output
+    );
+    // A server that is not trusted: every tool asks first.
+    assert_eq!(tools.approval("everything__echo"), Approval::Needed);
+    tools.close().await;
+}
+
+#[tokio::test]
+async fn server_everything_over_streamable_http() {
+    let port = common::free_port();
+    let mut child = tokio::process::Command::new(bin("mcp-server-everything"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .env(
+            "NODE_OPTIONS",
+            format!(
+                "--require {}/tests/fixtures/mcp/loopback.cjs",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+        )
+        .kill_on_drop(true)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("server-everything over HTTP starts");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut server = None;
+    for _ in 0..100 {
+        let config = McpServerConfig {
+            name: "remote".into(),
+            transport: Transport::Http {
+                url: url.clone(),
+                headers: BTreeMap::new(),
+            },
+            trusted: false,
+            timeout: Duration::from_secs(10),
+        };
+        match mcp::connect(config).await {
+            Ok(connected) => {
+                server = Some(connected);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let tools = ToolBox::with_servers(vec![server.expect("connected over HTTP")]);
+    let sum = tools
+        .call("remote__get-sum", Ok(&json!({"a": 2, "b": 40})))
+        .await;
+    assert_eq!(sum.status, ToolStatus::Ok);
+    assert!(sum.output.contains("42"), "{}", sum.output);
+    tools.close().await;
+    let _ = child.kill().await;
+}
+
+async fn filesystem_tools(dir: &std::path::Path) -> ToolBox {
+    let server = mcp::connect(stdio(
+        "files",
+        bin("mcp-server-filesystem"),
+        vec![dir.display().to_string()],
+        true,
+    ))
+    .await
+    .expect("server-filesystem starts");
+    ToolBox::with_servers(vec![server])
+}
+
+#[tokio::test]
+async fn a_trusted_servers_reads_run_at_once_and_its_writes_ask_first() {
+    let dir = temp_dir("approval");
+    let tools = filesystem_tools(&dir).await;
+    assert_eq!(tools.approval("files__read_text_file"), Approval::NotNeeded);
+    assert_eq!(tools.approval("files__write_file"), Approval::Needed);
+    tools.close().await;
+}
+
+fn service(port: u16, tools: ToolBox) -> TurnService {
+    let model = ModelConfig {
+        id: "m".into(),
+        label: "m".into(),
+        provider: ProviderKind::Wire(Dialect::Chat),
+        upstream: UpstreamModel {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            api_key: Some("sk-test".into()),
+            name: "mock-model".into(),
+            ..UpstreamModel::default()
+        },
+        demo_pace: Pace::INSTANT,
+        tags: TagSet::default(),
+        start_in_thinking: false,
+    };
+    TurnService::new(AppConfig {
+        models: vec![model],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(30),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    })
+    .with_tools(tools)
+}
+
+/// A write turn decided by `decision`: its events.
+async fn write_turn(turns: &TurnService, dir_note: &str, decision: Decision) -> Vec<TurnEvent> {
+    let request = ChatRequest {
+        messages: vec![ChatMessage::user(format!(
+            "Save it. mock:tools-write {dir_note}"
+        ))],
+        model: Some("m".into()),
+        turn_id: Some("turn-1".into()),
+        ..ChatRequest::default()
+    };
+    let mut stream = Box::pin(turns.start(request, "tester"));
+    let mut events = Vec::new();
+    while let Some(event) = stream.next().await {
+        if let TurnEvent::ToolCallReady { id, approval, .. } = &event {
+            assert_eq!(*approval, Approval::Needed, "a write asks first");
+            // The user answers while the call waits.
+            let turns = turns.clone();
+            let id = id.clone();
+            tokio::spawn(async move {
+                for _ in 0..100 {
+                    if turns.tool_decision("tester", "turn-1", &id, decision) {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            });
+        }
+        events.push(event);
+    }
+    pensive::turn::contract::check_stream(&events).expect("the contract holds");
+    events
+}
+
+fn result_of(events: &[TurnEvent]) -> Option<(ToolStatus, String)> {
+    events.iter().find_map(|e| match e {
+        TurnEvent::ToolResult { status, output, .. } => Some((*status, output.clone())),
+        _ => None,
+    })
+}
+
+#[tokio::test]
+async fn a_write_runs_only_once_the_user_allows_it() {
+    let (port, _mock) = common::start_mock_in_process().await;
+    // The mock's script writes under a fixed folder (see tool_scripts).
+    let dir = PathBuf::from(pensive::server::mock::tool_scripts::WRITE_DIR);
+    std::fs::create_dir_all(&dir).expect("the write folder");
+    let note = dir.join("note.txt");
+    let _ = std::fs::remove_file(&note);
+    let turns = service(port, filesystem_tools(&dir).await);
+
+    let denied = write_turn(&turns, "", Decision::Deny).await;
+    assert_eq!(
+        result_of(&denied),
+        Some((ToolStatus::Denied, pensive::turn::tool::DECLINED.to_owned()))
+    );
+    assert!(!note.exists(), "a declined call never runs");
+    assert!(
+        matches!(denied.last(), Some(TurnEvent::Done { .. })),
+        "the wire stays valid"
+    );
+
+    let allowed = write_turn(&turns, "", Decision::AllowOnce).await;
+    assert_eq!(
+        result_of(&allowed).map(|r| r.0),
+        Some(ToolStatus::Ok),
+        "{allowed:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&note).ok().as_deref(),
+        Some("Written after approval.")
+    );
+    turns.tools().close().await;
+}
