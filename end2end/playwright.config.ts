@@ -51,7 +51,8 @@ export default defineConfig({
       stderr: 'pipe',
     },
     {
-      command: '../target/debug/pensive serve',
+      // server-filesystem (mcp-e2e.json) needs its folder to exist.
+      command: 'mkdir -p /tmp/pensive-e2e-files && ../target/debug/pensive serve',
       url: `http://127.0.0.1:${MOCKED_PORT}/`,
       reuseExistingServer: false,
       timeout: 60_000,
@@ -60,6 +61,7 @@ export default defineConfig({
         LEPTOS_SITE_ROOT: '../target/site',
         LEPTOS_ENV: 'PROD',
         PENSIVE_CONFIG: 'pensive-mocked.toml',
+        PENSIVE_MCP_CONFIG: 'mcp-e2e.json',
         MOCK_KEY: 'sk-SENTINEL-e2e-key-7f3a',
         PENSIVE_FIRST_TOKEN_TIMEOUT_SECS: '2',
         RUST_LOG: 'info',

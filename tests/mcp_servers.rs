@@ -190,7 +190,9 @@ fn service(port: u16, tools: ToolBox) -> TurnService {
     };
     TurnService::new(AppConfig {
         models: vec![model],
-        first_token_timeout: Duration::from_secs(5),
+        // Shorter than the user takes to decide below: the model's next
+        // response gets its own deadline, not what is left of the first.
+        first_token_timeout: Duration::from_secs(1),
         idle_timeout: Duration::from_secs(30),
         access_token: None,
         site_access: Default::default(),
@@ -220,6 +222,7 @@ async fn write_turn(turns: &TurnService, dir_note: &str, decision: Decision) -> 
             let turns = turns.clone();
             let id = id.clone();
             tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(1_300)).await;
                 for _ in 0..100 {
                     if turns.tool_decision("tester", "turn-1", &id, decision) {
                         return;

@@ -123,3 +123,44 @@ test('On a phone the tool step fits the screen and opens', async ({ page }) => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow).toBe(0);
 });
+
+test('A write to the files server waits for the user: Deny tells the model, Allow once runs it', async ({ page }) => {
+  const note = '/tmp/pensive-e2e-files/note.txt';
+  fs.rmSync(note, { force: true });
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+
+  await chat.send('Save the note. mock:tools-write');
+  let step = chat.assistant().getByTestId('tool-step');
+  await expect(step).toHaveAttribute('data-state', 'waiting');
+  await expect(step.getByTestId('tool-state')).toHaveText('waiting for your approval');
+  await expect(step.getByTestId('tool-approval')).toHaveText(
+    'The model wants to run write_file from the files server with these arguments.',
+  );
+  // The complete arguments are shown before anything runs.
+  await expect(step.getByTestId('tool-arguments')).toContainText('"content": "Written after approval."');
+  expect(fs.existsSync(note)).toBe(false);
+  await step.getByTestId('deny').click();
+  await expect(step).toHaveAttribute('data-state', 'denied');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('answer')).toHaveText('The tool said: The user declined this tool call.');
+  expect(fs.existsSync(note)).toBe(false);
+
+  await chat.send('Please, save it now. mock:tools-write');
+  step = chat.assistant().getByTestId('tool-step');
+  await expect(step).toHaveAttribute('data-state', 'waiting');
+  await step.getByTestId('allow-once').click();
+  await expect(step).toHaveAttribute('data-state', 'done');
+  await expect(step.getByTestId('allow-once')).toHaveCount(0);
+  await expect(chat.assistant().getByTestId('answer')).toContainText('The tool said: Successfully wrote');
+  expect(fs.readFileSync(note, 'utf8')).toBe('Written after approval.');
+
+  // A read from the trusted server runs without asking.
+  await chat.send('Read it back. mock:tools-read');
+  step = chat.assistant().getByTestId('tool-step');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(step).toHaveAttribute('data-state', 'done');
+  await expect(chat.assistant().getByTestId('answer')).toHaveText('The tool said: Written after approval.');
+  await chat.expectNoConsoleErrors();
+});

@@ -192,7 +192,7 @@ impl TurnService {
                 request.tool_specs = tools.offered(request.tools.as_deref());
             }
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
-            let deadline = tokio::time::Instant::now() + config.first_token_timeout;
+            let mut deadline = tokio::time::Instant::now() + config.first_token_timeout;
             let limits = &config.limits;
             let turn_deadline = (!limits.max_turn_duration.is_zero())
                 .then(|| tokio::time::Instant::now() + limits.max_turn_duration);
@@ -367,6 +367,9 @@ impl TurnService {
                             return;
                         }
                     };
+                    // The next response gets its own first-token deadline:
+                    // the time the tools and the user took is not the model's.
+                    deadline = tokio::time::Instant::now() + config.first_token_timeout;
                     received_any = false;
                     continue;
                 }

@@ -171,8 +171,13 @@ impl McpServer {
             }
             text.push('\n');
         }
-        if let Some(structured) = &result.structured_content {
-            // Shown as JSON (and given to the model as JSON).
+        // `structuredContent` as JSON, unless the text already carries it
+        // (the spec asks servers to send it serialized as text too).
+        if let Some(structured) = result
+            .structured_content
+            .as_ref()
+            .filter(|_| text.trim().is_empty())
+        {
             text.push_str(&serde_json::to_string_pretty(structured).unwrap_or_default());
         }
         Ok((text.trim_end().to_owned(), result.is_error == Some(true)))
