@@ -164,3 +164,33 @@ test('A write to the files server waits for the user: Deny tells the model, Allo
   await expect(chat.assistant().getByTestId('answer')).toHaveText('The tool said: Written after approval.');
   await chat.expectNoConsoleErrors();
 });
+
+test('A tool that hangs times out at its server\'s limit, and the model is told so', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+  await chat.send('Run the slow job. mock:tools-slow');
+  const step = chat.assistant().getByTestId('tool-step');
+  await expect(step).toHaveAttribute('data-state', 'running');
+  await expect(step).toHaveAttribute('data-state', 'timeout');
+  await expect(step.getByTestId('tool-state')).toHaveText(/^timed out · 3\.\ds$/);
+  await expect(chat.assistant().getByTestId('answer')).toHaveText('The tool said: The tool did not answer within 3s.');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+});
+
+test('Stop during a tool call cancels it and the step says so, also after a reload', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+  await chat.send('Run the slow job. mock:tools-slow');
+  const step = chat.assistant().getByTestId('tool-step');
+  await expect(step).toHaveAttribute('data-state', 'running');
+  await page.getByTestId('stop').click();
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'stopped');
+  await expect(step).toHaveAttribute('data-state', 'cancelled');
+  await expect(step.getByTestId('tool-state')).toHaveText('cancelled');
+  await page.reload();
+  await chat.hydrated();
+  await expect(chat.assistant().getByTestId('tool-step')).toHaveAttribute('data-state', 'cancelled');
+  await chat.expectNoConsoleErrors();
+});

@@ -300,6 +300,33 @@ pub fn mock_files_round(messages: &[ChatMessage], write: bool, delay: Duration) 
     steps
 }
 
+/// `mock:tools-slow`: one call to server-everything's long-running
+/// operation (20 s) on the server named `slow`, for Stop and timeouts.
+pub fn mock_slow_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
+    let pace = Pace {
+        reasoning_ms: delay.as_millis() as u64,
+        answer_ms: delay.as_millis() as u64,
+    };
+    let mut steps = Vec::new();
+    match results_so_far(messages).first() {
+        None => {
+            steps.extend(thinking("This takes a while. ", pace));
+            steps.extend(call(
+                "call_slow_1",
+                "slow__trigger-long-running-operation",
+                &json!({"duration": 20, "steps": 20}),
+                pace,
+            ));
+            steps.push(end("tool_calls", 20));
+        }
+        Some(result) => {
+            steps.extend(answer(&format!("The tool said: {}", result.content), pace));
+            steps.push(end("stop", 20));
+        }
+    }
+    steps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

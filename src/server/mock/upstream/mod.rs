@@ -283,6 +283,8 @@ fn tool_scenario(
     }
     let steps = if question.content.contains("mock:tools-parallel") {
         tool_scripts::mock_parallel_round(messages, delay)
+    } else if question.content.contains("mock:tools-slow") {
+        tool_scripts::mock_slow_round(messages, delay)
     } else if question.content.contains("mock:tools-write") {
         tool_scripts::mock_files_round(messages, true, delay)
     } else if question.content.contains("mock:tools-read") {
