@@ -323,3 +323,38 @@ async fn a_server_without_tool_support_still_answers() {
     assert!(bodies[0].get("tools").is_some());
     assert!(bodies[1].get("tools").is_none());
 }
+
+/// A model that keeps calling tools stops at the 12-call limit, with
+/// `tool_limit`; Continue (the stored turn sent back with
+/// `continue_answer`) lets it finish.
+#[tokio::test]
+async fn the_tool_call_limit_ends_the_turn_and_continue_resumes_it() {
+    let (port, _mock) = common::start_mock_in_process().await;
+    let app = app_with(chat_model(port, "mock-model"));
+    let question = "Keep going mock:tools-loop";
+    let events = turn(&app, json!([{"role": "user", "content": question}]), "m").await;
+    let results: Vec<ToolStatus> = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ToolResult { status, .. } => Some(*status),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 13);
+    assert!(results[..12].iter().all(|s| *s == ToolStatus::Ok));
+    assert_eq!(results[12], ToolStatus::Cancelled, "the 13th call is not run");
+    assert!(matches!(events.last(), Some(TurnEvent::Done { finish_reason: Some(r), .. }) if r == "tool_limit"));
+
+    let mut stored = Turn::new(0.0);
+    for event in events {
+        stored.apply(event, 0.0);
+    }
+    assert!(pensive::turn::turn_footer::is_cut_off(&stored));
+    stored.model = Some(TurnModel { id: "m".into(), label: "m".into() });
+    let mut conversation = Conversation::new("c".into(), 0.0);
+    conversation.model = Some("m".into());
+    conversation.messages = vec![Message::user(question), Message::Assistant(stored)];
+    let body = json!({"request": {"messages": conversation.to_chat_messages(), "model": "m", "continue_answer": true}});
+    let resumed = common::post_chat(&app, &body, "the continued turn").await;
+    assert_eq!(answer_text(&resumed), "All thirteen products are done.");
+}

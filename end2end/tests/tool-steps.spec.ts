@@ -194,3 +194,22 @@ test('Stop during a tool call cancels it and the step says so, also after a relo
   await expect(chat.assistant().getByTestId('tool-step')).toHaveAttribute('data-state', 'cancelled');
   await chat.expectNoConsoleErrors();
 });
+
+test('At the limit of 12 tool calls the turn says so, and Continue lets the model finish', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+  await chat.send('Keep going mock:tools-loop');
+  const turn = chat.assistant();
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  await expect(turn.getByTestId('tool-step')).toHaveCount(13);
+  await expect(turn.locator('[data-testid="tool-step"][data-state="done"]')).toHaveCount(12);
+  await expect(turn.getByTestId('tool-step').last()).toHaveAttribute('data-state', 'cancelled');
+  await expect(turn.getByTestId('cut-off')).toHaveText('Stopped at the limit of 12 tool calls');
+  await turn.getByTestId('continue').click();
+  await expect(turn.getByTestId('answer')).toHaveText('All thirteen products are done.');
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  await expect(turn.getByTestId('cut-off')).toHaveCount(0);
+  await expect(turn.getByTestId('tool-step')).toHaveCount(13);
+  await chat.expectNoConsoleErrors();
+});

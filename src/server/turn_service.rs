@@ -404,7 +404,7 @@ impl TurnService {
 }
 
 /// Most tool calls in one turn (DESIGN §6).
-pub const MAX_TOOL_CALLS: usize = 12;
+pub const MAX_TOOL_CALLS: usize = crate::turn::tool::TOOL_CALL_LIMIT;
 
 /// `done.finish_reason` of a turn stopped at the tool-call limit.
 pub const TOOL_LIMIT: &str = "tool_limit";
@@ -664,6 +664,9 @@ fn validate<'c>(
     }
     match request.messages.last() {
         None => Err(TurnError::NoMessages),
+        // "Continue" on a turn stopped at the tool-call limit: the loop goes
+        // on from its last results.
+        Some(last) if request.continue_answer && last.role == Role::Tool => Ok((model, effort)),
         Some(last) if last.role != Role::User || last.content.trim().is_empty() => {
             Err(TurnError::LastMessageNotFromUser)
         }

@@ -75,6 +75,10 @@ pub struct ToolSpec {
     pub parameters: serde_json::Value,
 }
 
+/// Most tool calls in one turn; the calls past it are not run and the turn
+/// ends with `finish_reason: "tool_limit"` (DESIGN §6).
+pub const TOOL_CALL_LIMIT: usize = 12;
+
 /// Separates a server's name from its tool's in the names the model sees.
 pub const NAME_SEPARATOR: &str = "__";
 

@@ -71,13 +71,21 @@ pub fn time_line(turn: &Turn) -> Option<String> {
 }
 
 /// Whether the turn ended at the output limit (`finish_reason: "length"`).
+/// Or at the tool-call limit (`tool_limit`): both offer Continue.
 pub fn is_cut_off(turn: &Turn) -> bool {
-    turn.status == TurnStatus::Done && turn.finish_reason.as_deref() == Some("length")
+    turn.status == TurnStatus::Done
+        && matches!(turn.finish_reason.as_deref(), Some("length" | "tool_limit"))
 }
 
 /// The note of an answer cut at the output limit, naming the limit when the
 /// server sent one.
 pub fn cut_note(finish_reason: Option<&str>, output_limit: Option<u32>) -> Option<String> {
+    if finish_reason == Some("tool_limit") {
+        return Some(format!(
+            "Stopped at the limit of {} tool calls",
+            super::tool::TOOL_CALL_LIMIT
+        ));
+    }
     if finish_reason != Some("length") {
         return None;
     }
@@ -106,6 +114,15 @@ fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turn_stopped_at_the_tool_limit_says_so() {
+        assert_eq!(
+            cut_note(Some("tool_limit"), None).as_deref(),
+            Some("Stopped at the limit of 12 tool calls")
+        );
+        assert_eq!(cut_note(Some("tool_calls"), None), None);
+    }
 
     #[test]
     fn the_time_line_sums_thinking_and_tools_apart() {

@@ -327,6 +327,31 @@ pub fn mock_slow_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
     steps
 }
 
+/// `mock:tools-loop`: a model that keeps calling `calculate`, one call a
+/// response, until the conversation holds 13 results (past the 12-call
+/// limit of one turn: "Continue" lets it finish).
+pub fn mock_loop_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
+    let pace = Pace {
+        reasoning_ms: delay.as_millis() as u64,
+        answer_ms: delay.as_millis() as u64,
+    };
+    let done = messages.iter().filter(|m| m.role == Role::Tool).count();
+    let mut steps = Vec::new();
+    if done < 13 {
+        steps.extend(call(
+            &format!("call_loop_{}", done + 1),
+            CALCULATE,
+            &json!({"expression": format!("{} * 2", done + 1)}),
+            pace,
+        ));
+        steps.push(end("tool_calls", 4));
+    } else {
+        steps.extend(answer("All thirteen products are done.", pace));
+        steps.push(end("stop", 4));
+    }
+    steps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -283,6 +283,8 @@ fn tool_scenario(
     }
     let steps = if question.content.contains("mock:tools-parallel") {
         tool_scripts::mock_parallel_round(messages, delay)
+    } else if question.content.contains("mock:tools-loop") {
+        tool_scripts::mock_loop_round(messages, delay)
     } else if question.content.contains("mock:tools-slow") {
         tool_scripts::mock_slow_round(messages, delay)
     } else if question.content.contains("mock:tools-write") {
