@@ -96,6 +96,23 @@ fn timeline(events: &[TurnEvent]) -> Vec<String> {
     out
 }
 
+/// `question` and the turn `events` made, as the browser stores them (the
+/// turn written by model `m`, the conversation's model).
+fn stored_conversation(question: &str, events: Vec<TurnEvent>) -> Conversation {
+    let mut stored = Turn::new(0.0);
+    for event in events {
+        stored.apply(event, 0.0);
+    }
+    stored.model = Some(TurnModel {
+        id: "m".into(),
+        label: "m".into(),
+    });
+    let mut conversation = Conversation::new("c".into(), 0.0);
+    conversation.model = Some("m".into());
+    conversation.messages = vec![Message::user(question), Message::Assistant(stored)];
+    conversation
+}
+
 fn request_bodies(mock: &MockState) -> Vec<Value> {
     mock.requests().into_iter().map(|r| r.body).collect()
 }
@@ -255,20 +272,10 @@ async fn deepseek_gets_its_reasoning_back_in_later_turns() {
         |e| matches!(e, TurnEvent::Continuity { data } if data.get("reasoning_content").is_some())
     ));
     // The browser's side: reduce, store, and build the next request.
-    let mut stored = Turn::new(0.0);
-    for event in first {
-        stored.apply(event, 0.0);
-    }
-    stored.model = Some(TurnModel {
-        id: "m".into(),
-        label: "DeepSeek".into(),
-    });
-    let mut conversation = Conversation::new("c".into(), 0.0);
-    conversation.model = Some("m".into());
-    conversation.messages = vec![
-        Message::user("mock:tools-parallel"),
-        Message::Assistant(stored.clone()),
-    ];
+    let mut conversation = stored_conversation("mock:tools-parallel", first);
+    let Some(Message::Assistant(stored)) = conversation.messages.last().cloned() else {
+        panic!("the stored turn");
+    };
     conversation
         .messages
         .push(Message::user("And now? mock:normal"));
@@ -342,18 +349,20 @@ async fn the_tool_call_limit_ends_the_turn_and_continue_resumes_it() {
         .collect();
     assert_eq!(results.len(), 13);
     assert!(results[..12].iter().all(|s| *s == ToolStatus::Ok));
-    assert_eq!(results[12], ToolStatus::Cancelled, "the 13th call is not run");
-    assert!(matches!(events.last(), Some(TurnEvent::Done { finish_reason: Some(r), .. }) if r == "tool_limit"));
+    assert_eq!(
+        results[12],
+        ToolStatus::Cancelled,
+        "the 13th call is not run"
+    );
+    assert!(
+        matches!(events.last(), Some(TurnEvent::Done { finish_reason: Some(r), .. }) if r == "tool_limit")
+    );
 
-    let mut stored = Turn::new(0.0);
-    for event in events {
-        stored.apply(event, 0.0);
-    }
-    assert!(pensive::turn::turn_footer::is_cut_off(&stored));
-    stored.model = Some(TurnModel { id: "m".into(), label: "m".into() });
-    let mut conversation = Conversation::new("c".into(), 0.0);
-    conversation.model = Some("m".into());
-    conversation.messages = vec![Message::user(question), Message::Assistant(stored)];
+    let conversation = stored_conversation(question, events);
+    assert!(
+        matches!(conversation.messages.last(), Some(Message::Assistant(turn))
+        if pensive::turn::turn_footer::is_cut_off(turn))
+    );
     let body = json!({"request": {"messages": conversation.to_chat_messages(), "model": "m", "continue_answer": true}});
     let resumed = common::post_chat(&app, &body, "the continued turn").await;
     assert_eq!(answer_text(&resumed), "All thirteen products are done.");

@@ -1,11 +1,19 @@
 import * as fs from 'fs';
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
-import type { Locator } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 
 // Tools in the thinking timeline: thinking, tool steps and answer text in
 // the order the model produced them, live and after a reload; the demo's
 // calculate step with no setup; parallel calls; a phone screen.
+
+/** The mocked server's page with its chat-completions model picked. */
+async function openChatModel(page: Page): Promise<ChatPage> {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+  return chat;
+}
 
 /** The turn's blocks in page order: "thinking", "tool:<name>", "answer". */
 async function timeline(turn: Locator): Promise<string[]> {
@@ -70,9 +78,7 @@ test('The demo calls calculate between two thoughts, and the step survives a rel
 });
 
 test('think, tool, think, tool, answer from a chat-completions model, in order, live and after a reload', async ({ page }) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  await page.getByTestId('model-picker').selectOption('mock-chat');
+  const chat = await openChatModel(page);
   await chat.send('Multiply, then tell me the date. mock:tools');
   const turn = chat.assistant();
   // Live: the first step shows before the second exists.
@@ -96,9 +102,7 @@ test('think, tool, think, tool, answer from a chat-completions model, in order, 
 });
 
 test('Two parallel calls each get their step and result', async ({ page }) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  await page.getByTestId('model-picker').selectOption('mock-chat');
+  const chat = await openChatModel(page);
   await chat.send('Two squares mock:tools-parallel');
   const turn = chat.assistant();
   await expect(turn).toHaveAttribute('data-status', 'done');
@@ -127,9 +131,7 @@ test('On a phone the tool step fits the screen and opens', async ({ page }) => {
 test('A write to the files server waits for the user: Deny tells the model, Allow once runs it', async ({ page }) => {
   const note = '/tmp/pensive-e2e-files/note.txt';
   fs.rmSync(note, { force: true });
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  await page.getByTestId('model-picker').selectOption('mock-chat');
+  const chat = await openChatModel(page);
 
   await chat.send('Save the note. mock:tools-write');
   let step = chat.assistant().getByTestId('tool-step');
@@ -166,9 +168,7 @@ test('A write to the files server waits for the user: Deny tells the model, Allo
 });
 
 test('A tool that hangs times out at its server\'s limit, and the model is told so', async ({ page }) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  await page.getByTestId('model-picker').selectOption('mock-chat');
+  const chat = await openChatModel(page);
   await chat.send('Run the slow job. mock:tools-slow');
   const step = chat.assistant().getByTestId('tool-step');
   await expect(step).toHaveAttribute('data-state', 'running');
@@ -179,9 +179,7 @@ test('A tool that hangs times out at its server\'s limit, and the model is told 
 });
 
 test('Stop during a tool call cancels it and the step says so, also after a reload', async ({ page }) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  await page.getByTestId('model-picker').selectOption('mock-chat');
+  const chat = await openChatModel(page);
   await chat.send('Run the slow job. mock:tools-slow');
   const step = chat.assistant().getByTestId('tool-step');
   await expect(step).toHaveAttribute('data-state', 'running');
@@ -196,9 +194,7 @@ test('Stop during a tool call cancels it and the step says so, also after a relo
 });
 
 test('At the limit of 12 tool calls the turn says so, and Continue lets the model finish', async ({ page }) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  await page.getByTestId('model-picker').selectOption('mock-chat');
+  const chat = await openChatModel(page);
   await chat.send('Keep going mock:tools-loop');
   const turn = chat.assistant();
   await expect(turn).toHaveAttribute('data-status', 'done');

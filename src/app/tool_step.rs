@@ -17,6 +17,17 @@ use crate::turn::Decision;
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 
+/// The answers to a call that asks first: the decision, its test id, its words.
+const CHOICES: [(Decision, &str, &str); 3] = [
+    (Decision::AllowOnce, "allow-once", "Allow once"),
+    (
+        Decision::AllowConversation,
+        "allow-conversation",
+        "Allow in this conversation",
+    ),
+    (Decision::Deny, "deny", "Deny"),
+];
+
 /// How much of a result the step shows before "Show all" (DESIGN: 4 KB).
 pub const SHOWN_OUTPUT_BYTES: usize = 4 * 1024;
 
@@ -148,27 +159,20 @@ pub fn ToolStepView(
                             }}
                         </p>
                         <div class="turn-actions">
-                            <button
-                                class="copy-button"
-                                data-testid="allow-once"
-                                on:click=move |_| decide(Decision::AllowOnce)
-                            >
-                                "Allow once"
-                            </button>
-                            <button
-                                class="copy-button"
-                                data-testid="allow-conversation"
-                                on:click=move |_| decide(Decision::AllowConversation)
-                            >
-                                "Allow in this conversation"
-                            </button>
-                            <button
-                                class="copy-button"
-                                data-testid="deny"
-                                on:click=move |_| decide(Decision::Deny)
-                            >
-                                "Deny"
-                            </button>
+                            {CHOICES
+                                .iter()
+                                .map(|&(decision, testid, label)| {
+                                    view! {
+                                        <button
+                                            class="copy-button"
+                                            data-testid=testid
+                                            on:click=move |_| decide(decision)
+                                        >
+                                            {label}
+                                        </button>
+                                    }
+                                })
+                                .collect_view()}
                         </div>
                     </div>
                 </Show>

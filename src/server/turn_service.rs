@@ -213,15 +213,10 @@ impl TurnService {
                 }
                 other => other,
             };
-            let mut upstream = match opened {
-                Ok(Ok(upstream)) => upstream,
-                Ok(Err(err)) => {
+            let mut upstream = match opened_stream(opened, &first_token_timeout) {
+                Ok(upstream) => upstream,
+                Err(err) => {
                     let events = normalizer.fail(&err, elapsed());
-                    for event in outlet.pass(events, &normalizer) { yield event; }
-                    return;
-                }
-                Err(_) => {
-                    let events = normalizer.fail(&first_token_timeout, elapsed());
                     for event in outlet.pass(events, &normalizer) { yield event; }
                     return;
                 }
@@ -354,15 +349,10 @@ impl TurnService {
                             return;
                         }
                     };
-                    upstream = match reopened {
-                        Ok(Ok(upstream)) => upstream,
-                        Ok(Err(err)) => {
+                    upstream = match opened_stream(reopened, &first_token_timeout) {
+                        Ok(upstream) => upstream,
+                        Err(err) => {
                             let events = normalizer.fail(&err, elapsed());
-                            for event in outlet.pass(events, &normalizer) { yield event; }
-                            return;
-                        }
-                        Err(_) => {
-                            let events = normalizer.fail(&first_token_timeout, elapsed());
                             for event in outlet.pass(events, &normalizer) { yield event; }
                             return;
                         }
@@ -401,6 +391,15 @@ impl TurnService {
             }
         }
     }
+}
+
+/// The stream `open` gave within its deadline, or the error the turn ends
+/// with (`on_timeout` when the deadline passed first).
+fn opened_stream(
+    opened: Result<Result<DeltaStream, TurnError>, tokio::time::error::Elapsed>,
+    on_timeout: &TurnError,
+) -> Result<DeltaStream, TurnError> {
+    opened.unwrap_or_else(|_| Err(on_timeout.clone()))
 }
 
 /// Most tool calls in one turn (DESIGN §6).

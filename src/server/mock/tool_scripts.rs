@@ -62,6 +62,15 @@ fn results_so_far(messages: &[ChatMessage]) -> Vec<&ChatMessage> {
         .collect()
 }
 
+/// The mock's pace: `delay` before every chunk.
+fn even_pace(delay: Duration) -> Pace {
+    let ms = delay.as_millis() as u64;
+    Pace {
+        reasoning_ms: ms,
+        answer_ms: ms,
+    }
+}
+
 fn thinking(text: &str, pace: Pace) -> Vec<Step> {
     let mut steps: Vec<Step> = chunk_text(text, 6)
         .into_iter()
@@ -184,10 +193,7 @@ pub fn demo_tool_round(messages: &[ChatMessage], offered: bool, pace: Pace) -> O
 /// `mock:tools`: think → `calculate` → think → `current_time` → think →
 /// answer, one response per request, by the tool results so far.
 pub fn mock_tools_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
-    let pace = Pace {
-        reasoning_ms: delay.as_millis() as u64,
-        answer_ms: delay.as_millis() as u64,
-    };
+    let pace = even_pace(delay);
     let results = results_so_far(messages);
     let mut steps = Vec::new();
     match results.len() {
@@ -226,10 +232,7 @@ pub fn mock_tools_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> 
 
 /// `mock:tools-parallel`: two `calculate` calls in one response, then the answer.
 pub fn mock_parallel_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
-    let pace = Pace {
-        reasoning_ms: delay.as_millis() as u64,
-        answer_ms: delay.as_millis() as u64,
-    };
+    let pace = even_pace(delay);
     let results = results_so_far(messages);
     let mut steps = Vec::new();
     if results.is_empty() {
@@ -266,10 +269,7 @@ pub const WRITE_DIR: &str = "/tmp/pensive-e2e-files";
 /// `mock:tools-write` and `mock:tools-read`: one call to an MCP server
 /// named `files` (server-filesystem), then an answer that says how it went.
 pub fn mock_files_round(messages: &[ChatMessage], write: bool, delay: Duration) -> Vec<Step> {
-    let pace = Pace {
-        reasoning_ms: delay.as_millis() as u64,
-        answer_ms: delay.as_millis() as u64,
-    };
+    let pace = even_pace(delay);
     let results = results_so_far(messages);
     let mut steps = Vec::new();
     match results.first() {
@@ -303,10 +303,7 @@ pub fn mock_files_round(messages: &[ChatMessage], write: bool, delay: Duration) 
 /// `mock:tools-slow`: one call to server-everything's long-running
 /// operation (20 s) on the server named `slow`, for Stop and timeouts.
 pub fn mock_slow_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
-    let pace = Pace {
-        reasoning_ms: delay.as_millis() as u64,
-        answer_ms: delay.as_millis() as u64,
-    };
+    let pace = even_pace(delay);
     let mut steps = Vec::new();
     match results_so_far(messages).first() {
         None => {
@@ -331,10 +328,7 @@ pub fn mock_slow_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
 /// response, until the conversation holds 13 results (past the 12-call
 /// limit of one turn: "Continue" lets it finish).
 pub fn mock_loop_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
-    let pace = Pace {
-        reasoning_ms: delay.as_millis() as u64,
-        answer_ms: delay.as_millis() as u64,
-    };
+    let pace = even_pace(delay);
     let done = messages.iter().filter(|m| m.role == Role::Tool).count();
     let mut steps = Vec::new();
     if done < 13 {
