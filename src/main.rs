@@ -84,7 +84,8 @@ enum McpAction {
 async fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+            // rmcp logs each server's whole handshake (its instructions) at info.
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn")),
         )
         .with_writer(std::io::stderr)
         // Colour only on a terminal: log files and collectors get plain text.

@@ -132,7 +132,7 @@ test('all conversations in one file, as JSON and Markdown, with and without reas
   const allJson = await download(page, 'export-json');
   expect(allJson.name).toBe('pensive-all-conversations.json');
   const all = JSON.parse(allJson.text);
-  expect(all.version).toBe(3);
+  expect(all.version).toBe(4); // the history schema (4: tool steps)
   expect(all.conversation).toBeUndefined();
   // Newest first, every readable one.
   expect(all.conversations.map((c: Conversation) => c.title)).toEqual(['Second of two mock:normal', 'First of two mock:normal']);
