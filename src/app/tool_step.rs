@@ -12,7 +12,6 @@ use super::trusted_html::decoration;
 use super::turn_view::BlockView;
 use crate::turn::duration::{format_duration, DurationStyle};
 use crate::turn::reducer::{ToolState, ToolStep};
-use crate::turn::tool::split_name;
 use crate::turn::Decision;
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
@@ -33,7 +32,7 @@ pub const SHOWN_OUTPUT_BYTES: usize = 4 * 1024;
 
 /// The header's words for a step: "calculate · builtin · done · 0.1s".
 pub fn header_parts(step: &ToolStep) -> (String, String, String) {
-    let tool = split_name(&step.name).map_or(step.name.as_str(), |(_, tool)| tool);
+    let tool = step.tool_name();
     let mut state = step.state.label().to_owned();
     if let Some(ms) = step.duration_ms {
         state.push_str(" \u{b7} ");

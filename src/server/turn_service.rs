@@ -285,10 +285,7 @@ impl TurnService {
                         let decision = tokio::select! {
                             decision = waiting.decision(DECISION_TIME) => decision,
                             cut = cut_short(&mut ending, turn_deadline) => {
-                                for call in &calls {
-                                    for event in outlet.pass(vec![cancelled(&call.id)], &normalizer) { yield event; }
-                                }
-                                let events = normalizer.fail(&cut.error(limits.max_turn_duration), elapsed());
+                                let events = cut_during_calls(&calls, &mut normalizer, &cut.error(limits.max_turn_duration), elapsed());
                                 for event in outlet.pass(events, &normalizer) { yield event; }
                                 return;
                             }
@@ -311,11 +308,7 @@ impl TurnService {
                     let outcomes = tokio::select! {
                         outcomes = running => outcomes,
                         cut = cut_short(&mut ending, turn_deadline) => {
-                            for call in &calls {
-                                let event = cancelled(&call.id);
-                                for event in outlet.pass(vec![event], &normalizer) { yield event; }
-                            }
-                            let events = normalizer.fail(&cut.error(limits.max_turn_duration), elapsed());
+                            let events = cut_during_calls(&calls, &mut normalizer, &cut.error(limits.max_turn_duration), elapsed());
                             for event in outlet.pass(events, &normalizer) { yield event; }
                             return;
                         }
@@ -428,14 +421,26 @@ fn limit_reached(limit: usize) -> super::tools::CallOutcome {
     }
 }
 
-fn cancelled(id: &str) -> TurnEvent {
-    TurnEvent::ToolResult {
-        id: id.to_owned(),
-        status: crate::turn::ToolStatus::Cancelled,
-        output: "The call was cancelled.".into(),
-        truncated_bytes: 0,
-        duration_ms: 0,
-    }
+/// The turn was cut short (shutdown, the turn's time) while `calls` waited
+/// or ran: each gets its `cancelled` result, then the turn its error.
+fn cut_during_calls(
+    calls: &[super::tool_round::ReadyCall],
+    normalizer: &mut Normalizer,
+    error: &TurnError,
+    now_ms: u64,
+) -> Vec<TurnEvent> {
+    let mut events: Vec<TurnEvent> = calls
+        .iter()
+        .map(|call| TurnEvent::ToolResult {
+            id: call.id.clone(),
+            status: crate::turn::ToolStatus::Cancelled,
+            output: "The call was cancelled.".into(),
+            truncated_bytes: 0,
+            duration_ms: 0,
+        })
+        .collect();
+    events.extend(normalizer.fail(error, now_ms));
+    events
 }
 
 /// The wire dialect of a model (`None` for the demo).

@@ -31,21 +31,17 @@ pub fn turn_messages(turn: &Turn, keep_continuity: bool) -> Vec<ChatMessage> {
         taken
     };
     for (index, block) in turn.blocks.iter().enumerate() {
-        match block {
-            Block::Tool(step) => calls.push(step),
-            Block::Answer { text: answer } => {
-                if !calls.is_empty() {
-                    let round = take_continuity(index);
-                    flush_round(&mut out, std::mem::take(&mut text), &mut calls, round);
-                }
-                text.push_str(answer);
-            }
-            Block::Thinking(_) => {
-                if !calls.is_empty() {
-                    let round = take_continuity(index);
-                    flush_round(&mut out, std::mem::take(&mut text), &mut calls, round);
-                }
-            }
+        if let Block::Tool(step) = block {
+            calls.push(step);
+            continue;
+        }
+        // Any other block after calls starts the model's next response.
+        if !calls.is_empty() {
+            let round = take_continuity(index);
+            flush_round(&mut out, std::mem::take(&mut text), &mut calls, round);
+        }
+        if let Block::Answer { text: answer } = block {
+            text.push_str(answer);
         }
     }
     if !calls.is_empty() {
