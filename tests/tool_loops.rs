@@ -43,12 +43,22 @@ fn app_with(model: ModelConfig) -> axum::Router {
 }
 
 fn chat_model(port: u16, name: &str) -> ModelConfig {
+    wire_model(port, Dialect::Chat, name)
+}
+
+/// Model `m`: `name` in `dialect` at the mock on `port` (base URLs as each
+/// provider's configuration takes them).
+fn wire_model(port: u16, dialect: Dialect, name: &str) -> ModelConfig {
+    let base_url = match dialect {
+        Dialect::Chat | Dialect::Responses => format!("http://127.0.0.1:{port}/v1"),
+        _ => format!("http://127.0.0.1:{port}"),
+    };
     ModelConfig {
         id: "m".into(),
         label: name.into(),
-        provider: ProviderKind::Wire(Dialect::Chat),
+        provider: ProviderKind::Wire(dialect),
         upstream: UpstreamModel {
-            base_url: format!("http://127.0.0.1:{port}/v1"),
+            base_url,
             api_key: Some("sk-test".into()),
             name: name.into(),
             ..UpstreamModel::default()
@@ -366,4 +376,103 @@ async fn the_tool_call_limit_ends_the_turn_and_continue_resumes_it() {
     let body = json!({"request": {"messages": conversation.to_chat_messages(), "model": "m", "continue_answer": true}});
     let resumed = common::post_chat(&app, &body, "the continued turn").await;
     assert_eq!(answer_text(&resumed), "All thirteen products are done.");
+}
+
+/// Asks `mock:tools` of `name` in `dialect` and checks the timeline of the
+/// whole loop: the mock's rules (the provider's) refuse any request of the
+/// loop that does not carry back what the provider requires, so a loop
+/// that ends in an answer proves each of its requests passed them.
+async fn two_call_loop(dialect: Dialect, name: &str) -> (Vec<TurnEvent>, Vec<Value>) {
+    let (port, mock) = common::start_mock_in_process().await;
+    let app = app_with(wire_model(port, dialect, name));
+    let events = turn(
+        &app,
+        json!([{"role": "user", "content": "Two tools please mock:tools"}]),
+        "m",
+    )
+    .await;
+    assert_eq!(
+        timeline(&events),
+        [
+            "think",
+            "tool builtin__calculate (builtin)",
+            "result Ok",
+            "think",
+            "tool builtin__current_time (builtin)",
+            "result Ok",
+            "think",
+            "answer",
+            "done"
+        ],
+        "{events:?}"
+    );
+    assert!(answer_text(&events).starts_with("1234 \u{d7} 5678 = 7006652, computed on 20"));
+    let bodies = request_bodies(&mock);
+    assert_eq!(bodies.len(), 3, "one request per response");
+    (events, bodies)
+}
+
+/// Anthropic: each assistant message of the loop goes back as the API
+/// wrote it, its signed thinking block first, then `tool_use`; the
+/// results follow as `tool_result` blocks (golden second request).
+#[tokio::test]
+async fn an_anthropic_loop_echoes_signed_thinking_before_each_tool_use() {
+    let (events, bodies) = two_call_loop(Dialect::Anthropic, "claude-sonnet-4-5").await;
+    let continuity = events
+        .iter()
+        .filter(|e| matches!(e, TurnEvent::Continuity { .. }))
+        .count();
+    assert_eq!(continuity, 2, "one thinking block per tool-calling message");
+    let tools: Vec<&str> = bodies[0]["tools"]
+        .as_array()
+        .expect("tools offered")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(tools, ["builtin__calculate", "builtin__current_time"]);
+    assert!(bodies[0]["tools"][0]["input_schema"].is_object());
+    let thought = "First I need the product. ";
+    assert_eq!(
+        bodies[1]["messages"],
+        json!([
+            {"role": "user", "content": "Two tools please mock:tools"},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": thought,
+                 "signature": pensive::server::mock::encoders::anthropic::mock_signature(thought)},
+                {"type": "tool_use", "id": "call_mock_1", "name": "builtin__calculate",
+                 "input": {"expression": "1234 * 5678"}},
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "call_mock_1", "content": "7006652", "is_error": false},
+            ]},
+        ])
+    );
+    let last = bodies[2]["messages"].as_array().expect("messages");
+    assert_eq!(last.len(), 5);
+    assert_eq!(last[3]["content"][0]["type"], "thinking");
+    assert_eq!(last[3]["content"][1]["name"], "builtin__current_time");
+}
+
+/// Parallel calls in one Anthropic message: both results go back in one
+/// user message, first.
+#[tokio::test]
+async fn anthropic_parallel_calls_share_one_results_message() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let app = app_with(wire_model(port, Dialect::Anthropic, "claude-opus-4-7"));
+    let events = turn(
+        &app,
+        json!([{"role": "user", "content": "mock:tools-parallel"}]),
+        "m",
+    )
+    .await;
+    assert!(answer_text(&events).contains("144 and 169"), "{events:?}");
+    let second = &request_bodies(&mock)[1]["messages"];
+    let results: Vec<&str> = second[2]["content"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|b| b["tool_use_id"].as_str())
+        .collect();
+    assert_eq!(results, ["call_par_1", "call_par_2"]);
+    assert_eq!(second[1]["content"][0]["type"], "thinking");
 }

@@ -324,6 +324,45 @@ pub fn mock_slow_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
     steps
 }
 
+/// `mock:call NAME {json}`: one call of any tool the question names, with
+/// the JSON after the name as its arguments (`{}` when none or unreadable),
+/// then an answer quoting the start of the result. Lets a story drive any
+/// MCP server's tool without a script of its own.
+pub fn mock_call_round(messages: &[ChatMessage], delay: Duration) -> Option<Vec<Step>> {
+    let question = messages.iter().rev().find(|m| m.role == Role::User)?;
+    let (name, arguments) = named_call(&question.content)?;
+    let pace = even_pace(delay);
+    let mut steps = Vec::new();
+    match results_so_far(messages).first() {
+        None => {
+            steps.extend(thinking(&format!("I will call `{name}`. "), pace));
+            steps.extend(call("call_named_1", &name, &arguments, pace));
+            steps.push(end("tool_calls", 20));
+        }
+        Some(result) => {
+            let start: String = result.content.chars().take(200).collect();
+            steps.extend(thinking("The tool answered. ", pace));
+            steps.extend(answer(&format!("The tool said: {start}"), pace));
+            steps.push(end("stop", 20));
+        }
+    }
+    Some(steps)
+}
+
+/// The tool name and arguments after `mock:call` in `text`.
+fn named_call(text: &str) -> Option<(String, serde_json::Value)> {
+    let rest = text.split_once("mock:call")?.1.trim_start();
+    let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    if name.is_empty() {
+        return None;
+    }
+    let arguments = serde_json::from_str::<serde_json::Value>(arguments.trim())
+        .ok()
+        .filter(serde_json::Value::is_object)
+        .unwrap_or_else(|| json!({}));
+    Some((name.to_owned(), arguments))
+}
+
 /// `mock:tools-loop`: a model that keeps calling `calculate`, one call a
 /// response, until the conversation holds 13 results (past the 12-call
 /// limit of one turn: "Continue" lets it finish).
@@ -349,6 +388,19 @@ pub fn mock_loop_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_named_call_takes_its_arguments_from_the_question() {
+        let (name, arguments) = named_call("mock:call hostile__hang {\"seconds\": 5}").unwrap();
+        assert_eq!(
+            (name.as_str(), arguments),
+            ("hostile__hang", json!({"seconds": 5}))
+        );
+        let (name, arguments) = named_call("please mock:call files__list").unwrap();
+        assert_eq!((name.as_str(), arguments), ("files__list", json!({})));
+        assert_eq!(named_call("mock:call "), None);
+        assert_eq!(named_call("no call here"), None);
+    }
 
     #[test]
     fn finds_the_arithmetic_in_a_question() {

@@ -59,6 +59,11 @@ fn without_tool_messages(request: &ChatRequest) -> ChatRequest {
     plain
 }
 
+/// Whether the dialect's requests carry tool calls, results and continuity.
+pub fn has_tool_loop(dialect: Dialect) -> bool {
+    matches!(dialect, Dialect::Chat | Dialect::Anthropic)
+}
+
 /// The provider's real HTTP request for a turn, per dialect.
 pub fn build_request(
     dialect: Dialect,
@@ -66,7 +71,7 @@ pub fn build_request(
     request: &ChatRequest,
 ) -> UpstreamRequest {
     let flattened;
-    let request = if dialect == Dialect::Chat {
+    let request = if has_tool_loop(dialect) {
         request
     } else {
         flattened = without_tool_messages(request);

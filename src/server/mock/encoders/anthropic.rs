@@ -17,6 +17,7 @@ enum Block {
     /// when it ends.
     Redacted,
     Text,
+    ToolUse,
 }
 
 /// Writes Messages events (mock upstream): one message, blocks indexed in order.
@@ -27,6 +28,19 @@ pub struct AnthropicEncoder {
     open: Option<Block>,
     usage: Option<Usage>,
     finish: Option<String>,
+    /// The open thinking block's text, signed when it closes.
+    thinking: String,
+}
+
+/// The mock's signature of a thinking block: a hash of its text, so the
+/// rules can tell a block sent back changed from one sent back whole (the
+/// real signature is opaque; only its binding to the text matters here).
+pub fn mock_signature(thinking: &str) -> String {
+    // FNV-1a: stable across runs and builds, unlike std's hasher seed policy.
+    let hash = thinking.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("EqQBmockSig{hash:016x}")
 }
 
 impl AnthropicEncoder {
@@ -38,6 +52,7 @@ impl AnthropicEncoder {
             open: None,
             usage: None,
             finish: None,
+            thinking: String::new(),
         }
     }
 
@@ -56,6 +71,8 @@ impl AnthropicEncoder {
                 json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3mockRedactedThinking=="})
             }
             Block::Text => json!({"type": "text", "text": ""}),
+            // Opened by `start_tool_use` with its id and name.
+            Block::ToolUse => return index,
         };
         frames.push(block_start(index, block));
         index
@@ -68,15 +85,38 @@ impl AnthropicEncoder {
         };
         let index = self.next_index.saturating_sub(1);
         if kind == Block::Thinking {
+            let signature = mock_signature(&std::mem::take(&mut self.thinking));
             frames.push(block_delta(
                 index,
-                json!({"type": "signature_delta", "signature": "EqQBCkYIBRgCKkBmockSignature=="}),
+                json!({"type": "signature_delta", "signature": signature}),
             ));
         }
         frames.push(WireEvent::named(
             "content_block_stop",
             json!({"type": "content_block_stop", "index": index}).to_string(),
         ));
+    }
+
+    /// Opens a `tool_use` block: its input streams as `input_json_delta`.
+    fn start_tool_use(&mut self, id: &str, name: &str, frames: &mut Vec<WireEvent>) {
+        self.close_block(frames);
+        let index = self.next_index;
+        self.next_index += 1;
+        self.open = Some(Block::ToolUse);
+        frames.push(block_start(
+            index,
+            json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+        ));
+    }
+
+    fn input_json(&mut self, text: &str, frames: &mut Vec<WireEvent>) {
+        if self.open == Some(Block::ToolUse) {
+            let index = self.next_index.saturating_sub(1);
+            frames.push(block_delta(
+                index,
+                json!({"type": "input_json_delta", "partial_json": text}),
+            ));
+        }
     }
 }
 
@@ -122,6 +162,7 @@ impl Encoder for AnthropicEncoder {
             match delta {
                 Delta::Reasoning(text) if !text.is_empty() => {
                     let index = self.ensure_open(Block::Thinking, &mut frames);
+                    self.thinking.push_str(text);
                     frames.push(block_delta(
                         index,
                         json!({"type": "thinking_delta", "thinking": text}),
@@ -135,11 +176,13 @@ impl Encoder for AnthropicEncoder {
                     ));
                 }
                 Delta::Reasoning(_) | Delta::Answer(_) => {}
-                // No tool scenario is played in this dialect yet.
-                Delta::ToolCallStart { .. }
-                | Delta::ToolCallArguments { .. }
-                | Delta::ToolCallWhole { .. }
-                | Delta::Continuity(_) => {}
+                Delta::ToolCallStart { id, name } => self.start_tool_use(id, name, &mut frames),
+                Delta::ToolCallArguments { text, .. } => self.input_json(text, &mut frames),
+                Delta::ToolCallWhole { arguments, .. } => {
+                    self.input_json(&arguments.to_string(), &mut frames);
+                }
+                // The provider's own state is what the stream itself carries.
+                Delta::Continuity(_) => {}
                 Delta::ReasoningBoundary => {
                     if matches!(self.open, Some(Block::Thinking | Block::Redacted)) {
                         self.close_block(&mut frames);
@@ -166,6 +209,7 @@ impl Encoder for AnthropicEncoder {
         let stop_reason = match self.finish.as_deref() {
             None | Some("stop") => "end_turn",
             Some("length") => "max_tokens",
+            Some("tool_calls") => "tool_use",
             Some(other) => other,
         };
         let mut usage = json!({"output_tokens": 0});

@@ -26,6 +26,7 @@ use crate::server::providers::wire::Dialect;
 use crate::turn::ChatMessage;
 
 mod body;
+mod conversation;
 mod echo;
 mod endless;
 mod replay;
@@ -191,7 +192,7 @@ fn serve(
             .unwrap_or("")
     );
     let verdict = rules::verdict(&path, &body);
-    let messages = chat_messages(&body);
+    let messages = conversation::messages_of(dialect, &body);
     let controlled =
         dialect == Dialect::Chat && body.get("reasoning_control") == Some(&Value::Bool(true));
     state.record(RecordedRequest {
@@ -212,7 +213,7 @@ fn serve(
         return stream_response(state, dialect, replay_body(events.as_ref().clone(), delay));
     }
     let mut scenario = scenario_for(&text, state.config.delay);
-    if let Some(played) = tool_scenario(dialect, &messages, state.config.delay) {
+    if let Some(played) = tool_scenario(&messages, state.config.delay) {
         scenario = played;
     }
     if scenario.name == "cut-off" && text.contains(CUT_ANSWER_START) {
@@ -242,46 +243,16 @@ fn serve(
     )
 }
 
-/// The conversation of a Chat completions body, as far as the tool
-/// scenarios read it: its user questions and tool results.
-fn chat_messages(body: &Value) -> Vec<ChatMessage> {
-    let text = |m: &Value| {
-        m.get("content")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
-    body.get("messages")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice)
-        .iter()
-        .filter_map(|m| match m.get("role").and_then(Value::as_str) {
-            Some("user") => Some(ChatMessage::user(text(m))),
-            Some("tool") => Some(ChatMessage::tool_result(
-                m.get("tool_call_id").and_then(Value::as_str).unwrap_or(""),
-                text(m),
-                false,
-            )),
-            _ => None,
-        })
-        .collect()
-}
-
-/// `mock:tools` and `mock:tools-parallel` in a Chat completions request
-/// that offers tools: the next response of that loop.
-fn tool_scenario(
-    dialect: Dialect,
-    messages: &[ChatMessage],
-    delay: std::time::Duration,
-) -> Option<Scenario> {
+/// `mock:tools`, `mock:call` and the other tool scripts, in any dialect:
+/// the next response of that loop.
+fn tool_scenario(messages: &[ChatMessage], delay: std::time::Duration) -> Option<Scenario> {
     let question = messages
         .iter()
         .rev()
         .find(|m| m.role == crate::turn::Role::User)?;
-    if dialect != Dialect::Chat {
-        return None;
-    }
-    let steps = if question.content.contains("mock:tools-parallel") {
+    let steps = if let Some(steps) = tool_scripts::mock_call_round(messages, delay) {
+        steps
+    } else if question.content.contains("mock:tools-parallel") {
         tool_scripts::mock_parallel_round(messages, delay)
     } else if question.content.contains("mock:tools-loop") {
         tool_scripts::mock_loop_round(messages, delay)

@@ -26,6 +26,8 @@ enum Event {
     },
     ContentBlockDelta {
         #[serde(default)]
+        index: Option<u64>,
+        #[serde(default)]
         delta: Option<BlockDelta>,
     },
     MessageDelta {
@@ -61,30 +63,51 @@ struct StartUsage {
     input_tokens: Option<u64>,
 }
 
-/// A content block as it starts; tool use and anything new are `Unknown`.
+/// A content block as it starts; server tools and anything new are `Unknown`.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block {
     Thinking {
         #[serde(default)]
         thinking: Option<String>,
+        #[serde(default)]
+        signature: Option<String>,
     },
-    RedactedThinking,
+    RedactedThinking {
+        #[serde(default)]
+        data: Option<String>,
+    },
     Text {
         #[serde(default)]
         text: Option<String>,
+    },
+    ToolUse {
+        #[serde(default)]
+        id: Option<String>,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        input: Option<serde_json::Value>,
     },
     #[serde(other)]
     Unknown,
 }
 
-/// A block's increment; signatures, tool input JSON and citations are `Unknown`.
+/// A block's increment; citations and anything new are `Unknown`.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum BlockDelta {
     ThinkingDelta {
         #[serde(default)]
         thinking: Option<String>,
+    },
+    SignatureDelta {
+        #[serde(default)]
+        signature: Option<String>,
+    },
+    InputJsonDelta {
+        #[serde(default)]
+        partial_json: Option<String>,
     },
     TextDelta {
         #[serde(default)]
@@ -130,7 +153,74 @@ pub struct AnthropicDecoder {
     /// only: Claude 4.7's default `display: "omitted"`), so it is hidden
     /// reasoning, timed from its start to its stop.
     open_shown: bool,
+    /// The reasoning blocks of this message as the API must get them back
+    /// in a tool loop (tool-loops.md §1.1), kept until the message shows
+    /// whether it calls a tool: only then are they passed on as continuity.
+    echo: ThinkingEcho,
+    /// The tool-use blocks of this message: content index → call id.
+    tool_blocks: Vec<(u64, String)>,
 }
+
+/// Most bytes of one thinking block kept to echo. A signed block cannot
+/// be cut (the API refuses a modified one), so a longer one is not echoed
+/// and the provider's own 400 says so, rather than memory growing with
+/// whatever a stream sends.
+const MAX_ECHO_BYTES: usize = 2 * 1024 * 1024;
+
+/// The thinking blocks of the message so far, whole and in order.
+#[derive(Debug, Default)]
+struct ThinkingEcho {
+    blocks: Vec<serde_json::Value>,
+    /// The open thinking block: its text and signature so far.
+    text: String,
+    signature: String,
+    too_long: bool,
+    /// A tool-use block came: the blocks are passed on as they end.
+    calls_tools: bool,
+}
+
+impl ThinkingEcho {
+    fn add_text(&mut self, text: &str) {
+        if self.text.len() + text.len() > MAX_ECHO_BYTES {
+            self.too_long = true;
+        } else {
+            self.text.push_str(text);
+        }
+    }
+
+    /// The open thinking block ended: keep it whole (or not at all).
+    fn close_thinking(&mut self, out: &mut Vec<Delta>) {
+        let text = std::mem::take(&mut self.text);
+        let signature = std::mem::take(&mut self.signature);
+        if !std::mem::take(&mut self.too_long) {
+            let block =
+                serde_json::json!({"type": "thinking", "thinking": text, "signature": signature});
+            self.keep(block, out);
+        }
+    }
+
+    fn keep(&mut self, block: serde_json::Value, out: &mut Vec<Delta>) {
+        if self.calls_tools {
+            out.push(echo_delta(block));
+        } else {
+            self.blocks.push(block);
+        }
+    }
+
+    /// A tool-use block starts: the blocks kept so far go out now, before it.
+    fn tool_use(&mut self, out: &mut Vec<Delta>) {
+        self.calls_tools = true;
+        out.extend(self.blocks.drain(..).map(echo_delta));
+    }
+}
+
+/// A reasoning block to send back unchanged, as continuity.
+fn echo_delta(block: serde_json::Value) -> Delta {
+    Delta::Continuity(serde_json::json!({ ECHO_KEY: block }))
+}
+
+/// The continuity key of an Anthropic content block to echo.
+pub const ECHO_KEY: &str = "anthropic_block";
 
 impl Decoder for AnthropicDecoder {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
@@ -141,29 +231,77 @@ impl Decoder for AnthropicDecoder {
         match decode_tagged::<Event>(event)? {
             Event::MessageStart { message } => {
                 self.input_tokens = message.and_then(|m| m.usage).and_then(|u| u.input_tokens);
+                self.echo = ThinkingEcho::default();
+                self.tool_blocks.clear();
             }
             Event::ContentBlockStart {
                 index,
                 content_block,
             } => match content_block {
-                Some(Block::Thinking { thinking }) => {
+                Some(Block::Thinking {
+                    thinking,
+                    signature,
+                }) => {
                     // Opens at once, so an omitted block is timed too.
                     self.new_reasoning_block(index, &mut out);
                     out.push(Delta::ReasoningStarted);
+                    self.echo.signature = signature.unwrap_or_default();
+                    if let Some(text) = &thinking {
+                        self.echo.add_text(text);
+                    }
                     self.push_reasoning(&mut out, thinking);
                 }
-                Some(Block::RedactedThinking) => {
+                Some(Block::RedactedThinking { data }) => {
                     // Hidden from the start: the block opens, opaque, now.
                     self.new_reasoning_block(index, &mut out);
                     out.push(Delta::OpaqueReasoning);
                     self.open_shown = true;
+                    let block = serde_json::json!({"type": "redacted_thinking", "data": data.unwrap_or_default()});
+                    self.echo.keep(block, &mut out);
                 }
                 Some(Block::Text { text }) => push(&mut out, Delta::Answer, text),
+                Some(Block::ToolUse { id, name, input }) => {
+                    self.echo.tool_use(&mut out);
+                    let id = id.unwrap_or_else(|| format!("toolu_index_{}", index.unwrap_or(0)));
+                    self.tool_blocks
+                        .push((index.unwrap_or(u64::MAX), id.clone()));
+                    out.push(Delta::ToolCallStart {
+                        id: id.clone(),
+                        name: name.unwrap_or_default(),
+                    });
+                    // Input normally streams after an empty `{}`; a block
+                    // that starts with its input whole carries it here.
+                    if let Some(arguments) =
+                        input.filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+                    {
+                        out.push(Delta::ToolCallWhole { id, arguments });
+                    }
+                }
                 Some(Block::Unknown) | None => {}
             },
-            Event::ContentBlockDelta { delta } => match delta {
+            Event::ContentBlockDelta { index, delta } => match delta {
                 Some(BlockDelta::ThinkingDelta { thinking }) => {
+                    if let Some(text) = &thinking {
+                        self.echo.add_text(text);
+                    }
                     self.push_reasoning(&mut out, thinking);
+                }
+                Some(BlockDelta::SignatureDelta { signature }) => {
+                    self.echo.signature.push_str(&signature.unwrap_or_default());
+                }
+                Some(BlockDelta::InputJsonDelta { partial_json }) => {
+                    let call = self
+                        .tool_blocks
+                        .iter()
+                        .rfind(|(at, _)| Some(*at) == index || index.is_none());
+                    if let (Some((_, id)), Some(text)) =
+                        (call, partial_json.filter(|t| !t.is_empty()))
+                    {
+                        out.push(Delta::ToolCallArguments {
+                            id: id.clone(),
+                            text,
+                        });
+                    }
                 }
                 Some(BlockDelta::TextDelta { text }) => push(&mut out, Delta::Answer, text),
                 Some(BlockDelta::Unknown) | None => {}
@@ -190,6 +328,12 @@ impl Decoder for AnthropicDecoder {
                     out.push(Delta::OpaqueReasoning);
                 }
                 out.push(Delta::ReasoningBoundary);
+                if !self.echo.text.is_empty()
+                    || !self.echo.signature.is_empty()
+                    || self.echo.too_long
+                {
+                    self.echo.close_thinking(&mut out);
+                }
             }
             Event::Error { error, message } => {
                 let error = match error {
@@ -427,16 +571,125 @@ mod tests {
     }
 
     #[test]
-    fn tool_use_ping_and_unknown_events_are_ignored() {
+    fn ping_and_unknown_events_are_ignored() {
         assert!(decode_all(&[
             ("ping", r#"{"type":"ping"}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"calc","input":{}}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}"#),
-            ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
             ("message_stop", r#"{"type":"message_stop"}"#),
             ("brand_new", r#"{"type":"brand_new","delta":{"text":"x"}}"#),
         ])
         .is_empty());
+    }
+
+    #[test]
+    fn tool_use_blocks_become_calls_with_streamed_input() {
+        assert_eq!(
+            decode_all(&[
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"calc","input":{}}}"#
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}"#
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}"#
+                ),
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_2","name":"now","input":{"tz":"UTC"}}}"#
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"1}"}}"#
+                ),
+            ]),
+            vec![
+                Delta::ToolCallStart {
+                    id: "toolu_1".into(),
+                    name: "calc".into()
+                },
+                Delta::ToolCallArguments {
+                    id: "toolu_1".into(),
+                    text: "{\"a\":".into()
+                },
+                Delta::ToolCallStart {
+                    id: "toolu_2".into(),
+                    name: "now".into()
+                },
+                Delta::ToolCallWhole {
+                    id: "toolu_2".into(),
+                    arguments: serde_json::json!({"tz": "UTC"})
+                },
+                Delta::ToolCallArguments {
+                    id: "toolu_1".into(),
+                    text: "1}".into()
+                },
+            ]
+        );
+    }
+
+    /// The reasoning blocks of a message that calls a tool go out whole as
+    /// continuity (text and joined signature; redacted data), in order;
+    /// a message that calls no tool keeps none.
+    #[test]
+    fn reasoning_blocks_are_echoed_only_for_tool_calling_messages() {
+        let message = |with_tool: bool| {
+            let mut events = vec![
+                ("message_start", r#"{"type":"message_start","message":{}}"#),
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Plan "}}"#,
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"it."}}"#,
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}"#,
+                ),
+                (
+                    "content_block_delta",
+                    r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"xyz"}}"#,
+                ),
+                (
+                    "content_block_stop",
+                    r#"{"type":"content_block_stop","index":0}"#,
+                ),
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"EmwK"}}"#,
+                ),
+                (
+                    "content_block_stop",
+                    r#"{"type":"content_block_stop","index":1}"#,
+                ),
+            ];
+            if with_tool {
+                events.push(("content_block_start", r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"calc","input":{}}}"#));
+            }
+            decode_all(&events)
+                .into_iter()
+                .filter_map(|d| match d {
+                    Delta::Continuity(data) => Some(data),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            message(true),
+            vec![
+                serde_json::json!({"anthropic_block": {"type": "thinking", "thinking": "Plan it.", "signature": "EqQBxyz"}}),
+                serde_json::json!({"anthropic_block": {"type": "redacted_thinking", "data": "EmwK"}}),
+            ]
+        );
+        assert!(message(false).is_empty());
     }
 
     #[test]

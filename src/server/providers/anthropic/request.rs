@@ -61,24 +61,23 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let family = anthropic_family(model);
     let style = family.map_or(ThinkingStyle::None, |f| f.style);
     let mut max_tokens = output_limit(Dialect::Anthropic, model, request.effort).unwrap_or(16_000);
-    // The API rejects empty text content (an answer that was all thinking).
-    let messages: Vec<Value> = request
-        .dialogue()
-        .map(|m| {
-            let role = if m.role == Role::Assistant {
-                "assistant"
-            } else {
-                "user"
-            };
-            json!({"role": role, "content": m.content})
-        })
-        .collect();
     let mut body = json!({
         "model": model.name,
         "max_tokens": max_tokens,
         "stream": true,
-        "messages": messages,
+        "messages": wire_messages(request),
     });
+    if !request.tool_specs.is_empty() {
+        body["tools"] = json!(request
+            .tool_specs
+            .iter()
+            .map(|spec| json!({
+                "name": spec.name,
+                "description": spec.description,
+                "input_schema": spec.parameters,
+            }))
+            .collect::<Vec<_>>());
+    }
     match (style, request.effort) {
         (ThinkingStyle::None, _) => {}
         (_, Some(Effort::Off)) => body["thinking"] = json!({"type": "disabled"}),
@@ -105,6 +104,63 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     body
 }
 
+/// The conversation in Messages' own shape (tool-loops.md §1.1). An
+/// assistant message that called tools goes back as the API wrote it: its
+/// reasoning blocks (thinking with signature, redacted_thinking) unchanged
+/// and first, its text, its `tool_use` blocks; the results of its calls
+/// follow in one user message of `tool_result` blocks, before anything
+/// else. The API rejects empty text content (an answer that was all
+/// thinking), so such messages are left out.
+fn wire_messages(request: &ChatRequest) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for m in request.dialogue() {
+        match m.role {
+            Role::Tool => {
+                let result = json!({
+                    "type": "tool_result",
+                    "tool_use_id": m.tool_call_id,
+                    "content": m.content,
+                    "is_error": m.is_error,
+                });
+                // The results of one round share one user message.
+                match out.last_mut() {
+                    Some(last) if is_results_message(last) => {
+                        if let Some(blocks) = last["content"].as_array_mut() {
+                            blocks.push(result);
+                        }
+                    }
+                    _ => out.push(json!({"role": "user", "content": [result]})),
+                }
+            }
+            Role::Assistant if !m.tool_calls.is_empty() => {
+                let mut blocks: Vec<Value> = m
+                    .continuity
+                    .iter()
+                    .filter_map(|c| c.get(super::decode::ECHO_KEY).cloned())
+                    .collect();
+                if !m.content.trim().is_empty() {
+                    blocks.push(json!({"type": "text", "text": m.content}));
+                }
+                blocks.extend(m.tool_calls.iter().map(|call| {
+                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+                }));
+                out.push(json!({"role": "assistant", "content": blocks}));
+            }
+            Role::Assistant => out.push(json!({"role": "assistant", "content": m.content})),
+            _ => out.push(json!({"role": "user", "content": m.content})),
+        }
+    }
+    out
+}
+
+/// A user message made only of tool results (the next result joins it).
+fn is_results_message(message: &Value) -> bool {
+    message["role"] == "user"
+        && message["content"]
+            .as_array()
+            .is_some_and(|blocks| blocks.iter().all(|b| b["type"] == "tool_result"))
+}
+
 /// A 400 about how thinking was asked for gets the configuration key that
 /// changes it, after the provider's own words.
 pub fn explain_refusal(error: TurnError) -> TurnError {
@@ -112,7 +168,7 @@ pub fn explain_refusal(error: TurnError) -> TurnError {
         TurnError::Http {
             status: 400,
             message,
-        } if [
+        } if !message.contains("tool_use") && [
             "thinking",
             "budget_tokens",
             "output_config",

@@ -49,7 +49,9 @@ pub enum Thinks {
 pub fn verdict(path: &str, body: &Value) -> Verdict {
     let model = body.get("model").and_then(Value::as_str).unwrap_or("");
     let refused = match path {
-        "/v1/messages" => anthropic::check(model, body),
+        "/v1/messages" => {
+            tool_loops::check_anthropic(body).and_then(|()| anthropic::check(model, body))
+        }
         "/v1/responses" => openai::check_responses(model, body),
         "/v1/chat/completions" => tool_loops::check_chat(model, body).and_then(|()| {
             openai::check_chat(model, body).unwrap_or_else(|| chat_servers::check(model, body))

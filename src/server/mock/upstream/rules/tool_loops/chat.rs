@@ -20,7 +20,7 @@
 
 use serde_json::{json, Value};
 
-use super::Refusal;
+use super::super::Refusal;
 
 /// DeepSeek's thinking models by id (as `chat_servers` lists them).
 const DEEPSEEK: &[&str] = &["deepseek-v4-pro", "deepseek-v4-flash", "deepseek-flash"];
@@ -49,7 +49,7 @@ fn thinking_on(body: &Value) -> bool {
 }
 
 /// The verdict on a chat request's tool messages (`Ok`: nothing to refuse).
-pub(super) fn check_chat(model: &str, body: &Value) -> Result<(), Refusal> {
+pub(in super::super) fn check_chat(model: &str, body: &Value) -> Result<(), Refusal> {
     if model == "vllm-no-tool-parser" && body.get("tools").is_some() {
         return Err((
             400,
