@@ -476,3 +476,72 @@ async fn anthropic_parallel_calls_share_one_results_message() {
     assert_eq!(results, ["call_par_1", "call_par_2"]);
     assert_eq!(second[1]["content"][0]["type"], "thinking");
 }
+
+/// Gemini: each call goes back whole on a `functionCall` part, the first
+/// with the thought signature Gemini gave it; the results as
+/// `functionResponse` parts, named (golden second request).
+#[tokio::test]
+async fn a_gemini_loop_returns_each_signature_on_its_call() {
+    use pensive::server::mock::encoders::gemini::call_signature;
+    let (_, bodies) = two_call_loop(Dialect::Gemini, "gemini-3-pro-preview").await;
+    let declared: Vec<&str> = bodies[0]["tools"][0]["functionDeclarations"]
+        .as_array()
+        .expect("declarations")
+        .iter()
+        .filter_map(|d| d["name"].as_str())
+        .collect();
+    assert_eq!(declared, ["builtin__calculate", "builtin__current_time"]);
+    let arguments = json!({"expression": "1234 * 5678"});
+    assert_eq!(
+        bodies[1]["contents"],
+        json!([
+            {"role": "user", "parts": [{"text": "Two tools please mock:tools"}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "builtin__calculate", "args": arguments},
+                 "thoughtSignature": call_signature("builtin__calculate", &arguments)},
+            ]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "builtin__calculate", "response": {"output": "7006652"}}},
+            ]},
+        ])
+    );
+    assert_eq!(
+        bodies[2]["contents"][3]["parts"][0]["thoughtSignature"],
+        call_signature("builtin__current_time", &json!({}))
+    );
+}
+
+/// History Gemini did not sign (the continuity was dropped: another model
+/// wrote it) goes back with the documented sentinel, and Gemini 3 takes it.
+#[tokio::test]
+async fn gemini_history_without_signatures_carries_the_sentinel() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let app = app_with(wire_model(port, Dialect::Gemini, "gemini-3-pro-preview"));
+    let first = turn(
+        &app,
+        json!([{"role": "user", "content": "mock:tools-parallel"}]),
+        "m",
+    )
+    .await;
+    assert!(answer_text(&first).contains("144 and 169"), "{first:?}");
+    let parallel = &request_bodies(&mock)[1]["contents"][1]["parts"];
+    assert!(parallel[0].get("thoughtSignature").is_some());
+    assert!(
+        parallel[1].get("thoughtSignature").is_none(),
+        "only the first call is signed"
+    );
+    let mut conversation = stored_conversation("mock:tools-parallel", first);
+    conversation.model = Some("other".into());
+    let mut messages = conversation.to_chat_messages();
+    // The loop again, in this turn: the old calls are history now.
+    messages.push(pensive::turn::ChatMessage::user(
+        "Again mock:tools-parallel",
+    ));
+    let events = turn(&app, serde_json::to_value(messages).expect("messages"), "m").await;
+    assert!(answer_text(&events).contains("144 and 169"), "{events:?}");
+    let sent = &request_bodies(&mock)[2]["contents"];
+    assert_eq!(
+        sent[1]["parts"][0]["thoughtSignature"],
+        "skip_thought_signature_validator"
+    );
+}

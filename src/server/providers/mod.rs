@@ -61,7 +61,10 @@ fn without_tool_messages(request: &ChatRequest) -> ChatRequest {
 
 /// Whether the dialect's requests carry tool calls, results and continuity.
 pub fn has_tool_loop(dialect: Dialect) -> bool {
-    matches!(dialect, Dialect::Chat | Dialect::Anthropic)
+    matches!(
+        dialect,
+        Dialect::Chat | Dialect::Anthropic | Dialect::Gemini
+    )
 }
 
 /// The provider's real HTTP request for a turn, per dialect.

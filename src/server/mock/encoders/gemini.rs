@@ -16,6 +16,14 @@ pub struct GeminiEncoder {
     model: String,
     usage: Option<Usage>,
     finish: Option<String>,
+    /// Calls of this response: name and arguments text, sent whole at the end.
+    calls: Vec<(String, String)>,
+}
+
+/// The mock's thought signature of a call: a hash of its name and
+/// arguments (the first call of a response carries one, as Gemini 3 does).
+pub fn call_signature(name: &str, arguments: &Value) -> String {
+    super::anthropic::mock_signature(&format!("{name}{arguments}"))
 }
 
 impl GeminiEncoder {
@@ -25,6 +33,7 @@ impl GeminiEncoder {
             model: model.to_owned(),
             usage: None,
             finish: None,
+            calls: Vec::new(),
         }
     }
 
@@ -66,6 +75,17 @@ impl Encoder for GeminiEncoder {
                 Delta::OpaqueReasoning => parts.push(
                     json!({"thought": true, "thoughtSignature": "CiQBmockHiddenThoughtSignature=="}),
                 ),
+                Delta::ToolCallStart { name, .. } => self.calls.push((name.clone(), String::new())),
+                Delta::ToolCallArguments { text, .. } => {
+                    if let Some((_, arguments)) = self.calls.last_mut() {
+                        arguments.push_str(text);
+                    }
+                }
+                Delta::ToolCallWhole { arguments, .. } => {
+                    if let Some((_, text)) = self.calls.last_mut() {
+                        *text = arguments.to_string();
+                    }
+                }
                 // Both belong to the final chunk.
                 Delta::Usage(usage) => self.usage = Some(*usage),
                 Delta::Finish(reason) => self.finish = reason.clone(),
@@ -79,8 +99,28 @@ impl Encoder for GeminiEncoder {
     }
 
     fn finish(&mut self) -> Vec<WireEvent> {
+        let mut frames = Vec::new();
+        // The Gemini API sends each call whole, without an id; parallel
+        // calls share one chunk and only the first carries a signature.
+        let parts: Vec<Value> = self
+            .calls
+            .drain(..)
+            .enumerate()
+            .map(|(at, (name, text))| {
+                let arguments: Value = serde_json::from_str(&text).unwrap_or_else(|_| json!({}));
+                let mut part = json!({"functionCall": {"name": name, "args": arguments}});
+                if at == 0 {
+                    part["thoughtSignature"] = json!(call_signature(&name, &arguments));
+                }
+                part
+            })
+            .collect();
+        if !parts.is_empty() {
+            frames.push(self.chunk(parts, None, None));
+        }
         let reason = match self.finish.as_deref() {
-            None | Some("stop") => "STOP".to_owned(),
+            // Gemini ends a response of calls with STOP too.
+            None | Some("stop" | "tool_calls") => "STOP".to_owned(),
             Some("length") => "MAX_TOKENS".to_owned(),
             Some(other) => other.to_ascii_uppercase(),
         };
@@ -97,7 +137,8 @@ impl Encoder for GeminiEncoder {
         });
         // The real final chunk carries an empty text part with the thought signature.
         let last = json!({"text": "", "thoughtSignature": "CiQBmockThoughtSignature=="});
-        vec![self.chunk(vec![last], Some(&reason), usage)]
+        frames.push(self.chunk(vec![last], Some(&reason), usage));
+        frames
     }
 }
 

@@ -59,6 +59,35 @@ struct Part {
     thought: Option<bool>,
     #[serde(default, rename = "thoughtSignature")]
     thought_signature: Option<String>,
+    #[serde(default, rename = "functionCall")]
+    function_call: Option<FunctionCall>,
+}
+
+/// A call as Gemini sends it: whole, in one part (the Gemini API does not
+/// stream arguments; tool-loops.md §1.4).
+#[derive(Debug, Deserialize)]
+struct FunctionCall {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    args: Option<serde_json::Value>,
+    #[serde(default)]
+    id: Option<String>,
+}
+
+/// The continuity key of a call's thought signature.
+pub const SIGNATURE_KEY: &str = "gemini_signature";
+/// Prefix of the ids Pensive gives calls Gemini sent without one (they are
+/// not sent back: Gemini matches such results by name and order).
+pub const MADE_UP_ID: &str = "gemini_call_";
+
+/// Call ids for calls sent without one: unique in the process, so two
+/// responses of one turn never share an id.
+static NEXT_CALL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn made_up_id() -> String {
+    let n = NEXT_CALL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{MADE_UP_ID}{n}")
 }
 
 #[derive(Debug, Deserialize)]
@@ -114,7 +143,25 @@ impl Chunk {
             }
         }
         for part in answers {
-            if let Some(text) = part.text.filter(|t| !t.is_empty()) {
+            if let Some(call) = part.function_call {
+                let id = call
+                    .id
+                    .filter(|id| !id.is_empty())
+                    .unwrap_or_else(made_up_id);
+                // The signature goes back on this very part (for parallel
+                // calls only the first carries one).
+                if let Some(signature) = part.thought_signature {
+                    deltas.push(Delta::Continuity(
+                        serde_json::json!({ SIGNATURE_KEY: {"call": id, "signature": signature} }),
+                    ));
+                }
+                deltas.push(Delta::ToolCallStart {
+                    id: id.clone(),
+                    name: call.name.unwrap_or_default(),
+                });
+                let arguments = call.args.unwrap_or_else(|| serde_json::json!({}));
+                deltas.push(Delta::ToolCallWhole { id, arguments });
+            } else if let Some(text) = part.text.filter(|t| !t.is_empty()) {
                 deltas.push(Delta::Answer(text));
             }
         }
@@ -228,14 +275,51 @@ mod tests {
     }
 
     #[test]
-    fn signatures_function_calls_and_empty_chunks_are_ignored() {
+    fn empty_parts_and_chunks_are_ignored() {
         assert!(deltas(
-            r#"{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"Eo0H"},{"functionCall":{"name":"f","args":{}}}]}}]}"#
+            r#"{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"Eo0H"}]}}]}"#
         )
         .is_empty());
         assert!(deltas(r#"{"candidates":[]}"#).is_empty());
         assert!(deltas(r#"{"candidates":[{"index":0}]}"#).is_empty());
         assert!(deltas("").is_empty());
+    }
+
+    /// Parallel calls: each whole, the first with its signature kept as
+    /// continuity for that call; a call without an id gets a unique one.
+    #[test]
+    fn function_calls_arrive_whole_with_the_signature_of_the_first() {
+        let got = deltas(
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":1},"id":"c1"},"thoughtSignature":"Eo0H"},{"functionCall":{"name":"g"}}]}}]}"#,
+        );
+        assert_eq!(
+            got[..3],
+            [
+                Delta::Continuity(
+                    serde_json::json!({"gemini_signature": {"call": "c1", "signature": "Eo0H"}})
+                ),
+                Delta::ToolCallStart {
+                    id: "c1".into(),
+                    name: "f".into()
+                },
+                Delta::ToolCallWhole {
+                    id: "c1".into(),
+                    arguments: serde_json::json!({"a": 1})
+                },
+            ]
+        );
+        let Delta::ToolCallStart { id, name } = &got[3] else {
+            panic!("{got:?}");
+        };
+        assert!(id.starts_with(MADE_UP_ID) && name == "g");
+        assert_eq!(
+            got[4],
+            Delta::ToolCallWhole {
+                id: id.clone(),
+                arguments: serde_json::json!({})
+            }
+        );
+        assert_eq!(got.len(), 5, "no signature for the second call");
     }
 
     #[test]

@@ -61,18 +61,7 @@ fn thinking_config(model: &UpstreamModel, effort: Option<Effort>) -> Value {
 
 /// The request body: thoughts included, system messages as `systemInstruction`.
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
-    // Gemini rejects parts with empty text (an answer that was all thinking).
-    let contents: Vec<Value> = request
-        .dialogue()
-        .map(|m| {
-            let role = if m.role == Role::Assistant {
-                "model"
-            } else {
-                "user"
-            };
-            json!({"role": role, "parts": [{"text": m.content}]})
-        })
-        .collect();
+    let contents = wire_contents(request);
     let thinking = thinking_config(model, request.effort);
     let mut generation = if thinking == json!({}) {
         json!({})
@@ -83,10 +72,109 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
         generation["maxOutputTokens"] = json!(max);
     }
     let mut body = json!({"contents": contents, "generationConfig": generation});
+    if !request.tool_specs.is_empty() {
+        // `parametersJsonSchema` takes the JSON Schema an MCP tool gives as
+        // it is (`parameters` takes only an OpenAPI subset).
+        let declarations: Vec<Value> = request
+            .tool_specs
+            .iter()
+            .map(|spec| json!({"name": spec.name, "description": spec.description, "parametersJsonSchema": spec.parameters}))
+            .collect();
+        body["tools"] = json!([{"functionDeclarations": declarations}]);
+    }
     if let Some(system) = request.system_prompt() {
         body["systemInstruction"] = json!({"parts": [{"text": system}]});
     }
     body
+}
+
+/// The signature Gemini documents for calls it did not sign (history from
+/// another model, or whose continuity was dropped on purpose):
+/// ai.google.dev/gemini-api/docs/thought-signatures.
+pub const UNSIGNED: &str = "skip_thought_signature_validator";
+
+/// The conversation as `contents` (tool-loops.md §1.4). A model turn that
+/// called tools carries its text, then each call as a `functionCall` part
+/// with its own thought signature where Gemini gave one; the first call of
+/// a turn with none gets the documented sentinel. The results of one round
+/// go back in one user turn of `functionResponse` parts, each named (and
+/// given its id when Gemini gave one). Gemini rejects parts with empty
+/// text (an answer that was all thinking), so such messages are left out.
+fn wire_contents(request: &ChatRequest) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    // Call id → tool name, for the results (Gemini names each response).
+    let mut names: Vec<(&str, &str)> = Vec::new();
+    for m in request.dialogue() {
+        match m.role {
+            Role::Tool => {
+                let id = m.tool_call_id.as_deref().unwrap_or("");
+                let name = names
+                    .iter()
+                    .rfind(|(call, _)| *call == id)
+                    .map_or("", |(_, n)| n);
+                let key = if m.is_error { "error" } else { "output" };
+                let mut response = json!({"name": name, "response": {key: m.content}});
+                if !id.starts_with(super::decode::MADE_UP_ID) {
+                    response["id"] = json!(id);
+                }
+                let part = json!({"functionResponse": response});
+                match out.last_mut() {
+                    Some(last) if is_results_turn(last) => {
+                        if let Some(parts) = last["parts"].as_array_mut() {
+                            parts.push(part);
+                        }
+                    }
+                    _ => out.push(json!({"role": "user", "parts": [part]})),
+                }
+            }
+            Role::Assistant if !m.tool_calls.is_empty() => {
+                let mut parts = Vec::new();
+                if !m.content.trim().is_empty() {
+                    parts.push(json!({"text": m.content}));
+                }
+                for (at, call) in m.tool_calls.iter().enumerate() {
+                    names.push((&call.id, &call.name));
+                    let mut function_call = json!({"name": call.name, "args": call.arguments});
+                    if !call.id.starts_with(super::decode::MADE_UP_ID) {
+                        function_call["id"] = json!(call.id);
+                    }
+                    let mut part = json!({"functionCall": function_call});
+                    match signature_of(m, &call.id) {
+                        Some(signature) => part["thoughtSignature"] = signature,
+                        None if at == 0 => part["thoughtSignature"] = json!(UNSIGNED),
+                        None => {}
+                    }
+                    parts.push(part);
+                }
+                out.push(json!({"role": "model", "parts": parts}));
+            }
+            role => {
+                let role = if role == Role::Assistant {
+                    "model"
+                } else {
+                    "user"
+                };
+                out.push(json!({"role": role, "parts": [{"text": m.content}]}));
+            }
+        }
+    }
+    out
+}
+
+/// The thought signature Gemini gave call `id` of message `m`, if kept.
+fn signature_of(m: &crate::turn::ChatMessage, id: &str) -> Option<Value> {
+    m.continuity.iter().find_map(|c| {
+        let kept = c.get(super::decode::SIGNATURE_KEY)?;
+        (kept.get("call")?.as_str()? == id).then(|| kept.get("signature").cloned())?
+    })
+}
+
+/// A user turn made only of function responses (the next result joins it).
+fn is_results_turn(content: &Value) -> bool {
+    content["role"] == "user"
+        && content["parts"]
+            .as_array()
+            .is_some_and(|parts| parts.iter().all(|p| p.get("functionResponse").is_some()))
 }
 
 /// The full upstream request.

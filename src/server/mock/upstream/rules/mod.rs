@@ -62,7 +62,7 @@ pub fn verdict(path: &str, body: &Value) -> Verdict {
                 .split(':')
                 .next()
                 .unwrap_or("");
-            gemini::check(model, body)
+            tool_loops::check_gemini(model, body).and_then(|()| gemini::check(model, body))
         }
         _ => Ok(Thinks::Shown),
     };

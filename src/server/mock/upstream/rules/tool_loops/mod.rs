@@ -3,6 +3,8 @@
 
 mod anthropic;
 mod chat;
+mod gemini;
 
 pub(super) use anthropic::check as check_anthropic;
 pub(super) use chat::check_chat;
+pub(super) use gemini::check as check_gemini;
