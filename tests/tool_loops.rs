@@ -545,3 +545,47 @@ async fn gemini_history_without_signatures_carries_the_sentinel() {
         "skip_thought_signature_validator"
     );
 }
+
+/// Responses: stateless (`store: false`, encrypted reasoning included);
+/// each call goes back after the reasoning item that preceded it, whole
+/// with its `encrypted_content`, and with the API's own item id; each
+/// result as `function_call_output` (golden second request).
+#[tokio::test]
+async fn a_responses_loop_returns_each_reasoning_item_before_its_call() {
+    let (_, bodies) = two_call_loop(Dialect::Responses, "gpt-5").await;
+    assert_eq!(bodies[0]["store"], false);
+    assert_eq!(bodies[0]["include"], json!(["reasoning.encrypted_content"]));
+    let tools: Vec<&str> = bodies[0]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(tools, ["builtin__calculate", "builtin__current_time"]);
+    let input = bodies[1]["input"].as_array().expect("input");
+    assert_eq!(
+        input[0],
+        json!({"role": "user", "content": "Two tools please mock:tools"})
+    );
+    assert_eq!(input[1]["type"], "reasoning");
+    assert_eq!(input[1]["id"], "rs_mock0000");
+    assert_eq!(
+        input[1]["summary"],
+        json!([{"type": "summary_text", "text": "First I need the product. "}])
+    );
+    assert!(input[1]["encrypted_content"]
+        .as_str()
+        .is_some_and(|e| e.starts_with("gAAAA")));
+    assert_eq!(
+        input[2..],
+        [
+            json!({"type": "function_call", "id": "fc_mock0001_for_rs_mock0000", "call_id": "call_mock_1",
+                   "name": "builtin__calculate", "arguments": "{\"expression\":\"1234 * 5678\"}"}),
+            json!({"type": "function_call_output", "call_id": "call_mock_1", "output": "7006652"}),
+        ]
+    );
+    let last = bodies[2]["input"].as_array().expect("input");
+    assert_eq!(last.len(), 7);
+    assert_eq!(last[4]["type"], "reasoning");
+    assert_eq!(last[5]["name"], "builtin__current_time");
+}

@@ -9,6 +9,7 @@ use super::providers::decode_stream::decode_stream;
 use super::providers::framing::{sniff_framing, Framer, WireEvent};
 use super::providers::wire::Dialect;
 use super::tags::TagSet;
+use super::tool_round::ToolRound;
 use crate::turn::TurnEvent;
 
 /// How to read a recording.
@@ -51,10 +52,16 @@ pub fn parse_recording(
     decoded.extend(decoding.finish());
     let mut normalizer = Normalizer::new(options.tags.clone(), options.start_in_thinking);
     let mut events = Vec::new();
+    let mut round = ToolRound::default();
     for result in decoded {
         match result {
             Ok(deltas) => {
                 for delta in deltas {
+                    // A recorded loop: the next response begins.
+                    if round.has_calls() && normalizer.saw_finish() {
+                        events.extend(unrun_calls(&mut round, &mut normalizer));
+                    }
+                    round.observe(&delta);
                     events.extend(normalizer.push(delta, 0));
                 }
             }
@@ -64,8 +71,35 @@ pub fn parse_recording(
             }
         }
     }
+    if round.has_calls() {
+        events.extend(unrun_calls(&mut round, &mut normalizer));
+    }
     events.extend(normalizer.finish(0));
     Ok(events)
+}
+
+/// What a recording says the model asked for cannot be run here (its
+/// results are in the requests, which a recording of the stream lacks):
+/// each call is ready, then answered as not run, so the events keep the
+/// contract's shape.
+fn unrun_calls(round: &mut ToolRound, normalizer: &mut Normalizer) -> Vec<TurnEvent> {
+    let mut events = normalizer.end_round(0);
+    let (_, calls) = std::mem::take(round).finish(None);
+    for call in calls {
+        events.push(TurnEvent::ToolCallReady {
+            id: call.id.clone(),
+            arguments: call.arguments.unwrap_or_else(|_| serde_json::json!({})),
+            approval: crate::turn::Approval::NotNeeded,
+        });
+        events.push(TurnEvent::ToolResult {
+            id: call.id,
+            status: crate::turn::ToolStatus::Cancelled,
+            output: "Not run: read from a recording.".into(),
+            truncated_bytes: 0,
+            duration_ms: 0,
+        });
+    }
+    events
 }
 
 /// Recognises a dialect from one event.

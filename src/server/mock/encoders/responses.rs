@@ -26,6 +26,22 @@ enum OpenItem {
         id: String,
         text: String,
     },
+    FunctionCall {
+        id: String,
+        call_id: String,
+        name: String,
+        arguments: String,
+    },
+}
+
+/// The id the mock gives a function call made after reasoning item
+/// `reasoning`: it names that item, so the rules (which keep no state) can
+/// tell which reasoning item the call needs back, as the API does.
+pub fn call_item_id(index: usize, reasoning: Option<&str>) -> String {
+    match reasoning {
+        Some(rs) => format!("fc_mock{index:04}_for_{rs}"),
+        None => format!("fc_mock{index:04}"),
+    }
 }
 
 /// Writes Responses events (mock upstream): one response, items in order.
@@ -38,6 +54,8 @@ pub struct ResponsesEncoder {
     open: Option<OpenItem>,
     usage: Option<Usage>,
     finish: Option<String>,
+    /// The id of this response's latest reasoning item.
+    last_reasoning: Option<String>,
 }
 
 impl ResponsesEncoder {
@@ -51,7 +69,36 @@ impl ResponsesEncoder {
             open: None,
             usage: None,
             finish: None,
+            last_reasoning: None,
         }
+    }
+
+    /// A function call item: `added` now, its arguments as deltas, `done`
+    /// when the next item starts or the response ends.
+    fn function_call(&mut self, call_id: &str, name: &str, frames: &mut Vec<WireEvent>) {
+        self.close_item(frames);
+        let index = self.output_index();
+        let id = call_item_id(index, self.last_reasoning.as_deref());
+        let item = json!({"id": id, "type": "function_call", "status": "in_progress", "call_id": call_id, "name": name, "arguments": ""});
+        let added =
+            json!({"type": "response.output_item.added", "output_index": index, "item": item});
+        frames.push(self.frame(added));
+        self.open = Some(OpenItem::FunctionCall {
+            id,
+            call_id: call_id.to_owned(),
+            name: name.to_owned(),
+            arguments: String::new(),
+        });
+    }
+
+    fn call_arguments(&mut self, text: &str, frames: &mut Vec<WireEvent>) {
+        let index = self.output_index();
+        let Some(OpenItem::FunctionCall { id, arguments, .. }) = &mut self.open else {
+            return;
+        };
+        arguments.push_str(text);
+        let delta = json!({"type": "response.function_call_arguments.delta", "item_id": id, "output_index": index, "delta": text});
+        frames.push(self.frame(delta));
     }
 
     /// One event; the sequence number is stamped here so it always increases.
@@ -85,6 +132,7 @@ impl ResponsesEncoder {
         self.close_item(frames);
         let index = self.output_index();
         let id = format!("rs_mock{index:04}");
+        self.last_reasoning = Some(id.clone());
         let mut item = json!({"id": id, "type": "reasoning", "summary": []});
         if encrypted {
             // As the API sends it with `include: ["reasoning.encrypted_content"]`.
@@ -200,7 +248,10 @@ impl ResponsesEncoder {
     }
 
     fn answer(&mut self, text: &str, frames: &mut Vec<WireEvent>) {
-        if matches!(self.open, Some(OpenItem::Reasoning { .. })) {
+        if matches!(
+            self.open,
+            Some(OpenItem::Reasoning { .. } | OpenItem::FunctionCall { .. })
+        ) {
             self.close_item(frames);
         }
         let index = self.output_index();
@@ -271,11 +322,13 @@ impl ResponsesEncoder {
                     .iter()
                     .map(|text| json!({"type": "summary_text", "text": text}))
                     .collect();
-                let mut item = json!({"id": id, "type": "reasoning", "summary": summary});
-                if encrypted {
-                    item["encrypted_content"] = json!(ENCRYPTED_REASONING);
-                }
-                item
+                // As the API sends it with `include: ["reasoning.encrypted_content"]`.
+                let sealed = if encrypted {
+                    ENCRYPTED_REASONING.to_owned()
+                } else {
+                    format!("gAAAA{}", super::anthropic::mock_signature(&parts.concat()))
+                };
+                json!({"id": id, "type": "reasoning", "summary": summary, "encrypted_content": sealed})
             }
             Some(OpenItem::Message { id, text }) => {
                 let part =
@@ -298,6 +351,16 @@ impl ResponsesEncoder {
                 frames.push(self.frame(text_done));
                 frames.push(self.frame(part_done));
                 json!({"id": id, "type": "message", "status": "completed", "content": [part], "role": "assistant"})
+            }
+            Some(OpenItem::FunctionCall {
+                id,
+                call_id,
+                name,
+                arguments,
+            }) => {
+                let done = json!({"type": "response.function_call_arguments.done", "item_id": id, "output_index": index, "arguments": arguments});
+                frames.push(self.frame(done));
+                json!({"id": id, "type": "function_call", "status": "completed", "call_id": call_id, "name": name, "arguments": arguments})
             }
         };
         let done =
@@ -328,11 +391,13 @@ impl Encoder for ResponsesEncoder {
                 // Both belong to the closing `response.completed` event.
                 Delta::Usage(usage) => self.usage = Some(*usage),
                 Delta::Finish(reason) => self.finish = reason.clone(),
-                // No tool scenario is played in this dialect yet.
-                Delta::ToolCallStart { .. }
-                | Delta::ToolCallArguments { .. }
-                | Delta::ToolCallWhole { .. }
-                | Delta::Continuity(_) => {}
+                Delta::ToolCallStart { id, name } => self.function_call(id, name, &mut frames),
+                Delta::ToolCallArguments { text, .. } => self.call_arguments(text, &mut frames),
+                Delta::ToolCallWhole { arguments, .. } => {
+                    self.call_arguments(&arguments.to_string(), &mut frames);
+                }
+                // The provider's own state is what the stream itself carries.
+                Delta::Continuity(_) => {}
             }
         }
         frames

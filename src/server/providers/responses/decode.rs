@@ -48,6 +48,15 @@ enum Event {
         #[serde(default)]
         delta: Option<String>,
     },
+    #[serde(rename = "response.function_call_arguments.delta")]
+    FunctionCallArgumentsDelta {
+        #[serde(default)]
+        item_id: Option<String>,
+        #[serde(default)]
+        output_index: Option<u64>,
+        #[serde(default)]
+        delta: Option<String>,
+    },
     #[serde(rename = "response.output_item.added")]
     OutputItemAdded {
         #[serde(default)]
@@ -103,12 +112,20 @@ struct Item {
     summary: Option<Vec<TextPart>>,
     #[serde(default)]
     content: Option<Vec<TextPart>>,
+    /// A function call's id for its output, name and arguments (JSON text).
+    #[serde(default)]
+    call_id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
 }
 
 #[derive(Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum ItemKind {
     Reasoning,
+    FunctionCall,
     #[default]
     #[serde(other)]
     Other,
@@ -187,7 +204,19 @@ pub struct ResponsesDecoder {
     last_part: Option<PartKey>,
     /// Reasoning items that produced readable text: their `done` is not opaque.
     items_with_text: RecentItems,
+    /// This response's function calls: item id (or output index) → call id,
+    /// and whether their arguments streamed. Few per response; bounded.
+    calls: Vec<(String, String, bool)>,
+    /// Finished reasoning items, whole, kept until a function call shows
+    /// they must go back (tool-loops.md §1.2).
+    reasoning_items: Vec<serde_json::Value>,
+    /// A function call came: reasoning items go out as they finish.
+    calls_tools: bool,
 }
+
+/// The continuity key of a reasoning item to send back (with its
+/// `encrypted_content`), and of a function call item's own id.
+pub const ITEM_KEY: &str = "responses_item";
 
 /// Most item ids `RecentItems` keeps.
 const MAX_TRACKED_ITEMS: usize = 1024;
@@ -269,17 +298,54 @@ impl Decoder for ResponsesDecoder {
                     out.push(Delta::Answer(text));
                 }
             }
-            Event::OutputItemAdded { output_index, item } => {
-                if let Some(item) = item.filter(|i| i.kind == ItemKind::Reasoning) {
+            Event::FunctionCallArgumentsDelta {
+                item_id,
+                output_index,
+                delta,
+            } => {
+                let key = item_id_or_index(item_id, output_index);
+                if let (Some(call), Some(text)) = (
+                    self.calls.iter_mut().rfind(|(item, ..)| *item == key),
+                    delta.filter(|t| !t.is_empty()),
+                ) {
+                    call.2 = true;
+                    out.push(Delta::ToolCallArguments {
+                        id: call.1.clone(),
+                        text,
+                    });
+                }
+            }
+            Event::OutputItemAdded { output_index, item } => match item {
+                Some(item) if item.kind == ItemKind::Reasoning => {
                     self.reasoning_item_added(item_id_or_index(item.id, output_index), &mut out);
                 }
-            }
-            Event::OutputItemDone { output_index, item } => {
-                if let Some(item) = item.filter(|i| i.kind == ItemKind::Reasoning) {
+                Some(item) if item.kind == ItemKind::FunctionCall => {
+                    self.function_call_added(item, output_index, &mut out);
+                }
+                _ => {}
+            },
+            Event::OutputItemDone { output_index, item } => match item {
+                Some(item) if item.kind == ItemKind::Reasoning => {
                     let id = item_id_or_index(item.id.clone(), output_index);
                     self.reasoning_item_done(id, item, &mut out);
+                    self.keep_reasoning_item(data, &mut out);
                 }
-            }
+                Some(item) if item.kind == ItemKind::FunctionCall => {
+                    let key = item_id_or_index(item.id, output_index);
+                    let call = self.calls.iter().rfind(|(id, ..)| *id == key);
+                    // A server that sends the arguments only here, whole.
+                    if let Some((_, call_id, false)) = call {
+                        let text = item.arguments.unwrap_or_default();
+                        if !text.trim().is_empty() {
+                            out.push(Delta::ToolCallArguments {
+                                id: call_id.clone(),
+                                text,
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            },
             Event::Completed { response } => {
                 if let Some(usage) = response.and_then(|r| r.usage) {
                     out.push(Delta::Usage(usage.into()));
@@ -319,7 +385,63 @@ impl Decoder for ResponsesDecoder {
     }
 }
 
+/// Most function calls of one response tracked (a hostile stream could
+/// name any number).
+const MAX_CALLS: usize = 256;
+
 impl ResponsesDecoder {
+    /// A function call item starts: the call opens, and the reasoning
+    /// items before it go out as continuity, then the call's own item id.
+    fn function_call_added(&mut self, item: Item, output_index: Option<u64>, out: &mut Vec<Delta>) {
+        let key = item_id_or_index(item.id.clone(), output_index);
+        let call_id = item
+            .call_id
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| key.clone());
+        self.calls_tools = true;
+        out.extend(
+            self.reasoning_items
+                .drain(..)
+                .map(|item| Delta::Continuity(serde_json::json!({ ITEM_KEY: item }))),
+        );
+        if let Some(id) = item.id {
+            out.push(Delta::Continuity(
+                serde_json::json!({ ITEM_KEY: {"type": "function_call", "id": id, "call_id": call_id} }),
+            ));
+        }
+        if self.calls.len() >= MAX_CALLS {
+            self.calls.remove(0);
+        }
+        self.calls.push((key, call_id.clone(), false));
+        out.push(Delta::ToolCallStart {
+            id: call_id,
+            name: item.name.unwrap_or_default(),
+        });
+    }
+
+    /// A finished reasoning item, whole as the API sent it (its
+    /// `encrypted_content` included): kept for the next request of a loop.
+    fn keep_reasoning_item(&mut self, data: &str, out: &mut Vec<Delta>) {
+        let Some(item) = serde_json::from_str::<serde_json::Value>(data)
+            .ok()
+            .and_then(|event| event.get("item").cloned())
+        else {
+            return;
+        };
+        // Only what the API takes back as input (no `status`).
+        let mut kept = serde_json::json!({"type": "reasoning"});
+        for key in ["id", "summary", "encrypted_content", "content"] {
+            if let Some(value) = item.get(key).filter(|v| !v.is_null()) {
+                kept[key] = value.clone();
+            }
+        }
+        if self.calls_tools {
+            out.push(Delta::Continuity(serde_json::json!({ ITEM_KEY: kept })));
+        } else if self.reasoning_items.len() < MAX_CALLS {
+            self.reasoning_items.push(kept);
+        }
+    }
+
     /// A reasoning item was added: its block opens now, before any text.
     fn reasoning_item_added(&mut self, id: String, out: &mut Vec<Delta>) {
         self.last_part = Some(PartKey {

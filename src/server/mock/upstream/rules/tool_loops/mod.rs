@@ -4,7 +4,9 @@
 mod anthropic;
 mod chat;
 mod gemini;
+mod responses;
 
 pub(super) use anthropic::check as check_anthropic;
 pub(super) use chat::check_chat;
 pub(super) use gemini::check as check_gemini;
+pub(super) use responses::check as check_responses;
