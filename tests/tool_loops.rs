@@ -589,3 +589,36 @@ async fn a_responses_loop_returns_each_reasoning_item_before_its_call() {
     assert_eq!(last[4]["type"], "reasoning");
     assert_eq!(last[5]["name"], "builtin__current_time");
 }
+
+/// Ollama: calls arrive whole (the step says so: no argument deltas); the
+/// message that called them goes back with its `thinking` and
+/// `tool_calls` (object arguments), each result as a `tool` message
+/// naming its tool (golden second request). Ollama refuses nothing here
+/// (a lost `thinking` only costs quality), so the golden body is the check.
+#[tokio::test]
+async fn an_ollama_loop_returns_thinking_and_calls_whole() {
+    let (events, bodies) = two_call_loop(Dialect::Ollama, "qwen3:8b").await;
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::ToolCallDelta { .. })),
+        "arguments arrive whole"
+    );
+    assert_eq!(
+        bodies[0]["tools"][0]["function"]["name"],
+        "builtin__calculate"
+    );
+    assert_eq!(
+        bodies[1]["messages"],
+        json!([
+            {"role": "user", "content": "Two tools please mock:tools"},
+            {"role": "assistant", "content": "", "thinking": "First I need the product. ",
+             "tool_calls": [{"function": {"name": "builtin__calculate", "arguments": {"expression": "1234 * 5678"}}}]},
+            {"role": "tool", "tool_name": "builtin__calculate", "content": "7006652"},
+        ])
+    );
+    assert_eq!(
+        bodies[2]["messages"][4]["tool_name"],
+        "builtin__current_time"
+    );
+}

@@ -71,10 +71,18 @@ impl ToolRound {
     /// Continuity the loop itself must keep for `dialect` (sent to the page
     /// as an event too): Chat completions servers in thinking mode (DeepSeek,
     /// Kimi) need the reasoning of a tool-call message back in every later
-    /// request (tool-loops.md §1.3).
+    /// request, and Ollama reads it as `thinking` (tool-loops.md §1.3). The
+    /// other dialects' decoders send their own (signed) state.
     pub fn own_continuity(&self, dialect: Option<Dialect>) -> Option<Value> {
-        (dialect == Some(Dialect::Chat) && self.has_calls() && !self.reasoning.is_empty())
-            .then(|| serde_json::json!({"reasoning_content": self.reasoning}))
+        if !self.has_calls() || self.reasoning.is_empty() {
+            return None;
+        }
+        let key = match dialect? {
+            Dialect::Chat => "reasoning_content",
+            Dialect::Ollama => "thinking",
+            _ => return None,
+        };
+        Some(serde_json::json!({ key: self.reasoning }))
     }
 
     /// The response as the assistant message of the next request, and its

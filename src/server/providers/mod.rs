@@ -63,7 +63,7 @@ fn without_tool_messages(request: &ChatRequest) -> ChatRequest {
 pub fn has_tool_loop(dialect: Dialect) -> bool {
     matches!(
         dialect,
-        Dialect::Chat | Dialect::Anthropic | Dialect::Gemini | Dialect::Responses
+        Dialect::Chat | Dialect::Anthropic | Dialect::Gemini | Dialect::Responses | Dialect::Ollama
     )
 }
 

@@ -16,6 +16,8 @@ pub struct OllamaEncoder {
     model: String,
     usage: Option<Usage>,
     finish: Option<String>,
+    /// Calls of this response: name and arguments text, sent whole.
+    calls: Vec<(String, String)>,
 }
 
 impl OllamaEncoder {
@@ -25,6 +27,7 @@ impl OllamaEncoder {
             model: model.to_owned(),
             usage: None,
             finish: None,
+            calls: Vec::new(),
         }
     }
 
@@ -55,6 +58,17 @@ impl Encoder for OllamaEncoder {
                 Delta::Answer(text) if !text.is_empty() => {
                     frames.push(self.line(json!({"role": "assistant", "content": text})));
                 }
+                Delta::ToolCallStart { name, .. } => self.calls.push((name.clone(), String::new())),
+                Delta::ToolCallArguments { text, .. } => {
+                    if let Some((_, arguments)) = self.calls.last_mut() {
+                        arguments.push_str(text);
+                    }
+                }
+                Delta::ToolCallWhole { arguments, .. } => {
+                    if let Some((_, text)) = self.calls.last_mut() {
+                        *text = arguments.to_string();
+                    }
+                }
                 // Both belong to the `done` line.
                 Delta::Usage(usage) => self.usage = Some(*usage),
                 Delta::Finish(reason) => self.finish = reason.clone(),
@@ -65,12 +79,33 @@ impl Encoder for OllamaEncoder {
     }
 
     fn finish(&mut self) -> Vec<WireEvent> {
+        let mut frames = Vec::new();
+        // Ollama streams calls whole, all of a response in one line, with
+        // no id and the arguments as an object.
+        if !self.calls.is_empty() {
+            let calls: Vec<Value> = self
+                .calls
+                .drain(..)
+                .enumerate()
+                .map(|(index, (name, text))| {
+                    let arguments: Value =
+                        serde_json::from_str(&text).unwrap_or_else(|_| json!({}));
+                    json!({"function": {"index": index, "name": name, "arguments": arguments}})
+                })
+                .collect();
+            frames
+                .push(self.line(json!({"role": "assistant", "content": "", "tool_calls": calls})));
+        }
         let mut done = json!({
             "model": self.model,
             "created_at": "2025-08-05T12:00:01.000000Z",
             "message": {"role": "assistant", "content": ""},
             "done": true,
-            "done_reason": self.finish.as_deref().unwrap_or("stop"),
+            // Ollama ends a response of calls with `stop` too.
+            "done_reason": match self.finish.as_deref() {
+                None | Some("tool_calls") => "stop",
+                Some(reason) => reason,
+            },
             "total_duration": 1_204_000_000u64,
             "load_duration": 21_000_000u64,
         });
@@ -84,7 +119,8 @@ impl Encoder for OllamaEncoder {
                 done["eval_duration"] = json!(1_140_000_000u64);
             }
         }
-        vec![WireEvent::data(done.to_string())]
+        frames.push(WireEvent::data(done.to_string()));
+        frames
     }
 }
 

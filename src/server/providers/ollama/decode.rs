@@ -42,7 +42,30 @@ struct Message {
     content: Option<String>,
     #[serde(default)]
     thinking: Option<String>,
+    /// Calls arrive whole, each in one line (ollama.com/blog/streaming-tool).
+    #[serde(default)]
+    tool_calls: Vec<ToolCall>,
 }
+
+#[derive(Debug, Deserialize)]
+struct ToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<Function>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Function {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// Ids for calls sent without one, unique in the process (a turn's
+/// responses never share one). Ollama matches results by tool name.
+static NEXT_CALL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Line {
     /// The line's deltas: thinking, content, then (last line) usage and finish.
@@ -61,6 +84,29 @@ impl Line {
             }
             if let Some(text) = message.content.filter(|t| !t.is_empty()) {
                 deltas.push(Delta::Answer(text));
+            }
+            for call in message.tool_calls {
+                let function = call.function.unwrap_or(Function {
+                    name: None,
+                    arguments: None,
+                });
+                let id = call.id.filter(|id| !id.is_empty()).unwrap_or_else(|| {
+                    let n = NEXT_CALL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    format!("ollama_call_{n}")
+                });
+                deltas.push(Delta::ToolCallStart {
+                    id: id.clone(),
+                    name: function.name.unwrap_or_default(),
+                });
+                // Arguments are an object here; some servers send JSON text.
+                let arguments = match function.arguments {
+                    Some(Value::String(text)) => {
+                        serde_json::from_str(&text).unwrap_or(Value::String(text))
+                    }
+                    Some(value) => value,
+                    None => serde_json::json!({}),
+                };
+                deltas.push(Delta::ToolCallWhole { id, arguments });
             }
         }
         if self.done {

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::server::providers::reasoning::ThinkingStyle;
 use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
-use crate::turn::{ChatRequest, Effort};
+use crate::turn::{ChatRequest, Effort, Role};
 
 /// `think` for the turn's effort: `false` for off; a level for the models
 /// that take levels (gpt-oss: low, medium, high; or `thinking = "level"`);
@@ -38,14 +38,63 @@ fn think(model: &UpstreamModel, effort: Option<Effort>) -> Option<Value> {
     })
 }
 
+/// The conversation in `/api/chat`'s shape (docs/capabilities/
+/// tool-calling.mdx): a message that called tools carries its `thinking`
+/// (kept as continuity: "particularly important for tool calling") and
+/// `tool_calls` with object arguments; each result is a `tool` message
+/// naming its tool.
+fn wire_messages(request: &ChatRequest) -> Vec<Value> {
+    let mut names: Vec<(&str, &str)> = Vec::new();
+    request
+        .messages
+        .iter()
+        .map(|m| match m.role {
+            Role::Tool => {
+                let id = m.tool_call_id.as_deref().unwrap_or("");
+                let name = names
+                    .iter()
+                    .rfind(|(call, _)| *call == id)
+                    .map_or("", |(_, n)| n);
+                json!({"role": "tool", "tool_name": name, "content": m.content})
+            }
+            Role::Assistant if !m.tool_calls.is_empty() => {
+                names.extend(
+                    m.tool_calls
+                        .iter()
+                        .map(|c| (c.id.as_str(), c.name.as_str())),
+                );
+                let mut message = json!({
+                    "role": "assistant",
+                    "content": m.content,
+                    "tool_calls": m.tool_calls.iter().map(|call| json!({
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    })).collect::<Vec<_>>(),
+                });
+                if let Some(thinking) = m.continuity.iter().find_map(|c| c.get("thinking")) {
+                    message["thinking"] = thinking.clone();
+                }
+                message
+            }
+            role => json!({"role": role, "content": m.content}),
+        })
+        .collect()
+}
+
 /// The request body: streaming on, thinking as the turn's effort asks
-/// (`think`), output limit if set.
+/// (`think`), output limit if set, tools if offered.
 pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let mut body = json!({
         "model": model.name,
-        "messages": request.messages,
+        "messages": wire_messages(request),
         "stream": true,
     });
+    if !request.tool_specs.is_empty() {
+        body["tools"] = json!(request
+            .tool_specs
+            .iter()
+            .map(|spec| json!({"type": "function", "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters}}))
+            .collect::<Vec<_>>());
+    }
     if let Some(think) = think(model, request.effort) {
         body["think"] = think;
     }

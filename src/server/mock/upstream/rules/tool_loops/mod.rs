@@ -1,5 +1,9 @@
 //! What each dialect's tool loop must send back, as each provider refuses
 //! it: one file per dialect, each rule with the source of its 400 body.
+//! Ollama has none: its docs ask for `thinking` and `tool_calls` back
+//! ("particularly important for tool calling"), but a request without
+//! them is answered, only worse (tool-loops.md §1.3, §1.5), so the mock
+//! answers it too and the golden request test pins what Pensive sends.
 
 mod anthropic;
 mod chat;
