@@ -622,3 +622,22 @@ async fn an_ollama_loop_returns_thinking_and_calls_whole() {
         "builtin__current_time"
     );
 }
+
+/// OpenRouter relaying Gemini 3: the `reasoning_details` of each message
+/// that called tools go back unmodified and in order (the readable text,
+/// then the sealed signature), or OpenRouter passes on Gemini's 400.
+#[tokio::test]
+async fn openrouter_gets_its_reasoning_details_back_unmodified() {
+    use pensive::server::mock::encoders::anthropic::mock_signature;
+    let (_, bodies) = two_call_loop(Dialect::Chat, "google/gemini-3-pro-preview").await;
+    let thought = "First I need the product. ";
+    let details = &bodies[1]["messages"][1]["reasoning_details"];
+    assert_eq!(
+        details,
+        &json!([
+            {"type": "reasoning.text", "text": thought, "format": "google-gemini-v1", "index": 0},
+            {"type": "reasoning.encrypted", "data": mock_signature(thought), "format": "google-gemini-v1", "index": 1},
+        ])
+    );
+    assert!(bodies[2]["messages"][3]["reasoning_details"].is_array());
+}

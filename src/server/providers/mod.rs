@@ -42,44 +42,12 @@ pub type CompletionId = std::sync::Arc<std::sync::OnceLock<String>>;
 /// words fit many times over, and an endless error body costs nothing more.
 pub const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
-/// The request for a dialect whose tool loop is not built yet: earlier
-/// tool calls, their results and continuity left out (the answers stay),
-/// so the provider never sees a shape it would refuse.
-fn without_tool_messages(request: &ChatRequest) -> ChatRequest {
-    let mut plain = request.clone();
-    plain.tool_specs.clear();
-    plain.messages.retain(|m| {
-        m.role != crate::turn::Role::Tool
-            && (m.tool_calls.is_empty() || !m.content.trim().is_empty())
-    });
-    for message in &mut plain.messages {
-        message.tool_calls.clear();
-        message.continuity.clear();
-    }
-    plain
-}
-
-/// Whether the dialect's requests carry tool calls, results and continuity.
-pub fn has_tool_loop(dialect: Dialect) -> bool {
-    matches!(
-        dialect,
-        Dialect::Chat | Dialect::Anthropic | Dialect::Gemini | Dialect::Responses | Dialect::Ollama
-    )
-}
-
 /// The provider's real HTTP request for a turn, per dialect.
 pub fn build_request(
     dialect: Dialect,
     model: &UpstreamModel,
     request: &ChatRequest,
 ) -> UpstreamRequest {
-    let flattened;
-    let request = if has_tool_loop(dialect) {
-        request
-    } else {
-        flattened = without_tool_messages(request);
-        &flattened
-    };
     match dialect {
         Dialect::Chat => openai_chat::build_request(model, request),
         Dialect::Responses => responses::build_request(model, request),

@@ -15,6 +15,17 @@ pub struct ChatEncoder {
     id: String,
     /// The ids of the response's tool calls, by their `index`.
     calls: Vec<String>,
+    /// OpenRouter relaying a Gemini model: reasoning also as
+    /// `reasoning_details`, sealed by an encrypted item before the calls.
+    relays_details: bool,
+    /// The reasoning so far (what the sealed item signs).
+    reasoning: String,
+}
+
+/// Whether the mock plays OpenRouter relaying a Gemini model, which sends
+/// `reasoning_details` (openrouter.ai/docs, reasoning-tokens).
+pub fn relays_reasoning_details(model: &str) -> bool {
+    model.starts_with("google/gemini-3")
 }
 
 impl ChatEncoder {
@@ -28,6 +39,8 @@ impl ChatEncoder {
             model: model.to_owned(),
             id: id.to_owned(),
             calls: Vec::new(),
+            relays_details: relays_reasoning_details(model),
+            reasoning: String::new(),
         }
     }
 
@@ -42,6 +55,84 @@ impl ChatEncoder {
             .to_string(),
         )
     }
+    /// OpenRouter relaying Gemini sends the thought signature of the
+    /// reasoning so far as an encrypted detail, before the first call.
+    fn seal_before(&mut self, delta: &Delta) -> Option<WireEvent> {
+        if !matches!(delta, Delta::ToolCallStart { .. })
+            || !self.relays_details
+            || self.reasoning.is_empty()
+        {
+            return None;
+        }
+        let sealed = json!({"reasoning_details": [{
+            "type": "reasoning.encrypted",
+            "data": super::anthropic::mock_signature(&std::mem::take(&mut self.reasoning)),
+            "format": "google-gemini-v1",
+            "index": 1,
+        }]});
+        Some(self.chunk(sealed, None))
+    }
+
+    /// The chunk one scripted delta becomes, if any.
+    fn frame_of(&mut self, delta: &Delta) -> Option<WireEvent> {
+        match delta {
+            Delta::ToolCallStart { id, name } => {
+                Some(self.call_chunk(id, true, json!({"name": name, "arguments": ""})))
+            }
+            Delta::ToolCallArguments { id, text } => {
+                Some(self.call_chunk(id, false, json!({"arguments": text})))
+            }
+            Delta::ToolCallWhole { id, arguments } => {
+                Some(self.call_chunk(id, false, json!({"arguments": arguments.to_string()})))
+            }
+            // Chat completions carry no opaque state of their own.
+            Delta::Continuity(_) => None,
+            Delta::Reasoning(text) if self.relays_details => {
+                self.reasoning.push_str(text);
+                Some(self.chunk(json!({"reasoning": text, "reasoning_details": [{
+                    "type": "reasoning.text", "text": text, "format": "google-gemini-v1", "index": 0,
+                }]}), None))
+            }
+            Delta::Reasoning(text) => Some(self.chunk(json!({"reasoning_content": text}), None)),
+            // As OpenRouter relays an OpenAI model's hidden reasoning.
+            Delta::OpaqueReasoning => Some(self.chunk(
+                json!({
+                    "role": "assistant",
+                    "content": "",
+                    "reasoning": null,
+                    "reasoning_details": [{
+                        "type": "reasoning.encrypted",
+                        "data": "gAAAAABmockEncryptedReasoning==",
+                        "id": "rs_mock0000",
+                        "format": "openai-responses-v1",
+                        "index": 0,
+                    }],
+                }),
+                None,
+            )),
+            Delta::Answer(text) => Some(self.chunk(json!({"content": text}), None)),
+            Delta::Finish(reason) => {
+                Some(self.chunk(json!({}), reason.as_deref().or(Some("stop"))))
+            }
+            Delta::Usage(usage) => Some(WireEvent::data(
+                json!({
+                    "id": self.id,
+                    "object": "chat.completion.chunk",
+                    "model": self.model,
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": usage.input_tokens,
+                        "completion_tokens": usage.output_tokens,
+                        "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+                    },
+                })
+                .to_string(),
+            )),
+            // No chat form: a block starts with its text and ends with the answer.
+            Delta::ReasoningBoundary | Delta::ReasoningStarted => None,
+        }
+    }
+
     /// A `tool_calls` delta for call `id` (a new index for a new id).
     fn call_chunk(&mut self, id: &str, first: bool, function: Value) -> WireEvent {
         let index = match self.calls.iter().position(|c| c == id) {
@@ -68,59 +159,12 @@ impl Encoder for ChatEncoder {
     }
 
     fn step(&mut self, deltas: &[Delta]) -> Vec<WireEvent> {
-        deltas
-            .iter()
-            .filter_map(|delta| match delta {
-                Delta::ToolCallStart { id, name } => {
-                    Some(self.call_chunk(id, true, json!({"name": name, "arguments": ""})))
-                }
-                Delta::ToolCallArguments { id, text } => {
-                    Some(self.call_chunk(id, false, json!({"arguments": text})))
-                }
-                Delta::ToolCallWhole { id, arguments } => Some(self.call_chunk(
-                    id,
-                    false,
-                    json!({"arguments": arguments.to_string()}),
-                )),
-                // Chat completions carry no opaque state of their own.
-                Delta::Continuity(_) => None,
-                Delta::Reasoning(text) => Some(self.chunk(json!({"reasoning_content": text}), None)),
-                // As OpenRouter relays an OpenAI model's hidden reasoning.
-                Delta::OpaqueReasoning => Some(self.chunk(
-                    json!({
-                        "role": "assistant",
-                        "content": "",
-                        "reasoning": null,
-                        "reasoning_details": [{
-                            "type": "reasoning.encrypted",
-                            "data": "gAAAAABmockEncryptedReasoning==",
-                            "id": "rs_mock0000",
-                            "format": "openai-responses-v1",
-                            "index": 0,
-                        }],
-                    }),
-                    None,
-                )),
-                Delta::Answer(text) => Some(self.chunk(json!({"content": text}), None)),
-                Delta::Finish(reason) => Some(self.chunk(json!({}), reason.as_deref().or(Some("stop")))),
-                Delta::Usage(usage) => Some(WireEvent::data(
-                    json!({
-                        "id": self.id,
-                        "object": "chat.completion.chunk",
-                        "model": self.model,
-                        "choices": [],
-                        "usage": {
-                            "prompt_tokens": usage.input_tokens,
-                            "completion_tokens": usage.output_tokens,
-                            "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
-                        },
-                    })
-                    .to_string(),
-                )),
-                // No chat form: a block starts with its text and ends with the answer.
-                Delta::ReasoningBoundary | Delta::ReasoningStarted => None,
-            })
-            .collect()
+        let mut frames = Vec::new();
+        for delta in deltas {
+            frames.extend(self.seal_before(delta));
+            frames.extend(self.frame_of(delta));
+        }
+        frames
     }
 
     fn finish(&mut self) -> Vec<WireEvent> {

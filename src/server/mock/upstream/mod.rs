@@ -192,6 +192,11 @@ fn serve(
             .unwrap_or("")
     );
     let verdict = rules::verdict(&path, &body);
+    let requested = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
     let messages = conversation::messages_of(dialect, &body);
     let controlled =
         dialect == Dialect::Chat && body.get("reasoning_control") == Some(&Value::Bool(true));
@@ -234,7 +239,15 @@ fn serve(
     if scenario.fault == Fault::EchoSecrets {
         return echo_secrets_response(&headers, &url);
     }
-    let model = "mock-model";
+    // OpenRouter names the model it relays in every chunk; the encoder
+    // reads from the name whether details are relayed.
+    let model = if dialect == Dialect::Chat
+        && crate::server::mock::encoders::openai_chat::relays_reasoning_details(&requested)
+    {
+        requested.as_str()
+    } else {
+        "mock-model"
+    };
     let control = controlled.then(|| state.new_control()).flatten();
     stream_response(
         state.clone(),

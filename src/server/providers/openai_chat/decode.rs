@@ -43,8 +43,9 @@ struct ChunkDelta {
     reasoning: Option<String>,
     #[serde(default)]
     thinking: Option<String>,
+    /// Kept as sent: they go back unmodified (`ChunkState::details`).
     #[serde(default)]
-    reasoning_details: Option<Vec<ReasoningDetail>>,
+    reasoning_details: Option<Vec<serde_json::Value>>,
     #[serde(default)]
     tool_calls: Option<Vec<CallFragment>>,
 }
@@ -69,19 +70,64 @@ struct CallFunction {
     arguments: Option<String>,
 }
 
-/// The ids of one response's tool calls by `index` (later fragments name
-/// only the index).
+/// What one response's chunks carry from chunk to chunk: its tool calls'
+/// ids by `index` (later fragments name only the index), and the
+/// `reasoning_details` a gateway sent (OpenRouter), merged per item.
 #[derive(Debug, Default, Clone)]
-pub struct CallIds(Vec<(usize, String)>);
+pub struct ChunkState {
+    ids: Vec<(usize, String)>,
+    details: Vec<serde_json::Value>,
+    details_bytes: usize,
+}
 
-impl CallIds {
+/// Most bytes of `reasoning_details` kept to send back. A signed item
+/// cannot be cut, so past this none are sent back (the gateway's own 400
+/// then says so) rather than memory growing with whatever a stream sends.
+const MAX_DETAILS_BYTES: usize = 2 * 1024 * 1024;
+
+impl ChunkState {
     fn id_of(&self, index: usize) -> Option<&str> {
-        self.0
+        self.ids
             .iter()
             .find(|(i, _)| *i == index)
             .map(|(_, id)| id.as_str())
     }
+
+    /// Adds streamed detail items: a fragment of the item before (same
+    /// `index` and `type`) joins it, its text appended and its other
+    /// fields (signature, id, format) taken; a new item follows it.
+    fn keep_details(&mut self, items: &[serde_json::Value]) {
+        for item in items {
+            self.details_bytes = self.details_bytes.saturating_add(item.to_string().len());
+            if self.details_bytes > MAX_DETAILS_BYTES {
+                self.details.clear();
+                return;
+            }
+            let same = |last: &serde_json::Value| {
+                last.get("index") == item.get("index") && last.get("type") == item.get("type")
+            };
+            match (self.details.last_mut(), item.as_object()) {
+                (Some(last), Some(fields)) if same(last) => {
+                    for (key, value) in fields {
+                        match (key.as_str(), value, last.get_mut(key)) {
+                            (
+                                "text" | "summary" | "data",
+                                serde_json::Value::String(more),
+                                Some(serde_json::Value::String(so_far)),
+                            ) => so_far.push_str(more),
+                            (_, serde_json::Value::Null, _) => {}
+                            _ => last[key] = value.clone(),
+                        }
+                    }
+                }
+                _ => self.details.push(item.clone()),
+            }
+        }
+    }
 }
+
+/// The continuity key of the `reasoning_details` to send back.
+pub const DETAILS_KEY: &str = "reasoning_details";
 
 /// `content`: a string, or (Mistral) an array of `text` / `thinking` parts;
 /// any other shape says nothing.
@@ -177,20 +223,46 @@ impl ChatChunk {
 
     /// The chunk's deltas: reasoning (from exactly one source) before answer
     /// text, then tool calls; `calls` carries the calls' ids from chunk to chunk.
-    pub fn into_deltas(self, calls: &mut CallIds) -> Result<Vec<Delta>, TurnError> {
+    pub fn into_deltas(self, calls: &mut ChunkState) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {
             return Err(stream_error(error.ok().unwrap_or_default()));
         }
         let mut deltas = Vec::new();
         if let Some(choice) = self.choices.into_iter().next() {
             if let Some(d) = choice.delta {
+                let readable_before = calls.details.iter().any(|item| {
+                    ["text", "summary"].iter().any(|key| {
+                        item.get(key)
+                            .and_then(serde_json::Value::as_str)
+                            .is_some_and(|t| !t.is_empty())
+                    })
+                });
                 push_reasoning(&mut deltas, &d);
+                // An encrypted item that seals readable reasoning (Gemini's
+                // signature through OpenRouter) is no hidden reasoning.
+                if readable_before && deltas.last() == Some(&Delta::OpaqueReasoning) {
+                    deltas.pop();
+                }
+                if let Some(items) = &d.reasoning_details {
+                    if calls.details_bytes <= MAX_DETAILS_BYTES {
+                        calls.keep_details(items);
+                    }
+                }
                 push_content(&mut deltas, d.content);
                 for fragment in d.tool_calls.into_iter().flatten() {
                     push_call(&mut deltas, fragment, calls);
                 }
             }
             if choice.finish_reason.is_some() {
+                // A response that calls tools sends its details back with
+                // the calls, unmodified and in order (OpenRouter's
+                // reasoning-tokens guide, "Preserving reasoning blocks").
+                if !calls.ids.is_empty() && !calls.details.is_empty() {
+                    let details = std::mem::take(&mut calls.details);
+                    deltas.push(Delta::Continuity(
+                        serde_json::json!({ DETAILS_KEY: details }),
+                    ));
+                }
                 deltas.push(Delta::Finish(choice.finish_reason));
             }
         }
@@ -214,6 +286,9 @@ fn push_reasoning(deltas: &mut Vec<Delta>, d: &ChunkDelta) {
     if let Some(details) = d.reasoning_details.as_ref().filter(|v| !v.is_empty()) {
         let mut text = String::new();
         let mut encrypted = false;
+        let details = details.iter().map(|v| {
+            serde_json::from_value::<ReasoningDetail>(v.clone()).unwrap_or(ReasoningDetail::Unknown)
+        });
         for detail in details {
             match detail {
                 ReasoningDetail::Text { text: part }
@@ -242,12 +317,12 @@ fn push_reasoning(deltas: &mut Vec<Delta>, d: &ChunkDelta) {
 
 /// A tool call fragment, gathered by `index` (parallel calls interleave).
 /// A fragment with an unknown index and no id belongs to no call: dropped.
-fn push_call(deltas: &mut Vec<Delta>, fragment: CallFragment, calls: &mut CallIds) {
-    let index = fragment.index.unwrap_or(calls.0.len());
+fn push_call(deltas: &mut Vec<Delta>, fragment: CallFragment, calls: &mut ChunkState) {
+    let index = fragment.index.unwrap_or(calls.ids.len());
     let function = fragment.function.unwrap_or_default();
     if let Some(id) = fragment.id.filter(|id| !id.is_empty()) {
         if calls.id_of(index) != Some(id.as_str()) {
-            calls.0.push((index, id.clone()));
+            calls.ids.push((index, id.clone()));
             deltas.push(Delta::ToolCallStart {
                 id,
                 name: function.name.clone().unwrap_or_default(),
@@ -315,7 +390,7 @@ fn stream_error(error: ChunkError) -> TurnError {
 /// Decodes recorded chat-completion chunks (`[DONE]` and empty data are skipped).
 #[derive(Debug, Default)]
 pub struct ChatDecoder {
-    calls: CallIds,
+    calls: ChunkState,
 }
 
 impl Decoder for ChatDecoder {

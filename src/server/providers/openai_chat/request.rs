@@ -119,6 +119,15 @@ fn wire_messages(request: &ChatRequest, server: ChatServer) -> Vec<Value> {
                 if let (true, Some(reasoning)) = (reads_reasoning_content(server), reasoning) {
                     message["reasoning_content"] = reasoning.clone();
                 }
+                // What a gateway sent it gets back as it was (OpenRouter:
+                // "Preserving reasoning blocks"); no other server sends them.
+                let details = m
+                    .continuity
+                    .iter()
+                    .find_map(|c| c.get(super::decode::DETAILS_KEY));
+                if let Some(details) = details {
+                    message["reasoning_details"] = details.clone();
+                }
                 message
             }
             role => json!({"role": role, "content": m.content}),

@@ -45,7 +45,7 @@ pub async fn open(
         .create_stream_byot::<_, ChatChunk>(request_body(model, request))
         .await
         .map_err(|err| map_error(err).with_retry_after(notes.take_retry_after()))?;
-    let mut calls = super::decode::CallIds::default();
+    let mut calls = super::decode::ChunkState::default();
     Ok(stream
         .map(move |item| {
             // One event handed over: the body may frame one more.

@@ -52,11 +52,14 @@ pub fn verdict(path: &str, body: &Value) -> Verdict {
         "/v1/messages" => {
             tool_loops::check_anthropic(body).and_then(|()| anthropic::check(model, body))
         }
-        "/v1/responses" => tool_loops::check_responses(body)
-            .and_then(|()| openai::check_responses(model, body)),
-        "/v1/chat/completions" => tool_loops::check_chat(model, body).and_then(|()| {
-            openai::check_chat(model, body).unwrap_or_else(|| chat_servers::check(model, body))
-        }),
+        "/v1/responses" => {
+            tool_loops::check_responses(body).and_then(|()| openai::check_responses(model, body))
+        }
+        "/v1/chat/completions" => tool_loops::check_chat(model, body)
+            .and_then(|()| tool_loops::check_openrouter(model, body))
+            .and_then(|()| {
+                openai::check_chat(model, body).unwrap_or_else(|| chat_servers::check(model, body))
+            }),
         "/api/chat" => ollama::check(model, body),
         _ if path.starts_with("/v1beta/models/") => {
             let model = path["/v1beta/models/".len()..]

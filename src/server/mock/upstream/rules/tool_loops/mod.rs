@@ -8,9 +8,11 @@
 mod anthropic;
 mod chat;
 mod gemini;
+mod openrouter;
 mod responses;
 
 pub(super) use anthropic::check as check_anthropic;
 pub(super) use chat::check_chat;
 pub(super) use gemini::check as check_gemini;
+pub(super) use openrouter::check as check_openrouter;
 pub(super) use responses::check as check_responses;
