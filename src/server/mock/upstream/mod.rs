@@ -192,6 +192,13 @@ fn serve(
             .unwrap_or("")
     );
     let verdict = rules::verdict(&path, &body);
+    let interleaves = rules::anthropic::thinks_after_tools(
+        &body,
+        headers
+            .get("anthropic-beta")
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or(""),
+    );
     let requested = body
         .get("model")
         .and_then(Value::as_str)
@@ -212,6 +219,14 @@ fn serve(
             return (status, Json(body)).into_response();
         }
         rules::Verdict::Accepted(thinks) => thinks,
+    };
+    // A response right after tool results thinks only if the model
+    // interleaves thinking with tool calls.
+    let after_tools = matches!(messages.last(), Some(m) if m.role == crate::turn::Role::Tool);
+    let thinks = if dialect == Dialect::Anthropic && after_tools && !interleaves {
+        rules::Thinks::No
+    } else {
+        thinks
     };
     if let Some(events) = state.config.replay.clone() {
         let delay = state.config.delay;

@@ -21,6 +21,8 @@ use crate::turn::{ChatRequest, Effort, Role};
 
 /// The API version Pensive speaks (sent as `anthropic-version`).
 pub const API_VERSION: &str = "2023-06-01";
+/// The beta that lets budget thinking think between tool calls.
+pub const INTERLEAVED_THINKING: &str = "interleaved-thinking-2025-05-14";
 /// Thinking budget when the model config sets none.
 const DEFAULT_THINKING_BUDGET: u32 = 8_000;
 /// Room left for the answer when the budget would not fit under `max_tokens`.
@@ -201,10 +203,17 @@ pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRe
         headers.push(("x-api-key".into(), key.expose().to_owned()));
     }
     headers.push(("anthropic-version".into(), API_VERSION.into()));
+    let body = request_body(model, request);
+    // Budget thinking thinks between tool calls only with this beta
+    // (adaptive thinking interleaves by itself): platform.claude.com/docs/
+    // build-with-claude/extended-thinking#interleaved-thinking.
+    if body.pointer("/thinking/type") == Some(&json!("enabled")) && body.get("tools").is_some() {
+        headers.push(("anthropic-beta".into(), INTERLEAVED_THINKING.into()));
+    }
     UpstreamRequest {
         url: format!("{base}/v1/messages"),
         headers,
-        body: request_body(model, request),
+        body,
     }
 }
 

@@ -152,6 +152,24 @@ const MODELS: &[Claude] = &[
     },
 ];
 
+/// Whether the model thinks in a response that follows tool results:
+/// adaptive thinking interleaves by itself; budget thinking ("enabled")
+/// only with the beta header `interleaved-thinking-2025-05-14`
+/// (platform.claude.com/docs/build-with-claude/extended-thinking,
+/// "Interleaved thinking"). A model the rules do not list interleaves.
+pub fn thinks_after_tools(body: &Value, beta: &str) -> bool {
+    let name = body.get("model").and_then(Value::as_str).unwrap_or("");
+    if model(name).is_none() {
+        return true;
+    }
+    match body.pointer("/thinking/type").and_then(Value::as_str) {
+        Some("enabled") => beta
+            .split(',')
+            .any(|b| b.trim() == "interleaved-thinking-2025-05-14"),
+        _ => true,
+    }
+}
+
 fn model(name: &str) -> Option<&'static Claude> {
     MODELS
         .iter()

@@ -16,7 +16,7 @@
 
 use serde_json::{json, Value};
 
-mod anthropic;
+pub mod anthropic;
 mod chat_servers;
 mod gemini;
 pub mod model_lists;

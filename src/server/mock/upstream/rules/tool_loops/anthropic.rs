@@ -2,8 +2,8 @@
 //! it (tool-loops.md §1.1; platform.claude.com/docs/en/build-with-claude/
 //! extended-thinking, "Preserving thinking blocks" and thinking-tool-workflows),
 //! each rule with the issue thread that quotes the real 400:
-//! - With thinking on, an assistant message of the current tool-use cycle
-//!   starts with a `thinking` or `redacted_thinking` block
+//! - With thinking on, the first assistant message of the current
+//!   tool-use cycle starts with a `thinking` or `redacted_thinking` block
 //!   (anomalyco/opencode#3077, Kilo-Org/kilocode#5219).
 //! - The thinking blocks of the latest assistant message come back exactly
 //!   as sent (anthropics/claude-code#19539). The mock signs each block with
@@ -94,7 +94,13 @@ pub(in super::super) fn check(body: &Value) -> Result<(), Refusal> {
             return Err(refused(format!("messages.{at}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", missing.join(", "))));
         }
         let first = blocks(message).first().map_or("", kind);
-        if thinking_on(body) && at >= cycle_start && !is_thinking(&blocks(message)[0]) {
+        // The cycle's first assistant message; later ones think only with
+        // interleaved thinking, and need not start with it.
+        let opens_cycle = messages[cycle_start..]
+            .iter()
+            .position(|m| m["role"] == "assistant")
+            .is_some_and(|first| first + cycle_start == at);
+        if thinking_on(body) && opens_cycle && !is_thinking(&blocks(message)[0]) {
             return Err(refused(format!("messages.{at}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{first}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking")));
         }
         let changed = blocks(message).iter().any(|b| {
