@@ -14,9 +14,12 @@ ADDR ?= $(or $(LEPTOS_SITE_ADDR),127.0.0.1:3000)
 PROFILE ?= release
 # Builds the release browser bundle (scripts/build-release.sh); keep the two equal.
 RELEASE_NIGHTLY := nightly-2026-05-19
+# The Python MCP SDK the hostile fixture server runs on (tests/fixtures/mcp/hostile_server.py).
+MCP_PYTHON_VERSION := 2.3.0
+MCP_VENV := tests/fixtures/mcp/.venv
 
-.PHONY: run dev fmt test setup-build setup-fmt setup-release setup-browser setup-nginx build-debug \
-        test-rust test-lint test-fmt test-dev test-e2e fuzz coverage
+.PHONY: run dev fmt test setup-build setup-fmt setup-release setup-browser setup-nginx setup-python-mcp build-debug \
+        test-rust test-mcp-conformance test-lint test-fmt test-dev test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
 
@@ -39,7 +42,7 @@ dev: setup-build
 	LEPTOS_SITE_ADDR=$(ADDR) cargo leptos watch
 
 ## make test: every layer — fmt, clippy (both builds), cargo tests, the dev server, Playwright.
-test: setup-build setup-browser setup-nginx test-fmt test-lint test-rust test-dev test-e2e
+test: setup-build setup-browser setup-nginx setup-python-mcp test-fmt test-lint test-rust test-mcp-conformance test-dev test-e2e
 
 ## `cargo fmt` leaves `view!` bodies alone; leptosfmt (leptosfmt.toml) formats them.
 test-fmt: setup-fmt
@@ -64,6 +67,14 @@ test-lint:
 test-rust:
 	cargo test --lib --no-default-features turn::
 	cargo test --features ssr
+
+## The client scenarios of @modelcontextprotocol/conformance (end2end/package.json) against
+## `pensive mcp list|call`, offline on 127.0.0.1; what does not apply and what is known to
+## fail are listed, with reasons, in tests/fixtures/mcp/conformance/ (docs/tools.md).
+## Uses the binary `cargo test --features ssr` just built (built here only if missing).
+test-mcp-conformance: setup-browser
+	@test -x target/debug/pensive || cargo build --features ssr --bin pensive
+	tests/fixtures/mcp/conformance/run.sh
 
 # `make dev` from an empty site: the page hydrates, the renderer is ready, a formula renders.
 test-dev: setup-build setup-browser
@@ -126,6 +137,13 @@ setup-nginx:
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
 		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y nginx; }
 	@command -v openssl >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y openssl; }
+
+## The hostile MCP fixture server's venv (tests/mcp_hostile.rs, the Playwright tool stories):
+## made again only when missing or when MCP_PYTHON_VERSION changes.
+setup-python-mcp:
+	@$(MCP_VENV)/bin/python -c 'import importlib.metadata as m; exit(m.version("mcp") != "$(MCP_PYTHON_VERSION)")' 2>/dev/null || \
+		{ rm -rf $(MCP_VENV) && python3 -m venv $(MCP_VENV) && \
+		  $(MCP_VENV)/bin/pip install --quiet --disable-pip-version-check "mcp==$(MCP_PYTHON_VERSION)"; }
 
 ## make coverage: line coverage of the server build and the pure core (cargo-llvm-cov),
 ## per folder; fails below 90% for src/turn and src/server.

@@ -51,8 +51,10 @@ export default defineConfig({
       stderr: 'pipe',
     },
     {
-      // server-filesystem (mcp-e2e.json) needs its folder to exist.
-      command: 'mkdir -p /tmp/pensive-e2e-files && ../target/debug/pensive serve',
+      // server-filesystem (mcp-e2e.json) needs its folder to exist; the
+      // tool hashes start afresh each run (what the tools said last run is
+      // not what this run's stories agreed to).
+      command: 'mkdir -p /tmp/pensive-e2e-files && rm -f /tmp/pensive-e2e-tool-hashes.json && ../target/debug/pensive serve',
       url: `http://127.0.0.1:${MOCKED_PORT}/`,
       reuseExistingServer: false,
       timeout: 60_000,
@@ -62,6 +64,7 @@ export default defineConfig({
         LEPTOS_ENV: 'PROD',
         PENSIVE_CONFIG: 'pensive-mocked.toml',
         PENSIVE_MCP_CONFIG: 'mcp-e2e.json',
+        PENSIVE_TOOL_HASHES: '/tmp/pensive-e2e-tool-hashes.json',
         MOCK_KEY: 'sk-SENTINEL-e2e-key-7f3a',
         PENSIVE_FIRST_TOKEN_TIMEOUT_SECS: '2',
         RUST_LOG: 'info',

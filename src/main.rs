@@ -14,7 +14,7 @@ use pensive::server::providers::wire::Dialect;
 use pensive::server::router::build_router;
 use pensive::server::serve::{serve as serve_app, ServeLimits};
 use pensive::server::tags::TagSet;
-use pensive::server::tools::{mcp, ToolBox};
+use pensive::server::tools::{hashes::ToolHashes, mcp, ToolBox};
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::framer::ndjson_line;
 use tracing_subscriber::EnvFilter;
@@ -71,12 +71,25 @@ enum Command {
 #[derive(Subcommand)]
 enum McpAction {
     /// List each server's tools (one server, if named), as the model is offered them.
-    List { server: Option<String> },
+    List {
+        server: Option<String>,
+        /// Reach the Streamable HTTP server at this URL instead of the
+        /// configured ones; it goes by SERVER (default `url`).
+        #[arg(long)]
+        url: Option<String>,
+        /// Print each tool whole (name, description, JSON Schema), one JSON object a line.
+        #[arg(long)]
+        json: bool,
+    },
     /// Call one tool with JSON arguments (default `{}`) and print its result.
     Call {
         server: String,
         tool: String,
         arguments: Option<String>,
+        /// Reach the Streamable HTTP server at this URL instead of the
+        /// configured one named SERVER.
+        #[arg(long)]
+        url: Option<String>,
     },
 }
 
@@ -130,33 +143,86 @@ async fn connect_tools(only: Option<&str>) -> Result<ToolBox, String> {
         let name = config.name.clone();
         match mcp::connect(config).await {
             Ok(server) => {
-                tracing::info!(mcp_server = %name, tools = server.tools.len(), "MCP server connected");
+                tracing::info!(mcp_server = %name, tools = server.tools().len(), "MCP server connected");
                 servers.push(server);
             }
             Err(problem) => tracing::warn!(mcp_server = %name, "{problem}"),
         }
     }
-    Ok(ToolBox::with_servers(servers))
+    let hashes = tool_hashes(&get, !servers.is_empty());
+    Ok(ToolBox::with_servers(servers).with_hashes(hashes))
+}
+
+/// What each tool said when the user first met it (a tool changed since is
+/// held). Not even read without a server to check.
+fn tool_hashes(get: &impl Fn(&str) -> Option<String>, any_servers: bool) -> ToolHashes {
+    match pensive::server::tools::hashes::default_path(get) {
+        Some(_) if !any_servers => ToolHashes::in_memory(),
+        Some(path) => ToolHashes::open(path),
+        None => {
+            tracing::warn!(
+                "neither PENSIVE_TOOL_HASHES nor HOME is set: tool hashes last until Pensive stops"
+            );
+            ToolHashes::in_memory()
+        }
+    }
+}
+
+/// The servers `pensive mcp` talks to: the one at `url` (named `name`, or
+/// `url`), or the configured ones (only `name`, if given), whose tools are
+/// held as in the app when they changed. Unlike `serve`, a server that
+/// cannot be reached is an error: the command is about it.
+async fn cli_tools(name: Option<&str>, url: Option<String>) -> Result<ToolBox, String> {
+    let Some(url) = url else {
+        let get = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let mut configs = mcp::load(get)?;
+        if let Some(name) = name {
+            configs.retain(|config| config.name == name);
+            if configs.is_empty() {
+                return Err(format!("no enabled MCP server is named `{name}`"));
+            }
+        }
+        let mut servers = Vec::new();
+        for config in configs {
+            servers.push(mcp::connect(config).await?);
+        }
+        let hashes = tool_hashes(&get, !servers.is_empty());
+        return Ok(ToolBox::with_servers(servers).with_hashes(hashes));
+    };
+    let config = mcp::McpServerConfig {
+        name: name.unwrap_or("url").to_owned(),
+        transport: mcp::Transport::Http {
+            url,
+            headers: Default::default(),
+        },
+        trusted: false,
+        timeout: mcp::config::DEFAULT_TIMEOUT,
+    };
+    Ok(ToolBox::with_servers(vec![mcp::connect(config).await?]))
 }
 
 /// `pensive mcp list|call`: the client as the app uses it, from the shell
-/// (and the adapter the MCP conformance suite drives).
+/// (and what the MCP conformance suite drives: tests/fixtures/mcp/conformance/).
 async fn mcp(action: McpAction) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     match action {
-        McpAction::List { server } => {
-            let tools = connect_tools(server.as_deref()).await?;
+        McpAction::List { server, url, json } => {
+            let tools = cli_tools(server.as_deref(), url).await?;
             for spec in tools.offered(None) {
-                let approval = match tools.approval(&spec.name) {
-                    pensive::turn::Approval::Needed => "asks first",
-                    pensive::turn::Approval::NotNeeded => "runs at once",
+                let line = if json {
+                    serde_json::to_string(&spec).map_err(|e| e.to_string())?
+                } else {
+                    let approval = match tools.approval(&spec.name) {
+                        pensive::turn::Approval::Needed => "asks first",
+                        pensive::turn::Approval::NotNeeded => "runs at once",
+                        pensive::turn::Approval::Held => {
+                            "held: the server changed what it says it does"
+                        }
+                    };
+                    let summary = spec.description.lines().next().unwrap_or("");
+                    format!("{}\t{approval}\t{summary}", spec.name)
                 };
-                let _ = writeln!(
-                    out,
-                    "{}\t{approval}\t{}",
-                    spec.name,
-                    spec.description.lines().next().unwrap_or("")
-                );
+                let _ = writeln!(out, "{line}");
             }
             tools.close().await;
         }
@@ -164,11 +230,12 @@ async fn mcp(action: McpAction) -> Result<(), String> {
             server,
             tool,
             arguments,
+            url,
         } => {
-            let tools = connect_tools(Some(&server)).await?;
             let arguments: serde_json::Value =
                 serde_json::from_str(arguments.as_deref().unwrap_or("{}"))
                     .map_err(|e| format!("the arguments are not JSON: {e}"))?;
+            let tools = cli_tools(Some(&server), url).await?;
             let outcome = tools
                 .call(&format!("{server}__{tool}"), Ok(&arguments))
                 .await;

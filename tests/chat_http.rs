@@ -762,3 +762,34 @@ async fn the_sign_in_form_is_served_so_that_its_post_carries_the_real_origin() {
     let refused = app.clone().oneshot(from_null).await.unwrap();
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
 }
+
+/// The Tools control's list (`POST /api/tool_servers`): the built-in server
+/// and its tools, none asking first; behind the same guard as every entry
+/// point (the access cookie when a token is set, a JSON body).
+#[tokio::test]
+async fn the_tool_servers_are_listed_for_the_page_and_guarded_like_the_api() {
+    let response = app(Pace::INSTANT)
+        .oneshot(chat_request_to("/api/tool_servers", "{}"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let servers: serde_json::Value = serde_json::from_str(&body_text(response).await).unwrap();
+    assert_eq!(servers[0]["name"], "builtin");
+    assert_eq!(servers[0]["builtin"], true);
+    let tools = servers[0]["tools"].as_array().expect("a list of tools");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["calculate", "current_time"]);
+    assert!(tools.iter().all(|t| t["asks_first"] == false));
+
+    let guarded = guarded_app()
+        .oneshot(chat_request_to("/api/tool_servers", "{}"))
+        .await
+        .unwrap();
+    assert_eq!(guarded.status(), StatusCode::UNAUTHORIZED);
+    let mut cross_site = chat_request_to("/api/tool_servers", "{}");
+    cross_site
+        .headers_mut()
+        .insert("origin", "https://evil.example".parse().unwrap());
+    let refused = app(Pace::INSTANT).oneshot(cross_site).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+}

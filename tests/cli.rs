@@ -99,3 +99,46 @@ fn a_malformed_line_is_an_error_event_and_unreadable_input_fails_clearly() {
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("dialect"));
 }
+
+/// `pensive mcp` is about the server it names: one it cannot reach, or one
+/// that is not configured, is an error that says which (the conformance
+/// suite, tests/fixtures/mcp/conformance/, covers the servers it can reach).
+#[test]
+fn mcp_commands_fail_clearly_for_a_server_they_cannot_have() {
+    // A port nothing listens on: bound, read, released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let unreachable = pensive()
+        .args([
+            "mcp",
+            "list",
+            "--url",
+            &format!("http://127.0.0.1:{port}/mcp"),
+        ])
+        .env_remove("PENSIVE_CONFIG")
+        .env_remove("PENSIVE_MCP_CONFIG")
+        .output()
+        .expect("runs");
+    assert!(!unreachable.status.success());
+    let stderr = String::from_utf8_lossy(&unreachable.stderr);
+    assert!(stderr.contains("MCP server `url`"), "{stderr}");
+
+    let dir = std::env::temp_dir().join(format!("pensive-cli-mcp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let config = dir.join("mcp.json");
+    std::fs::write(&config, r#"{"mcpServers": {"other": {"command": "true"}}}"#).expect("write");
+    let unknown = pensive()
+        .args(["mcp", "call", "nosuch", "tool", "{}"])
+        .env_remove("PENSIVE_CONFIG")
+        .env("PENSIVE_MCP_CONFIG", &config)
+        .output()
+        .expect("runs");
+    assert!(!unknown.status.success());
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        stderr.contains("no enabled MCP server is named `nosuch`"),
+        "{stderr}"
+    );
+}

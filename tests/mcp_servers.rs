@@ -277,3 +277,178 @@ async fn a_write_runs_only_once_the_user_allows_it() {
     );
     turns.tools().close().await;
 }
+
+/// Polls `check` every 50 ms until it yields a value or `within` passes.
+async fn poll<T, F: std::future::Future<Output = Option<T>>>(
+    within: Duration,
+    mut check: impl FnMut() -> F,
+) -> Option<T> {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if let Some(value) = check().await {
+            return Some(value);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_stdio_server_that_dies_is_restarted_and_calls_meanwhile_fail_at_once() {
+    let server = mcp::connect(stdio(
+        "everything",
+        bin("mcp-server-everything"),
+        vec![],
+        false,
+    ))
+    .await
+    .expect("server-everything starts");
+    // What the server lists each time it is restarted.
+    let relisted = std::sync::Arc::new(std::sync::Mutex::new(Vec::<(String, usize)>::new()));
+    let heard = relisted.clone();
+    server.on_tools_relisted(move |name, tools| {
+        if let Ok(mut heard) = heard.lock() {
+            heard.push((name.to_owned(), tools.len()));
+        }
+    });
+    let listed_first = server.tools().len();
+    let tools = ToolBox::with_servers(vec![server]);
+    let message = json!({"message": "still here"});
+    let echo = || tools.call("everything__echo", Ok(&message));
+    assert_eq!(echo().await.status, ToolStatus::Ok);
+    let pid_now = || tools.servers().next().and_then(|s| s.pid());
+    let first = pid_now().expect("a stdio child");
+
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &first.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let asked = std::time::Instant::now();
+    let down = echo().await;
+    assert_eq!(down.status, ToolStatus::Error, "{}", down.output);
+    assert_eq!(
+        down.output,
+        "the MCP server `everything` stopped; restarting in 1 s"
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(2),
+        "a call while the server is down fails at once, not after {:?}",
+        asked.elapsed()
+    );
+
+    let back = poll(Duration::from_secs(20), || async {
+        let outcome = echo().await;
+        (outcome.status == ToolStatus::Ok).then_some(outcome.output)
+    })
+    .await;
+    assert_eq!(back.as_deref(), Some("Echo: still here"), "restarted");
+    let second = pid_now().expect("a new stdio child");
+    assert_ne!(first, second, "a new process serves the calls");
+    assert_eq!(
+        relisted.lock().map(|l| l.clone()).unwrap_or_default(),
+        [("everything".to_owned(), listed_first)],
+        "the tools were listed again once, on the restart"
+    );
+    let names: Vec<String> = tools.offered(None).into_iter().map(|s| s.name).collect();
+    assert!(names.contains(&"everything__echo".to_owned()), "{names:?}");
+    tools.close().await;
+    assert_eq!(
+        pid_now(),
+        None,
+        "closed: the child is gone and not restarted"
+    );
+}
+
+/// The JSON-RPC messages written to a server's stdin so far (one a line).
+fn messages_in(log: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+#[tokio::test]
+async fn stop_during_a_call_sends_the_server_cancellation_and_leaves_it_usable() {
+    let (port, _mock) = common::start_mock_in_process().await;
+    // server-everything with what it reads on stdin copied to a file, so
+    // the test sees what the server received. The server stays the direct
+    // child (`exec`); only the test wraps it in a shell.
+    let dir = temp_dir("cancel");
+    let log = dir.join("stdin.jsonl");
+    let server = mcp::connect(stdio(
+        "slow",
+        "bash".into(),
+        vec![
+            "-c".into(),
+            r#"exec "$1" < <(exec tee -a "$0")"#.into(),
+            log.display().to_string(),
+            bin("mcp-server-everything"),
+        ],
+        // Trusted, and the tool says it only reads: it runs without asking.
+        true,
+    ))
+    .await
+    .expect("server-everything starts");
+    let turns = service(port, ToolBox::with_servers(vec![server]));
+    let request = ChatRequest {
+        messages: vec![ChatMessage::user("Run the slow job. mock:tools-slow")],
+        model: Some("m".into()),
+        turn_id: Some("turn-stop".into()),
+        ..ChatRequest::default()
+    };
+    // The page reading the turn's stream, as long as it is open.
+    let mut stream = Box::pin(turns.start(request, "tester"));
+    let page = tokio::spawn(async move {
+        let mut events = Vec::new();
+        while let Some(event) = stream.next().await {
+            events.push(event);
+        }
+        events
+    });
+    let call_id = poll(Duration::from_secs(10), || async {
+        messages_in(&log).into_iter().find_map(|m| {
+            (m["method"] == "tools/call" && m["params"]["name"] == "trigger-long-running-operation")
+                .then(|| m["id"].clone())
+        })
+    })
+    .await
+    .expect("the call reached the server");
+    let cancelled = |log: &std::path::Path| {
+        messages_in(log).into_iter().any(|m| {
+            m["method"] == "notifications/cancelled" && m["params"]["requestId"] == call_id
+        })
+    };
+    assert!(!cancelled(&log), "not cancelled before Stop");
+
+    // Stop: the browser goes away and the turn's stream is dropped.
+    page.abort();
+    let stopped = std::time::Instant::now();
+    assert!(
+        page.await.is_err_and(|e| e.is_cancelled()),
+        "the turn was still running"
+    );
+    let received = poll(Duration::from_secs(1), || async {
+        cancelled(&log).then_some(())
+    })
+    .await;
+    assert!(
+        received.is_some(),
+        "the server got notifications/cancelled for request {call_id} within a second of Stop"
+    );
+    assert!(stopped.elapsed() < Duration::from_secs(2));
+
+    let echo = turns
+        .tools()
+        .call("slow__echo", Ok(&json!({"message": "after Stop"})))
+        .await;
+    assert_eq!(
+        (echo.status, echo.output.as_str()),
+        (ToolStatus::Ok, "Echo: after Stop"),
+        "the server goes on serving"
+    );
+    turns.tools().close().await;
+}

@@ -641,3 +641,33 @@ async fn openrouter_gets_its_reasoning_details_back_unmodified() {
     );
     assert!(bodies[2]["messages"][3]["reasoning_details"].is_array());
 }
+
+#[tokio::test]
+async fn a_tool_switched_off_in_the_conversation_never_runs_even_when_called() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let app = app_with(chat_model(port, "mock-model"));
+    // The model asks for `calculate` although the user switched the
+    // built-in server off: the call is answered "switched off", not run.
+    let body = json!({"request": {
+        "messages": [{"role": "user", "content": "mock:call builtin__calculate {\"expression\": \"6 * 7\"}"}],
+        "model": "m",
+        "tools": [],
+    }});
+    let events = common::post_chat(&app, &body, "the switched-off turn").await;
+    let result = events.iter().find_map(|e| match e {
+        TurnEvent::ToolResult { output, status, .. } => Some((output.clone(), *status)),
+        _ => None,
+    });
+    assert_eq!(
+        result,
+        Some((
+            "That tool is switched off in this conversation.".into(),
+            ToolStatus::Denied
+        ))
+    );
+    assert!(events.iter().any(|e| matches!(e,
+        TurnEvent::ToolCallReady { approval, .. } if *approval == pensive::turn::Approval::NotNeeded)));
+    let bodies = request_bodies(&mock);
+    assert!(bodies[0].get("tools").is_none(), "no tool was offered");
+    assert!(!bodies[1].to_string().contains("42"), "calculate never ran");
+}

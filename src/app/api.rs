@@ -3,6 +3,8 @@
 use leptos::prelude::*;
 use server_fn::codec::{ByteStream, Json, Streaming};
 
+/// The tool servers' wire type, shared with the server too.
+pub use crate::turn::tool_listing::PublicToolServer;
 /// The model list's wire type lives in `turn`, shared with the server.
 pub use crate::turn::PublicModel;
 use crate::turn::{AnswerNow, ChatRequest};
@@ -52,6 +54,16 @@ pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
 pub async fn list_models() -> Result<Vec<PublicModel>, ServerFnError> {
     let turns = expect_context::<crate::server::TurnService>();
     Ok(turns.config().models.iter().map(|m| m.public()).collect())
+}
+
+/// `POST /api/tool_servers`: each tool server turns may be offered
+/// (built-in first) with its tools, their descriptions, what the server
+/// claims about them (MCP annotations, shown as claims) and whether a call
+/// asks first. Nothing secret: no command, URL, header or environment.
+#[server(input = Json, endpoint = "tool_servers")]
+pub async fn list_tool_servers() -> Result<Vec<PublicToolServer>, ServerFnError> {
+    let turns = expect_context::<crate::server::TurnService>();
+    Ok(turns.tools().listing())
 }
 
 /// `POST /api/answer_now`: "Answer now" for the caller's running turn

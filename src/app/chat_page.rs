@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::api::{list_models, PublicModel};
+use super::api::{list_models, list_tool_servers, PublicModel};
 use super::assistant_message::AssistantMessage;
 use super::composer::Composer;
 use super::effort_picker::EffortPicker;
@@ -16,6 +16,7 @@ use super::preferences::provide_fold_preference;
 use super::restore_shell;
 use super::reveal_match::reveal_match;
 use super::sidebar::Sidebar;
+use super::tools_control::ToolsControl;
 use super::use_chat_session::{use_chat_session, UseChatSessionReturn};
 use super::use_conversations::use_conversations;
 use super::use_import_export::use_import_export;
@@ -100,6 +101,13 @@ pub fn ChatPage() -> impl IntoView {
             session.know_models(list);
         }
     });
+    let tool_servers = Resource::new(|| (), |_| list_tool_servers());
+    // A request names the servers left on: the session learns the list.
+    Effect::new(move |_| {
+        if let Some(Ok(list)) = tool_servers.get() {
+            session.know_tool_servers(list);
+        }
+    });
     let now = session.clock;
 
     let open_match = Callback::new(move |found: super::history::SearchHit| {
@@ -150,6 +158,23 @@ pub fn ChatPage() -> impl IntoView {
                                                 model=session.model
                                                 effort=session.effort
                                                 on_change=Callback::new(move |e| session.pick_effort(e))
+                                            />
+                                        }
+                                    })
+                            }}
+                            {move || {
+                                tool_servers
+                                    .get()
+                                    .and_then(Result::ok)
+                                    .filter(|servers| !servers.is_empty())
+                                    .map(|servers| {
+                                        view! {
+                                            <ToolsControl
+                                                servers
+                                                off=session.tools_off
+                                                on_switch=Callback::new(move |(name, on)| {
+                                                    session.switch_tool_server(name, on)
+                                                })
                                             />
                                         }
                                     })
@@ -341,6 +366,7 @@ fn model_chooser(session: UseChatSessionReturn, models: Vec<PublicModel>) -> Any
         <label class="preference">
             <span>"Model: "</span>
             <select
+                aria-label="Model"
                 data-testid="model-picker"
                 on:change=move |ev| session.pick_model(event_target_value(&ev))
                 prop:value=move || session.model.get().unwrap_or_else(|| default.clone())

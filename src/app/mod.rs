@@ -28,6 +28,7 @@ pub mod storage_panel;
 pub mod streaming_markdown;
 pub mod thinking_block;
 pub mod tool_step;
+pub mod tools_control;
 pub mod trusted_html;
 pub mod turn_client;
 pub mod turn_view;

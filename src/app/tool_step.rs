@@ -12,6 +12,7 @@ use super::trusted_html::decoration;
 use super::turn_view::BlockView;
 use crate::turn::duration::{format_duration, DurationStyle};
 use crate::turn::reducer::{ToolState, ToolStep};
+use crate::turn::tool::HELD_REASON;
 use crate::turn::Decision;
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
@@ -83,6 +84,7 @@ pub fn ToolStepView(
     let parts = Memo::new(move |_| step.with(|s| s.as_ref().map(header_parts)));
     let state = Memo::new(move |_| step.with(|s| s.as_ref().map(|s| s.state)));
     let streamed = Memo::new(move |_| step.with(|s| s.as_ref().is_some_and(|s| s.streamed)));
+    let held = Memo::new(move |_| step.with(|s| s.as_ref().is_some_and(|s| s.held)));
     let output = move || step.with(|s| s.as_ref().and_then(|s| s.output.clone()));
     let truncated = move || step.with(|s| s.as_ref().map_or(0, |s| s.truncated_bytes));
     // A dialect that sends a call whole (Gemini, Ollama) never streams it: say so.
@@ -146,6 +148,11 @@ pub fn ToolStepView(
             >
                 <Show when=move || waiting.get() && on_decide.is_some() && !decided.get()>
                     <div class="tool-approval" role="group" aria-label="Run this tool?">
+                        <Show when=move || held.get()>
+                            <p class="tool-held" data-testid="tool-held">
+                                {HELD_REASON}
+                            </p>
+                        </Show>
                         <p class="tool-approval-text" data-testid="tool-approval">
                             {move || {
                                 parts
@@ -233,6 +240,7 @@ mod tests {
             arguments: "{}".into(),
             streamed: false,
             state,
+            held: false,
             output: None,
             truncated_bytes: 0,
             duration_ms,

@@ -10,7 +10,7 @@ use futures::future::{AbortHandle, Abortable};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::api::{request_answer_now, tool_decision, PublicModel};
+use super::api::{request_answer_now, tool_decision, PublicModel, PublicToolServer};
 use super::autosave::Autosave;
 use super::browser::{now_ms, random_id, wall_ms};
 use super::history;
@@ -22,6 +22,7 @@ use crate::turn::duration::{format_duration, DurationStyle::Spoken};
 use crate::turn::message::{Conversation, Message, Summary};
 use crate::turn::reducer::{Change, Turn, TurnModel, TurnStatus};
 use crate::turn::request::keep_end;
+use crate::turn::tool_listing::enabled_servers;
 use crate::turn::turn_footer::is_cut_off;
 
 /// Most characters of the reasoning so far that "Answer now" sends back (the
@@ -48,6 +49,9 @@ pub struct UseChatSessionReturn {
     /// The reasoning effort the next message asks for (`None`: the model's
     /// default); the effort picker keeps it per model (`pick_effort`).
     pub effort: Signal<Option<Effort>>,
+    /// The tool servers switched off for the shown conversation (the Tools
+    /// control; kept with the conversation).
+    pub tools_off: Signal<Vec<String>>,
     // The write halves of the signals above: only this hook's methods
     // change what it hands out.
     set_messages: WriteSignal<Vec<MessageView>>,
@@ -56,6 +60,10 @@ pub struct UseChatSessionReturn {
     set_current_id: WriteSignal<String>,
     set_model: WriteSignal<Option<String>>,
     set_effort: WriteSignal<Option<Effort>>,
+    set_tools_off: WriteSignal<Vec<String>>,
+    /// The server's tool servers (`POST /api/tool_servers`), so a request
+    /// can name the ones left on.
+    tool_servers: StoredValue<Vec<PublicToolServer>>,
     /// Conversations, newest first: a save moves the shown one to the top.
     index: RwSignal<Vec<Summary>>,
     notices: UseNoticesReturn,
@@ -89,6 +97,7 @@ pub fn use_chat_session(
     let (current_id, set_current_id) = signal(String::new());
     let (model, set_model) = signal(None);
     let (effort, set_effort) = signal(None);
+    let (tools_off, set_tools_off) = signal(Vec::new());
     UseChatSessionReturn {
         conversation: StoredValue::new(Conversation::new(String::new(), 0.0)),
         messages: messages.into(),
@@ -98,12 +107,15 @@ pub fn use_chat_session(
         current_id: current_id.into(),
         model: model.into(),
         effort: effort.into(),
+        tools_off: tools_off.into(),
         set_messages,
         set_clock,
         set_announcement,
         set_current_id,
         set_model,
         set_effort,
+        set_tools_off,
+        tool_servers: StoredValue::new(Vec::new()),
         index,
         notices,
         autosave: StoredValue::new(Autosave::default()),
@@ -139,6 +151,7 @@ impl UseChatSessionReturn {
         if conversation.model.is_some() {
             self.set_model.set(conversation.model.clone());
         }
+        self.set_tools_off.set(conversation.tools_off.clone());
         let views = conversation
             .messages
             .iter()
@@ -156,6 +169,7 @@ impl UseChatSessionReturn {
             .set_value(Conversation::new(String::new(), 0.0));
         self.set_messages.set(Vec::new());
         self.set_current_id.set(String::new());
+        self.set_tools_off.set(Vec::new());
         history::clear_current();
     }
 
@@ -210,6 +224,10 @@ impl UseChatSessionReturn {
         request.allowed_tools = self
             .allowed_tools
             .with_value(|allowed| allowed.get(&conversation).cloned().unwrap_or_default());
+        request.tools = self.conversation.with_value(|c| {
+            self.tool_servers
+                .with_value(|known| enabled_servers(known, &c.tools_off))
+        });
         self.live_request.set_value(Some(request.clone()));
         let generation = self.stream_generation.get_value() + 1;
         self.stream_generation.set_value(generation);
@@ -368,7 +386,10 @@ impl UseChatSessionReturn {
         let effort = self.effort.get_untracked();
         self.conversation.try_update_value(|c| {
             if c.id.is_empty() {
+                // Switches set before the first message belong to it.
+                let tools_off = std::mem::take(&mut c.tools_off);
                 *c = Conversation::new(format!("c{}", wall as u64), wall);
+                c.tools_off = tools_off;
             }
             if c.title.is_empty() {
                 c.title = text
@@ -645,6 +666,25 @@ impl UseChatSessionReturn {
         self.save();
     }
 
+    /// The server's tool servers, once listed.
+    pub fn know_tool_servers(&self, servers: Vec<PublicToolServer>) {
+        self.tool_servers.set_value(servers);
+    }
+
+    /// The user switched tool server `name` on or off for this conversation:
+    /// its next requests offer the model only the servers left on.
+    pub fn switch_tool_server(&self, name: String, on: bool) {
+        let mut off = self.tools_off.get_untracked();
+        off.retain(|server| *server != name);
+        if !on {
+            off.push(name);
+        }
+        self.conversation
+            .update_value(|c| c.tools_off = off.clone());
+        self.set_tools_off.set(off);
+        self.save();
+    }
+
     /// The effort the next message asks for: the user's pick, or the
     /// remembered one of a newly chosen model (the effort picker's).
     pub fn pick_effort(&self, effort: Option<Effort>) {
@@ -686,9 +726,22 @@ mod tests {
             session.show(shown);
             assert_eq!(session.current_id.get_untracked(), "c1");
             assert_eq!(session.messages.with_untracked(Vec::len), 1);
+            session.switch_tool_server("builtin".into(), false);
+            assert_eq!(session.tools_off.get_untracked(), ["builtin"]);
+            assert_eq!(
+                session.with_conversation(|c| c.tools_off.clone()),
+                ["builtin"]
+            );
+            session.switch_tool_server("builtin".into(), true);
+            assert!(session.tools_off.get_untracked().is_empty());
+            session.switch_tool_server("files".into(), false);
             session.clear();
             assert_eq!(session.current_id.get_untracked(), "");
             assert!(session.messages.with_untracked(Vec::is_empty));
+            assert!(
+                session.tools_off.get_untracked().is_empty(),
+                "a new conversation has every server on"
+            );
         });
     }
 

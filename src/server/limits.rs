@@ -44,6 +44,12 @@ pub struct Limits {
     /// Time a client has to send a request's body, once its headers are in
     /// (zero: no limit).
     pub body_timeout: Duration,
+    /// Tool calls one turn may make; the calls past it are not run and the
+    /// turn ends with `tool_limit`, offering Continue (0: no limit).
+    pub max_tool_calls: usize,
+    /// How long a call that asks first waits for the user's decision before
+    /// it counts as denied.
+    pub tool_decision_time: Duration,
 }
 
 /// Connections one address may hold unless `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`
@@ -73,6 +79,8 @@ impl Default for Limits {
             max_connections: 1024,
             max_connections_per_address: default_per_address(None),
             body_timeout: Duration::from_secs(60),
+            max_tool_calls: crate::turn::tool::TOOL_CALL_LIMIT,
+            tool_decision_time: super::tool_decisions::DECISION_TIME,
         }
     }
 }

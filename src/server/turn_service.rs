@@ -20,7 +20,7 @@ use super::providers::delta::Delta;
 use super::providers::wire::Dialect;
 use super::providers::{self, reasoning, CompletionId, DeltaStream};
 use super::redact::Redactor;
-use super::tool_decisions::{ToolDecisions, DECISION_TIME};
+use super::tool_decisions::ToolDecisions;
 use super::tool_round::ToolRound;
 use super::tools::ToolBox;
 use super::turn_log::TurnLog;
@@ -162,6 +162,7 @@ impl TurnService {
                     }
                     ProviderKind::Demo => None,
                 }),
+            tool_call_limit: u32::try_from(config.limits.max_tool_calls).ok(),
         };
         let tools = self.tools.clone();
         let decisions = self.decisions.clone();
@@ -249,14 +250,20 @@ impl TurnService {
                     }
                     let (message, calls) = std::mem::take(&mut round).finish(own);
                     request.messages.push(message);
-                    let over_limit = calls_made + calls.len() > MAX_TOOL_CALLS;
-                    let approvals: Vec<crate::turn::Approval> = calls.iter().map(|call| {
-                        if request.allowed_tools.contains(&call.name) {
-                            crate::turn::Approval::NotNeeded
+                    let over_limit = limits.max_tool_calls > 0 && calls_made + calls.len() > limits.max_tool_calls;
+                    // A model may name a tool it was not offered (switched off in
+                    // this conversation, or remembered from an earlier turn): it
+                    // never runs and asks no one, and the model is told why.
+                    let offered: Vec<bool> = calls.iter()
+                        .map(|call| request.tool_specs.iter().any(|spec| spec.name == call.name))
+                        .collect();
+                    let approvals: Vec<crate::turn::Approval> = calls.iter().zip(&offered)
+                        .map(|(call, offered)| if *offered {
+                            tools.approval_in_conversation(&call.name, &request.allowed_tools)
                         } else {
-                            tools.approval(&call.name)
-                        }
-                    }).collect();
+                            crate::turn::Approval::NotNeeded
+                        })
+                        .collect();
                     for (call, approval) in calls.iter().zip(&approvals) {
                         let ready = TurnEvent::ToolCallReady {
                             id: call.id.clone(),
@@ -269,12 +276,18 @@ impl TurnService {
                     // (`POST /api/tool_decision`); a denied one never runs.
                     let mut not_run: Vec<Option<super::tools::CallOutcome>> = vec![None; calls.len()];
                     if over_limit {
-                        not_run = calls.iter().map(|_| Some(limit_reached(MAX_TOOL_CALLS))).collect();
+                        not_run = calls.iter().map(|_| Some(limit_reached(limits.max_tool_calls))).collect();
+                    }
+                    for (slot, offered) in not_run.iter_mut().zip(&offered) {
+                        if slot.is_none() && !offered {
+                            *slot = Some(declined(SWITCHED_OFF));
+                        }
                     }
                     for (at, call) in calls.iter().enumerate() {
-                        // Allowed for the conversation by an earlier call of this turn.
-                        let allowed_since = request.allowed_tools.contains(&call.name);
-                        if not_run[at].is_some() || approvals[at] == crate::turn::Approval::NotNeeded || allowed_since {
+                        // Allowed for the conversation by an earlier call of this
+                        // turn (a held tool: allowed, and so no longer held).
+                        let allowed_since = !tools.approval_in_conversation(&call.name, &request.allowed_tools).asks();
+                        if not_run[at].is_some() || !approvals[at].asks() || allowed_since {
                             continue;
                         }
                         let Some(turn_id) = request.turn_id.clone() else {
@@ -283,13 +296,17 @@ impl TurnService {
                         };
                         let mut waiting = decisions.wait(&client_key, &turn_id, &call.id);
                         let decision = tokio::select! {
-                            decision = waiting.decision(DECISION_TIME) => decision,
+                            decision = waiting.decision(limits.tool_decision_time) => decision,
                             cut = cut_short(&mut ending, turn_deadline) => {
                                 let events = cut_during_calls(&calls, &mut normalizer, &cut.error(limits.max_turn_duration), elapsed());
                                 for event in outlet.pass(events, &normalizer) { yield event; }
                                 return;
                             }
                         };
+                        if decision != Decision::Deny {
+                            // What a held tool says now is what the user agreed to.
+                            tools.agree(&call.name);
+                        }
                         match decision {
                             Decision::AllowOnce => {}
                             Decision::AllowConversation => request.allowed_tools.push(call.name.clone()),
@@ -395,11 +412,11 @@ fn opened_stream(
     opened.unwrap_or_else(|_| Err(on_timeout.clone()))
 }
 
-/// Most tool calls in one turn (DESIGN §6).
-pub const MAX_TOOL_CALLS: usize = crate::turn::tool::TOOL_CALL_LIMIT;
-
 /// `done.finish_reason` of a turn stopped at the tool-call limit.
 pub const TOOL_LIMIT: &str = "tool_limit";
+
+/// What the model hears when it calls a tool that was not offered to it.
+const SWITCHED_OFF: &str = "That tool is switched off in this conversation.";
 
 /// The result of a call the user declined (or did not answer in time).
 fn declined(why: &str) -> super::tools::CallOutcome {
@@ -451,10 +468,11 @@ fn dialect_of(model: &ModelConfig) -> Option<Dialect> {
     }
 }
 
-/// Whether Pensive runs a tool loop with this model: the demo, and the
-/// dialects whose loop is built (Chat completions).
+/// Whether Pensive offers tools to this model: every dialect has its loop;
+/// a model configured with `tools = false` (a server that cannot take
+/// them) gets none.
 fn offers_tools(model: &ModelConfig) -> bool {
-    matches!(dialect_of(model), None | Some(Dialect::Chat)) && !model.upstream.no_tools
+    !model.upstream.no_tools
 }
 
 /// Whether a refusal is a server's "no tools here" (vLLM without
@@ -532,6 +550,9 @@ struct Outlet {
     redactor: Redactor,
     /// The output limit sent upstream, named in `done` (a cut answer says it).
     output_limit: Option<u32>,
+    /// The configured tool-call limit, named in a `tool_limit` `done` in
+    /// place of the output limit (the page says "Stopped at the limit of N").
+    tool_call_limit: Option<u32>,
 }
 
 impl Outlet {
@@ -541,8 +562,12 @@ impl Outlet {
             .into_iter()
             .map(|event| match self.redactor.event(event) {
                 TurnEvent::Done { finish_reason, .. } => TurnEvent::Done {
+                    output_limit: if finish_reason.as_deref() == Some(TOOL_LIMIT) {
+                        self.tool_call_limit
+                    } else {
+                        self.output_limit
+                    },
                     finish_reason,
-                    output_limit: self.output_limit,
                 },
                 other => other,
             })

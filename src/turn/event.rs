@@ -56,7 +56,8 @@ pub enum TurnEvent {
         finish_reason: Option<String>,
         /// The output limit the turn was asked with (`max_tokens`), when
         /// Pensive sent one: a turn cut at it (`finish_reason: "length"`)
-        /// names it.
+        /// names it. With `finish_reason: "tool_limit"`: the tool-call
+        /// limit the turn stopped at.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         output_limit: Option<u32>,
     },

@@ -87,6 +87,10 @@ pub struct Conversation {
     pub updated_at: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The tool servers switched off for this conversation (the Tools
+    /// control); a server not named here is on, new servers included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools_off: Vec<String>,
     pub messages: Vec<Message>,
 }
 
@@ -98,6 +102,7 @@ impl Conversation {
             created_at: now_ms,
             updated_at: now_ms,
             model: None,
+            tools_off: Vec::new(),
             messages: Vec::new(),
         }
     }

@@ -20,6 +20,7 @@ pub mod request;
 pub mod scrub;
 pub mod search;
 pub mod tool;
+pub mod tool_listing;
 pub mod turn_error;
 pub mod turn_footer;
 pub mod versions;

@@ -41,7 +41,22 @@ impl ToolStatus {
 pub enum Approval {
     Needed,
     NotNeeded,
+    /// Needed, because the server changed what the tool says it does since
+    /// the user last agreed: asks even where trust or an earlier "Allow in
+    /// this conversation" would let it run, and the step says why.
+    Held,
 }
+
+impl Approval {
+    /// Whether the call waits for the user.
+    pub fn asks(self) -> bool {
+        self != Approval::NotNeeded
+    }
+}
+
+/// What a held call's approval step says (`Approval::Held`).
+pub const HELD_REASON: &str =
+    "The server changed what this tool says it does since you last allowed it.";
 
 /// The user's answer to a call that asks first (`POST /api/tool_decision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

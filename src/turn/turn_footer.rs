@@ -78,13 +78,13 @@ pub fn is_cut_off(turn: &Turn) -> bool {
 }
 
 /// The note of an answer cut at the output limit, naming the limit when the
-/// server sent one.
+/// server sent one. A turn stopped at the tool-call limit carries that limit
+/// in the same field (`done.output_limit`); turns stored before it was sent
+/// name the default.
 pub fn cut_note(finish_reason: Option<&str>, output_limit: Option<u32>) -> Option<String> {
     if finish_reason == Some("tool_limit") {
-        return Some(format!(
-            "Stopped at the limit of {} tool calls",
-            super::tool::TOOL_CALL_LIMIT
-        ));
+        let limit = output_limit.map_or(super::tool::TOOL_CALL_LIMIT, |n| n as usize);
+        return Some(format!("Stopped at the limit of {limit} tool calls"));
     }
     if finish_reason != Some("length") {
         return None;
@@ -120,6 +120,11 @@ mod tests {
         assert_eq!(
             cut_note(Some("tool_limit"), None).as_deref(),
             Some("Stopped at the limit of 12 tool calls")
+        );
+        assert_eq!(
+            cut_note(Some("tool_limit"), Some(3)).as_deref(),
+            Some("Stopped at the limit of 3 tool calls"),
+            "the configured limit, as the server named it"
         );
         assert_eq!(cut_note(Some("tool_calls"), None), None);
     }

@@ -36,6 +36,16 @@ impl AppConfig {
                 base.show_thinking = show;
             }
         }
+        if get("PENSIVE_MAX_TOOL_CALLS").is_none() {
+            if let Some(calls) = file.max_tool_calls {
+                base.limits.max_tool_calls = calls;
+            }
+        }
+        if get("PENSIVE_TOOL_DECISION_SECS").is_none() {
+            if let Some(secs) = file.tool_decision_secs {
+                base.limits.tool_decision_time = Duration::from_secs_f64(secs.max(0.0));
+            }
+        }
         if file.models.is_empty() {
             return Ok(base);
         }
@@ -83,6 +93,11 @@ fn toml_error_without_values(text: &str, error: &toml::de::Error) -> String {
 struct FileConfig {
     first_token_timeout_secs: Option<f64>,
     show_thinking: Option<bool>,
+    /// Tool calls one turn may make (`PENSIVE_MAX_TOOL_CALLS` wins).
+    max_tool_calls: Option<usize>,
+    /// How long a call waits for the user's decision
+    /// (`PENSIVE_TOOL_DECISION_SECS` wins).
+    tool_decision_secs: Option<f64>,
     #[serde(default)]
     models: Vec<FileModel>,
     /// Read by `tools::mcp::config` (the MCP servers).

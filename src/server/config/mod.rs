@@ -403,7 +403,8 @@ impl AppConfig {
 /// `PENSIVE_TURNS_PER_MINUTE`, `PENSIVE_CLIENT_IP_HEADER`, the turn budgets
 /// (`PENSIVE_MAX_TURN_BYTES`, `PENSIVE_MAX_TURN_SECS`) and the connection
 /// settings (`PENSIVE_HEADER_TIMEOUT_SECS`, `PENSIVE_BODY_TIMEOUT_SECS`,
-/// `PENSIVE_MAX_CONNECTIONS`, `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`);
+/// `PENSIVE_MAX_CONNECTIONS`, `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`) and the
+/// tool limits (`PENSIVE_MAX_TOOL_CALLS`, `PENSIVE_TOOL_DECISION_SECS`);
 /// defaults otherwise.
 fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigError> {
     let defaults = Limits::default();
@@ -447,6 +448,8 @@ fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigEr
         header_timeout: seconds("PENSIVE_HEADER_TIMEOUT_SECS", defaults.header_timeout)?,
         max_connections: count("PENSIVE_MAX_CONNECTIONS", defaults.max_connections)?,
         body_timeout: seconds("PENSIVE_BODY_TIMEOUT_SECS", defaults.body_timeout)?,
+        max_tool_calls: count("PENSIVE_MAX_TOOL_CALLS", defaults.max_tool_calls)?,
+        tool_decision_time: seconds("PENSIVE_TOOL_DECISION_SECS", defaults.tool_decision_time)?,
     })
 }
 
@@ -944,6 +947,38 @@ mod tests {
         assert_eq!(proxied.limits.max_connections_per_address, 0);
         let err = config(&[("PENSIVE_MAX_CONNECTIONS", "many")]).unwrap_err();
         assert!(err.to_string().contains("PENSIVE_MAX_CONNECTIONS"), "{err}");
+    }
+
+    #[test]
+    fn tool_limits_have_defaults_and_come_from_the_environment_or_the_file() {
+        let limits = config(&[]).unwrap().limits;
+        assert_eq!(limits.max_tool_calls, 12);
+        assert_eq!(limits.tool_decision_time, Duration::from_secs(600));
+        let limits = config(&[
+            ("PENSIVE_MAX_TOOL_CALLS", "3"),
+            ("PENSIVE_TOOL_DECISION_SECS", "90"),
+        ])
+        .unwrap()
+        .limits;
+        assert_eq!(limits.max_tool_calls, 3);
+        assert_eq!(limits.tool_decision_time, Duration::from_secs(90));
+        for name in ["PENSIVE_MAX_TOOL_CALLS", "PENSIVE_TOOL_DECISION_SECS"] {
+            let err = config(&[(name, "lots")]).unwrap_err();
+            assert!(err.to_string().contains(name), "{err}");
+        }
+        let file = "max_tool_calls = 5\ntool_decision_secs = 30\n";
+        let limits = AppConfig::from_toml(file, |_| None).unwrap().limits;
+        assert_eq!(limits.max_tool_calls, 5);
+        assert_eq!(limits.tool_decision_time, Duration::from_secs(30));
+        let overridden = AppConfig::from_toml(file, |k| {
+            (k == "PENSIVE_MAX_TOOL_CALLS").then(|| "7".to_owned())
+        })
+        .unwrap()
+        .limits;
+        assert_eq!(overridden.max_tool_calls, 7, "the environment wins");
+        assert_eq!(overridden.tool_decision_time, Duration::from_secs(30));
+        let err = AppConfig::from_toml("max_tool_calls = -1", |_| None).unwrap_err();
+        assert!(err.to_string().contains("line 1"), "{err}");
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! deadline, and its output is capped before it goes anywhere.
 
 pub mod builtin;
+pub mod hashes;
+pub mod listing;
 pub mod mcp;
 pub mod output;
 
@@ -34,6 +36,8 @@ pub struct ToolBox {
     pub call_timeout: Duration,
     /// The connected MCP servers.
     servers: Vec<std::sync::Arc<mcp::McpServer>>,
+    /// What each MCP tool said it does when first seen (`hashes`).
+    hashes: std::sync::Arc<hashes::ToolHashes>,
 }
 
 impl Default for ToolBox {
@@ -42,6 +46,7 @@ impl Default for ToolBox {
             builtin: true,
             call_timeout: Duration::from_secs(30),
             servers: Vec::new(),
+            hashes: Default::default(),
         }
     }
 }
@@ -57,11 +62,23 @@ fn valid_tool_name(name: &str) -> bool {
 
 impl ToolBox {
     /// The built-in tools and `servers` (connected).
+    /// Their tools' hashes are kept in memory only: see `with_hashes`.
     pub fn with_servers(servers: Vec<mcp::McpServer>) -> Self {
         Self {
             servers: servers.into_iter().map(std::sync::Arc::new).collect(),
             ..Self::default()
         }
+        .with_hashes(hashes::ToolHashes::in_memory())
+    }
+
+    /// Checks every server's tools against `hashes` (what the user met
+    /// before): a tool that changed since is held.
+    pub fn with_hashes(mut self, hashes: hashes::ToolHashes) -> Self {
+        for server in &self.servers {
+            hashes.review(&server.config.name, &server.tools());
+        }
+        self.hashes = std::sync::Arc::new(hashes);
+        self
     }
 
     /// The connected servers (the Tools control lists them).
@@ -76,10 +93,11 @@ impl ToolBox {
         }
     }
 
-    fn mcp_tool(&self, name: &str) -> Option<(&mcp::McpServer, &rmcp::model::Tool)> {
+    fn mcp_tool(&self, name: &str) -> Option<(&mcp::McpServer, rmcp::model::Tool)> {
         let (server, tool) = split_name(name)?;
         let server = self.servers.iter().find(|s| s.config.name == server)?;
-        let tool = server.tools.iter().find(|t| t.name == tool)?;
+        // A copy: a restarted server's list may replace the one it is in.
+        let tool = server.tools().iter().find(|t| t.name == tool)?.clone();
         Some((server, tool))
     }
 
@@ -98,7 +116,7 @@ impl ToolBox {
             if !on(&server.config.name) {
                 continue;
             }
-            for tool in server.tools.iter().filter(|t| valid_tool_name(&t.name)) {
+            for tool in server.tools().iter().filter(|t| valid_tool_name(&t.name)) {
                 specs.push(ToolSpec {
                     name: format!("{}{NAME_SEPARATOR}{}", server.config.name, tool.name),
                     description: tool.description.as_deref().unwrap_or("").to_owned(),
@@ -121,11 +139,16 @@ impl ToolBox {
     /// MCP tools need it unless their server is `trusted` and the tool
     /// says it only reads (`readOnlyHint: true`): an annotation is the
     /// server's claim, believed only from a server the user trusts.
+    /// A tool whose server changed what it says it does is held: it asks,
+    /// whatever its trust.
     pub fn approval(&self, name: &str) -> Approval {
         if let Some((builtin::SERVER, _)) = split_name(name) {
             return Approval::NotNeeded;
         }
         match self.mcp_tool(name) {
+            Some((server, tool)) if self.hashes.is_held(&server.config.name, &tool) => {
+                Approval::Held
+            }
             Some((server, tool))
                 if server.config.trusted
                     && tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true) =>
@@ -133,6 +156,23 @@ impl ToolBox {
                 Approval::NotNeeded
             }
             _ => Approval::Needed,
+        }
+    }
+
+    /// `approval`, once the user allowed tools for the conversation
+    /// (`allowed`): those run without asking, unless held.
+    pub fn approval_in_conversation(&self, name: &str, allowed: &[String]) -> Approval {
+        match self.approval(name) {
+            Approval::Needed if allowed.iter().any(|a| a == name) => Approval::NotNeeded,
+            other => other,
+        }
+    }
+
+    /// The user allowed a call of a held tool: it is no longer held, and
+    /// what it says now is what is kept.
+    pub fn agree(&self, name: &str) {
+        if let Some((server, tool)) = self.mcp_tool(name) {
+            self.hashes.agree(&server.config.name, &tool);
         }
     }
 

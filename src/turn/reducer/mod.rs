@@ -50,7 +50,8 @@ pub struct Turn {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
     /// The output limit the turn was asked with, when the server sent one
-    /// (a turn cut at it says "Cut off at the length limit (16,000 tokens)").
+    /// (a turn cut at it says "Cut off at the length limit (16,000 tokens)");
+    /// for a turn stopped at the tool-call limit, that limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_limit: Option<u32>,
     /// The model that wrote the turn (its id and name), as the page chose it.

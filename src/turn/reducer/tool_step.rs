@@ -46,6 +46,10 @@ pub struct ToolStep {
     #[serde(default)]
     pub streamed: bool,
     pub state: ToolState,
+    /// The call asked because its server changed what the tool says it
+    /// does (`Approval::Held`): the step says so.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub held: bool,
     /// What the tool said (at most 64 KB), once it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
@@ -61,6 +65,10 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 impl ToolStep {
     fn started(id: String, name: String, server: String) -> Self {
         Self {
@@ -70,6 +78,7 @@ impl ToolStep {
             arguments: String::new(),
             streamed: false,
             state: ToolState::Running,
+            held: false,
             output: None,
             truncated_bytes: 0,
             duration_ms: None,
@@ -137,9 +146,10 @@ impl Turn {
             step.arguments =
                 serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string());
             step.state = match approval {
-                Approval::Needed => ToolState::Waiting,
+                Approval::Needed | Approval::Held => ToolState::Waiting,
                 Approval::NotNeeded => ToolState::Running,
             };
+            step.held = approval == Approval::Held;
         }
         self.step_changed(index)
     }
@@ -186,5 +196,62 @@ impl Turn {
             Block::Tool(step) => Some(step),
             _ => None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::TurnEvent;
+
+    fn ready(approval: Approval) -> ToolStep {
+        let mut turn = Turn::new(0.0);
+        turn.apply(
+            TurnEvent::ToolCallStart {
+                id: "c1".into(),
+                name: "hostile__weather".into(),
+                server: "hostile".into(),
+            },
+            1.0,
+        );
+        turn.apply(
+            TurnEvent::ToolCallReady {
+                id: "c1".into(),
+                arguments: serde_json::json!({"city": "Paris"}),
+                approval,
+            },
+            2.0,
+        );
+        match turn.blocks.last() {
+            Some(Block::Tool(step)) => step.clone(),
+            other => panic!("a tool step, not {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_held_call_waits_and_its_step_knows_why() {
+        let held = ready(Approval::Held);
+        assert_eq!((held.state, held.held), (ToolState::Waiting, true));
+        let asked = ready(Approval::Needed);
+        assert_eq!((asked.state, asked.held), (ToolState::Waiting, false));
+        let event: TurnEvent = serde_json::from_value(serde_json::json!({
+            "type": "tool_call_ready", "id": "c1", "arguments": {}, "approval": "held"
+        }))
+        .expect("the wire names it `held`");
+        assert!(matches!(
+            event,
+            TurnEvent::ToolCallReady {
+                approval: Approval::Held,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_step_stored_before_holds_existed_reads_as_not_held() {
+        let stored = serde_json::to_value(ready(Approval::Needed)).expect("a step");
+        assert!(stored.get("held").is_none(), "not written when false");
+        let step: ToolStep = serde_json::from_value(stored).expect("readable");
+        assert!(!step.held);
     }
 }

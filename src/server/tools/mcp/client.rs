@@ -1,39 +1,48 @@
-//! One connected MCP server, through rmcp (the official Rust SDK): a stdio
-//! child started without a shell, with only the environment its config
-//! names plus PATH and HOME and its stderr in Pensive's log; or a
-//! Streamable HTTP endpoint. Its tools are listed once, at connection.
+//! One MCP server, through rmcp (the official Rust SDK): a stdio child
+//! started without a shell, with only the environment its config names plus
+//! PATH and HOME and its stderr in Pensive's log; or a Streamable HTTP
+//! endpoint. Its tools are listed at each connection; a server that stops
+//! is started again by its supervisor (`supervisor`). A call dropped before
+//! it ends (Stop, the call's deadline) sends the server
+//! `notifications/cancelled`: rmcp's `call_tool` does that on drop.
 
 use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, Tool,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::RoleClient;
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
+use tokio::process::Child;
 
 use super::config::{McpServerConfig, Transport};
+use super::supervisor::{self, Link, Live, Shared};
 
 /// Longest a server may take to start and list its tools.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A connected server and the tools it listed.
+/// Longest a call that failed because the connection went away waits for
+/// the supervisor to notice, so that it can say when the restart is.
+const NOTICE_STOP: Duration = Duration::from_secs(1);
+
+/// A configured server, kept connected by its supervisor.
 pub struct McpServer {
     pub config: McpServerConfig,
-    pub tools: Vec<Tool>,
-    service: RunningService<RoleClient, ClientConfig>,
+    shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
             .field("name", &self.config.name)
-            .field("tools", &self.tools.len())
+            .field("tools", &self.tools().len())
             .finish()
     }
 }
@@ -64,73 +73,31 @@ pub fn child_env(config_env: &std::collections::BTreeMap<String, String>) -> Vec
     env
 }
 
-/// Starts (or reaches) the server and lists its tools.
+/// One connection: the rmcp service, a stdio server's child (Pensive owns
+/// it, to learn its exit status and to kill it), and the tools it listed.
+pub struct Session {
+    pub service: RunningService<RoleClient, ClientConfig>,
+    pub child: Option<Child>,
+    pub tools: Vec<Tool>,
+}
+
+/// Starts (or reaches) the server and lists its tools, then keeps it
+/// connected (see `supervisor`).
 pub async fn connect(config: McpServerConfig) -> Result<McpServer, String> {
-    let name = config.name.clone();
-    let work = async {
-        let service = match &config.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args)
-                    .env_clear()
-                    .envs(child_env(env))
-                    .kill_on_drop(true);
-                if let Some(cwd) = cwd {
-                    cmd.current_dir(cwd);
-                }
-                let (transport, stderr) = TokioChildProcess::builder(cmd)
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(|e| format!("cannot start `{command}`: {e}"))?;
-                if let Some(stderr) = stderr {
-                    let server = name.clone();
-                    tokio::spawn(async move {
-                        let mut lines = tokio::io::BufReader::new(stderr).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            tracing::info!(mcp_server = %server, "{line}");
-                        }
-                    });
-                }
-                client_info()
-                    .serve_with_lifecycle(transport, lifecycle())
-                    .await
-                    .map_err(|e| e.to_string())?
-            }
-            Transport::Http { url, headers } => {
-                let mut custom = HashMap::new();
-                for (key, value) in headers {
-                    let key = axum::http::HeaderName::try_from(key.as_str())
-                        .map_err(|_| format!("header name `{key}` is not valid"))?;
-                    let value = axum::http::HeaderValue::try_from(value.as_str())
-                        .map_err(|_| format!("the value of header `{key}` is not valid"))?;
-                    custom.insert(key, value);
-                }
-                let transport = StreamableHttpClientTransport::with_client(
-                    reqwest::Client::builder()
-                        .redirect(reqwest::redirect::Policy::none())
-                        .build()
-                        .map_err(|e| e.to_string())?,
-                    StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                        .custom_headers(custom),
-                );
-                client_info()
-                    .serve_with_lifecycle(transport, lifecycle())
-                    .await
-                    .map_err(|e| e.to_string())?
-            }
-        };
-        let tools = service
-            .list_all_tools()
-            .await
-            .map_err(|e| format!("tools/list failed: {e}"))?;
-        Ok::<_, String>((service, tools))
-    };
-    let (service, tools) = tokio::time::timeout(CONNECT_TIMEOUT, work)
+    let session = open(&config).await?;
+    let (shared, running) = Shared::start(session);
+    tokio::spawn(supervisor::supervise(
+        shared.clone(),
+        config.clone(),
+        running,
+    ));
+    Ok(McpServer { config, shared })
+}
+
+/// One connection to the server, its tools listed, within `CONNECT_TIMEOUT`.
+pub async fn open(config: &McpServerConfig) -> Result<Session, String> {
+    let name = &config.name;
+    tokio::time::timeout(CONNECT_TIMEOUT, open_unbounded(config))
         .await
         .map_err(|_| {
             format!(
@@ -138,27 +105,145 @@ pub async fn connect(config: McpServerConfig) -> Result<McpServer, String> {
                 CONNECT_TIMEOUT.as_secs()
             )
         })?
-        .map_err(|e| format!("MCP server `{name}`: {e}"))?;
-    Ok(McpServer {
-        config,
-        tools,
+        .map_err(|e| format!("MCP server `{name}`: {e}"))
+}
+
+async fn open_unbounded(config: &McpServerConfig) -> Result<Session, String> {
+    let (service, child) = match &config.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args)
+                .env_clear()
+                .envs(child_env(env))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                // Whatever path ends this connection (a failed handshake,
+                // a runtime shutting down), the child does not outlive it.
+                .kill_on_drop(true);
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+            let mut child = cmd
+                .spawn()
+                .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err(format!("`{command}` started without its stdio"));
+            };
+            if let Some(stderr) = child.stderr.take() {
+                let server = config.name.clone();
+                tokio::spawn(async move {
+                    let mut lines = tokio::io::BufReader::new(stderr).lines();
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        tracing::info!(mcp_server = %server, "{line}");
+                    }
+                });
+            }
+            let service = client_info()
+                .serve_with_lifecycle((stdout, stdin), lifecycle())
+                .await
+                .map_err(|e| e.to_string())?;
+            (service, Some(child))
+        }
+        Transport::Http { url, headers } => {
+            let mut custom = HashMap::new();
+            for (key, value) in headers {
+                let key = axum::http::HeaderName::try_from(key.as_str())
+                    .map_err(|_| format!("header name `{key}` is not valid"))?;
+                let value = axum::http::HeaderValue::try_from(value.as_str())
+                    .map_err(|_| format!("the value of header `{key}` is not valid"))?;
+                custom.insert(key, value);
+            }
+            let transport = StreamableHttpClientTransport::with_client(
+                reqwest::Client::builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .map_err(|e| e.to_string())?,
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom),
+            );
+            let service = client_info()
+                .serve_with_lifecycle(transport, lifecycle())
+                .await
+                .map_err(|e| e.to_string())?;
+            (service, None)
+        }
+    };
+    let tools = list_tools(&service).await?;
+    Ok(Session {
         service,
+        child,
+        tools,
     })
 }
 
+/// Reads the server's tool list (every page): at each connection, the
+/// first and every restart.
+async fn list_tools(
+    service: &RunningService<RoleClient, ClientConfig>,
+) -> Result<Vec<Tool>, String> {
+    service
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("tools/list failed: {e}"))
+}
+
 impl McpServer {
+    /// The tools the server listed at its latest connection (the list
+    /// before a restart stays while it is down).
+    pub fn tools(&self) -> Arc<Vec<Tool>> {
+        self.shared.tools.borrow().clone()
+    }
+
+    /// Tells of each new tool list (a restarted server lists its tools
+    /// again, and may list other ones).
+    pub fn tool_lists(&self) -> tokio::sync::watch::Receiver<Arc<Vec<Tool>>> {
+        self.shared.tools.subscribe()
+    }
+
+    /// Calls `hook` with the server's name and its tools each time a
+    /// restarted server has listed them, before they are offered (where a
+    /// tool that now says something else can be held). One hook; a second
+    /// call replaces the first.
+    pub fn on_tools_relisted(&self, hook: impl Fn(&str, &[Tool]) + Send + Sync + 'static) {
+        let hook: supervisor::RelistHook = Arc::new(hook);
+        match self.shared.on_relisted.lock() {
+            Ok(mut slot) => *slot = Some(hook),
+            Err(poisoned) => *poisoned.into_inner() = Some(hook),
+        }
+    }
+
+    /// The process id of a stdio server's child while it is connected.
+    pub fn pid(&self) -> Option<u32> {
+        match &*self.shared.link.borrow() {
+            Link::Up(live) => live.pid,
+            _ => None,
+        }
+    }
+
     /// Calls `tool` with `arguments`: the text for the model and whether the
-    /// tool said it failed (`isError`), or a protocol failure.
+    /// tool said it failed (`isError`), or a protocol failure. Dropping the
+    /// future before it ends cancels the request at the server.
     pub async fn call(&self, tool: &str, arguments: &Value) -> Result<(String, bool), String> {
+        let live = match &*self.shared.link.borrow() {
+            Link::Up(live) => live.clone(),
+            other => return Err(self.unavailable(other)),
+        };
         let mut params = CallToolRequestParams::new(tool.to_owned());
         if let Value::Object(map) = arguments {
             params = params.with_arguments(map.clone());
         }
-        let result = self
-            .service
-            .call_tool(params)
-            .await
-            .map_err(|e| format!("the call failed: {e}"))?;
+        let result = match live.peer.call_tool(params).await {
+            Ok(result) => result,
+            Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+                return Err(self.stopped_under(&live, e).await)
+            }
+            Err(e) => return Err(format!("the call failed: {e}")),
+        };
         let mut text = String::new();
         for block in &result.content {
             let value = serde_json::to_value(block).unwrap_or(Value::Null);
@@ -183,9 +268,51 @@ impl McpServer {
         Ok((text.trim_end().to_owned(), result.is_error == Some(true)))
     }
 
-    /// Ends the connection (a stdio child is killed: rmcp's own cleanup
-    /// runs on a task that a runtime shutting down may never run).
+    /// The message of a call whose connection (`live`) failed under it
+    /// with `error`: when the connection is gone (a stdio server's pipe
+    /// failing means its process is), once the supervisor has noticed,
+    /// when the restart is.
+    async fn stopped_under(&self, live: &Live, error: ServiceError) -> String {
+        let gone = live.peer.is_transport_closed()
+            || matches!(self.config.transport, Transport::Stdio { .. });
+        if gone {
+            let mut link = self.shared.link.subscribe();
+            let noticed = tokio::time::timeout(
+                NOTICE_STOP,
+                link.wait_for(
+                    |link| !matches!(link, Link::Up(now) if now.generation == live.generation),
+                ),
+            )
+            .await;
+            if let Ok(Ok(link)) = noticed {
+                return self.unavailable(&link);
+            }
+        }
+        format!("the call failed: {error}")
+    }
+
+    fn unavailable(&self, link: &Link) -> String {
+        supervisor::unavailable(&self.config.name, &self.config.transport, link)
+    }
+
+    /// Ends the connection for good: a stdio child gets its stdin closed,
+    /// then is killed if it has not exited within a second. Returns once
+    /// that is done.
     pub async fn cancel(&self) {
-        self.service.cancellation_token().cancel();
+        self.shared.closing.send_replace(true);
+        let mut link = self.shared.link.subscribe();
+        let _ = tokio::time::timeout(
+            Duration::from_secs(5),
+            link.wait_for(|link| matches!(link, Link::Closed)),
+        )
+        .await;
+    }
+}
+
+impl Drop for McpServer {
+    fn drop(&mut self) {
+        // The supervisor holds its own handle on the shared state: without
+        // this it would keep the server running after the last user left.
+        self.shared.closing.send_replace(true);
     }
 }

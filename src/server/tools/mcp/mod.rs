@@ -1,8 +1,10 @@
-//! Tools from MCP servers: their configuration (`config`) and the client
-//! (`client`, rmcp).
+//! Tools from MCP servers: their configuration (`config`), the client
+//! (`client`, rmcp) and the supervisor that restarts a server that stops
+//! (`supervisor`).
 
 pub mod client;
 pub mod config;
+pub mod supervisor;
 
 pub use client::{connect, McpServer};
 pub use config::{load, McpServerConfig, Transport};

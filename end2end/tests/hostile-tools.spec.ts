@@ -1,0 +1,202 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { expect, test } from './fixtures/test';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+import type { Page } from '@playwright/test';
+
+// A hostile MCP server (tests/fixtures/mcp/hostile_server.py, the official
+// Python SDK) against the page: 10 MB of output, a tool that never answers,
+// markup in a result, and a tool whose server changed what it says it does
+// between two runs of Pensive (a rug pull). The mock model calls any tool a
+// question names (`mock:call server__tool {json}`, chat completions only).
+// Port 3161 belongs to this file (its own Pensive, restarted mid-story).
+
+const RESTARTED_PORT = 3161;
+const HELD = 'The server changed what this tool says it does since you last allowed it.';
+
+/** The page of the server at `base` with its chat-completions model picked. */
+async function openChatModel(page: Page, base = MOCKED): Promise<ChatPage> {
+  const chat = new ChatPage(page);
+  await chat.open(base);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+  return chat;
+}
+
+test('10 MB of tool output: the step shows the first 4 KB, the page stays responsive', async ({ page }) => {
+  const chat = await openChatModel(page);
+  await chat.send('Flood me. mock:call hostile__flood {}');
+  const step = chat.assistant().getByTestId('tool-step');
+  await expect(step).toHaveAttribute('data-state', 'waiting');
+  await step.getByTestId('allow-once').click();
+  await expect(step).toHaveAttribute('data-state', 'done');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+
+  // The model got 64 KB; the step shows 4 KB of it and offers the rest.
+  await step.locator('button.tool-step-header').click();
+  const output = step.getByTestId('tool-output');
+  await expect(output).toContainText('flood line 0000000:');
+  const shown = await output.evaluate((node) => node.textContent!.length);
+  expect(shown).toBeLessThanOrEqual(4096);
+  await expect(step.getByTestId('tool-show-all')).toHaveText('Show all (64 KB)');
+  await expect(step.getByTestId('tool-truncated')).toContainText('more bytes were cut before the model saw them.');
+
+  // Still responsive: the composer takes typing at once, during and after
+  // the whole result renders.
+  await step.getByTestId('tool-show-all').click();
+  await chat.composer.fill('');
+  await chat.composer.pressSequentially('still here', { delay: 0 });
+  await expect(chat.composer).toHaveValue('still here');
+  await expect(output).toContainText('more bytes of output were cut]');
+  const whole = await output.evaluate((node) => node.textContent!.length);
+  expect(whole).toBeGreaterThan(60_000);
+  expect(whole).toBeLessThanOrEqual(64 * 1024);
+  await chat.send('And now? mock:tools-parallel');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await chat.expectNoConsoleErrors();
+});
+
+test('A tool that never answers times out at its server\'s limit, and the turn goes on', async ({ page }) => {
+  const chat = await openChatModel(page);
+  await chat.send('Wait for it. mock:call stuck__hang {}');
+  const step = chat.assistant().getByTestId('tool-step');
+  await step.getByTestId('allow-once').click();
+  await expect(step).toHaveAttribute('data-state', 'timeout');
+  await expect(step.getByTestId('tool-state')).toHaveText(/^timed out · 2\.\ds$/);
+  await expect(chat.assistant().getByTestId('answer')).toHaveText('The tool said: The tool did not answer within 2s.');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await chat.expectNoConsoleErrors();
+});
+
+test('Markup in a tool result is shown as text: no script runs, no image loads', async ({ page }) => {
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+  const dialogs: string[] = [];
+  page.on('dialog', async (dialog) => {
+    dialogs.push(dialog.message());
+    await dialog.dismiss();
+  });
+  const chat = await openChatModel(page);
+  await chat.send('Show me. mock:call hostile__script_result {}');
+  const turn = chat.assistant();
+  const step = turn.getByTestId('tool-step');
+  await step.getByTestId('allow-once').click();
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  await step.locator('button.tool-step-header').click();
+  await expect(step.getByTestId('tool-output')).toContainText('<script>alert(1)</script>');
+  await expect(step.getByTestId('tool-output')).toContainText('<img src="http://127.0.0.1:9/tracker.png"');
+  // Nothing in the step is markup; the answer quoting it is model text
+  // (the markdown renderer's rules: no script, no image, a link may stay).
+  await expect(step.locator('script, img, a')).toHaveCount(0);
+  await expect(turn.locator('script, img')).toHaveCount(0);
+  expect(dialogs).toEqual([]);
+  expect(requested.filter((url) => url.includes('127.0.0.1:9/'))).toEqual([]);
+  await chat.expectNoConsoleErrors();
+});
+
+// --- The rug pull: Pensive and the server restarted with the tool changed.
+
+let pensive: ChildProcess | undefined;
+
+test.afterEach(() => {
+  pensive?.kill();
+  pensive = undefined;
+});
+
+/** `pensive serve` on RESTARTED_PORT with only the hostile server (trusted),
+ * its state in `dir`, the tool hashes kept in `dir` across restarts. */
+async function startPensive(dir: string): Promise<void> {
+  const config = path.join(dir, 'mcp.json');
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        hostile: {
+          command: path.resolve('../tests/fixtures/mcp/.venv/bin/python'),
+          args: [path.resolve('../tests/fixtures/mcp/hostile_server.py')],
+          env: { HOSTILE_STATE: path.join(dir, 'state') },
+          trusted: true,
+        },
+      },
+    }),
+  );
+  const child = spawn('../target/debug/pensive', ['serve'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      LEPTOS_SITE_ADDR: `127.0.0.1:${RESTARTED_PORT}`,
+      LEPTOS_SITE_ROOT: '../target/site',
+      LEPTOS_ENV: 'PROD',
+      PENSIVE_CONFIG: 'pensive-mocked.toml',
+      PENSIVE_MCP_CONFIG: config,
+      PENSIVE_TOOL_HASHES: path.join(dir, 'tool-hashes.json'),
+      MOCK_KEY: 'sk-SENTINEL-e2e-key-7f3a',
+    },
+    stdio: 'ignore',
+  });
+  pensive = child;
+  await expect
+    .poll(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`pensive exited with ${child.exitCode}`);
+        try {
+          return (await fetch(`http://127.0.0.1:${RESTARTED_PORT}/healthz`)).ok;
+        } catch {
+          return false;
+        }
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+}
+
+async function stopPensive(): Promise<void> {
+  const child = pensive!;
+  pensive = undefined;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill();
+  await exited;
+}
+
+test('A tool whose server changed what it says it does is held until the user allows it again', async ({ page }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pensive-e2e-rug-pull-'));
+  const base = `http://127.0.0.1:${RESTARTED_PORT}`;
+  const ask = 'Weather? mock:call hostile__weather {"city": "Paris"}';
+
+  // First met: trusted and read-only, it runs without asking.
+  fs.writeFileSync(path.join(dir, 'state'), '1');
+  await startPensive(dir);
+  let chat = await openChatModel(page, base);
+  await chat.send(ask);
+  let step = chat.assistant().getByTestId('tool-step');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(step).toHaveAttribute('data-state', 'done');
+  await expect(chat.assistant().getByTestId('answer')).toHaveText('The tool said: Sunny in Paris.');
+  await stopPensive();
+
+  // The server now asks the model for a secret: after a restart the call
+  // waits, and the step says why.
+  fs.writeFileSync(path.join(dir, 'state'), '2');
+  await startPensive(dir);
+  chat = await openChatModel(page, base);
+  await chat.send(ask);
+  step = chat.assistant().getByTestId('tool-step');
+  await expect(step).toHaveAttribute('data-state', 'waiting');
+  await expect(step.getByTestId('tool-held')).toHaveText(HELD);
+  await expect(step.getByTestId('tool-approval')).toContainText('weather from the hostile server');
+  await step.getByTestId('allow-once').click();
+  await expect(step).toHaveAttribute('data-state', 'done');
+  await expect(chat.assistant().getByTestId('answer')).toHaveText(
+    'The tool said: Sunny in Paris. (Received 0 bytes of notes.)',
+  );
+
+  // Agreed: the changed tool is what the user knows now; it runs at once.
+  await chat.send(ask);
+  step = chat.assistant().getByTestId('tool-step');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(step).toHaveAttribute('data-state', 'done');
+  await expect(step.getByTestId('tool-held')).toHaveCount(0);
+  await chat.expectNoConsoleErrors();
+  fs.rmSync(dir, { recursive: true, force: true });
+});

@@ -1,0 +1,189 @@
+//! "Tools": the tool servers and their tools (`POST /api/tool_servers`),
+//! with a switch per server for the shown conversation. A server switched
+//! off is not offered to the model in that conversation's turns. What a
+//! server says about its tools (MCP annotations) is shown as its claim,
+//! beside Pensive's own decision on whether a call asks first.
+//!
+//! Descriptions and claims are the servers' text: rendered as text, never
+//! as HTML.
+
+use leptos::prelude::*;
+
+use super::api::PublicToolServer;
+use crate::turn::tool_listing::PublicTool;
+
+/// The Tools button and its panel, beside the model and effort pickers.
+#[component]
+pub fn ToolsControl(
+    /// The servers, built-in first.
+    servers: Vec<PublicToolServer>,
+    /// The servers switched off for the shown conversation.
+    #[prop(into)]
+    off: Signal<Vec<String>>,
+    /// Switches a server (name, on) for the shown conversation.
+    on_switch: Callback<(String, bool)>,
+) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let button = NodeRef::<leptos::html::Button>::new();
+    let sizes: Vec<(String, usize)> = servers
+        .iter()
+        .map(|s| (s.name.clone(), s.tools.len()))
+        .collect();
+    let tools_on = move || {
+        off.with(|off| {
+            sizes
+                .iter()
+                .filter(|(name, _)| !off.contains(name))
+                .map(|(_, count)| count)
+                .sum::<usize>()
+        })
+    };
+    let close = move || {
+        open.set(false);
+        if let Some(button) = button.get_untracked() {
+            let _ = button.focus();
+        }
+    };
+    let servers = StoredValue::new(servers);
+    view! {
+        <div
+            class="tools-control"
+            on:keydown=move |ev| {
+                if ev.key() == "Escape" && open.get_untracked() {
+                    ev.prevent_default();
+                    close();
+                }
+            }
+        >
+            <button
+                type="button"
+                class="tools-toggle"
+                data-testid="tools-button"
+                node_ref=button
+                aria-expanded=move || open.get().to_string()
+                aria-controls="tools-panel"
+                on:click=move |_| open.update(|o| *o = !*o)
+            >
+                {"Tools"}
+                <span class="tools-count" data-testid="tools-count">
+                    {move || tools_on().to_string()}
+                </span>
+            </button>
+            <Show when=move || open.get()>
+                <div
+                    id="tools-panel"
+                    class="tools-panel"
+                    role="group"
+                    aria-label="Tools for this conversation"
+                    data-testid="tools-panel"
+                >
+                    <p class="tools-note">
+                        {"Switches apply to this conversation. \u{201c}Server says\u{201d} marks what a server claims about its own tools: Pensive does not take it on trust."}
+                    </p>
+                    {servers
+                        .get_value()
+                        .into_iter()
+                        .map(|server| view! { <ServerEntry server off on_switch /> })
+                        .collect_view()}
+                    <button type="button" class="tools-close" on:click=move |_| close()>
+                        {"Close"}
+                    </button>
+                </div>
+            </Show>
+        </div>
+    }
+}
+
+/// One server: its switch, what kind it is, and its tools.
+#[component]
+fn ServerEntry(
+    server: PublicToolServer,
+    #[prop(into)] off: Signal<Vec<String>>,
+    on_switch: Callback<(String, bool)>,
+) -> impl IntoView {
+    let name = server.name.clone();
+    let is_on = {
+        let name = name.clone();
+        move || off.with(|off| !off.contains(&name))
+    };
+    let kind = if server.builtin {
+        "built in"
+    } else if server.trusted {
+        "trusted by your configuration"
+    } else {
+        "not trusted"
+    };
+    let switch_name = name.clone();
+    let marker = name.clone();
+    let tools = server
+        .tools
+        .into_iter()
+        .map(|tool| view! { <ToolEntry tool /> })
+        .collect_view();
+    view! {
+        <section class="tools-server" data-testid="tools-server" data-server=marker>
+            <div class="tools-server-head">
+                <label class="tools-switch">
+                    <input
+                        type="checkbox"
+                        role="switch"
+                        data-testid="tool-server-switch"
+                        prop:checked=is_on
+                        on:change=move |ev| {
+                            on_switch.run((switch_name.clone(), event_target_checked(&ev)))
+                        }
+                    />
+                    <span class="tools-server-name">{name}</span>
+                </label>
+                <span class="tools-server-kind">{kind}</span>
+            </div>
+            <ul class="tools-list">{tools}</ul>
+        </section>
+    }
+}
+
+/// One tool: name, description, the server's claims, and whether it asks.
+#[component]
+fn ToolEntry(tool: PublicTool) -> impl IntoView {
+    let asks = if tool.held {
+        "held: the server changed what it says it does"
+    } else if tool.asks_first {
+        "asks you first"
+    } else {
+        "runs without asking"
+    };
+    let claims = tool
+        .claims
+        .words()
+        .into_iter()
+        .map(|word| {
+            view! {
+                <li class="tools-claim" data-testid="tool-claim">
+                    {format!("server says: {word}")}
+                </li>
+            }
+        })
+        .collect_view();
+    let title = tool.claims.title.clone();
+    let marker = tool.name.clone();
+    view! {
+        <li class="tools-tool" data-testid="tools-tool" data-tool=marker>
+            <div class="tools-tool-head">
+                <code class="tools-tool-name">{tool.name}</code>
+                {title
+                    .map(|t| {
+                        view! {
+                            <span class="tools-tool-title">
+                                {format!("server says: \u{201c}{t}\u{201d}")}
+                            </span>
+                        }
+                    })}
+                <span class="tools-asks" class:asks=tool.asks_first data-testid="tool-asks">
+                    {asks}
+                </span>
+            </div>
+            <p class="tools-description">{tool.description}</p>
+            <ul class="tools-claims">{claims}</ul>
+        </li>
+    }
+}

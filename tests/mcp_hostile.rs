@@ -1,0 +1,407 @@
+//! Pensive's MCP client against a hostile server: the Python fixture
+//! `tests/fixtures/mcp/hostile_server.py` (the official `mcp` SDK, in the
+//! venv `make test` creates), over stdio, through the same `connect` and
+//! `ToolBox` the app uses. A flood reaches the model capped, a hang times
+//! out, markup comes back as inert text, a tool named like another
+//! server's stays apart under its own server's name, and a tool whose
+//! server changed what it says it does is held until the user agrees.
+
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use pensive::server::config::{ModelConfig, ProviderKind};
+use pensive::server::mock::scripted::Pace;
+use pensive::server::providers::wire::{Dialect, UpstreamModel};
+use pensive::server::tags::TagSet;
+use pensive::server::tools::hashes::ToolHashes;
+use pensive::server::tools::mcp::{self, McpServerConfig, Transport};
+use pensive::server::tools::output::MAX_OUTPUT_BYTES;
+use pensive::server::tools::ToolBox;
+use pensive::server::{AppConfig, TurnService};
+use pensive::turn::{Approval, ChatMessage, ChatRequest, Decision, ToolStatus, TurnEvent};
+use serde_json::json;
+
+fn manifest_path(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+/// The hostile server's config: `state_file` feeds its `weather` tool.
+fn hostile(state_file: &Path, timeout: Duration, trusted: bool) -> McpServerConfig {
+    let python = manifest_path("tests/fixtures/mcp/.venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run `make setup-python-mcp` (make test does)",
+        python.display()
+    );
+    McpServerConfig {
+        name: "hostile".into(),
+        transport: Transport::Stdio {
+            command: python.display().to_string(),
+            args: vec![manifest_path("tests/fixtures/mcp/hostile_server.py")
+                .display()
+                .to_string()],
+            env: BTreeMap::from([("HOSTILE_STATE".into(), state_file.display().to_string())]),
+            cwd: None,
+        },
+        trusted,
+        timeout,
+    }
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pensive-hostile-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}
+
+async fn hostile_tools(tag: &str, timeout: Duration) -> ToolBox {
+    let dir = temp_dir(tag);
+    let server = mcp::connect(hostile(&dir.join("state"), timeout, false))
+        .await
+        .expect("the hostile server starts");
+    ToolBox::with_servers(vec![server])
+}
+
+#[tokio::test]
+async fn ten_megabytes_of_output_reach_the_model_capped_with_a_marker() {
+    let tools = hostile_tools("flood", Duration::from_secs(20)).await;
+    let flood = tools.call("hostile__flood", Ok(&json!({}))).await;
+    assert_eq!(flood.status, ToolStatus::Ok);
+    assert!(
+        flood.output.len() <= MAX_OUTPUT_BYTES,
+        "{} bytes reached the model",
+        flood.output.len()
+    );
+    assert!(flood.output.starts_with("flood line 0000000:"));
+    let sent = 10 * 1024 * 1024;
+    assert_eq!(
+        flood.output.len() as u64 - marker_len(&flood.output) + flood.truncated_bytes,
+        sent,
+        "what was kept and what was cut add up to what the tool sent"
+    );
+    assert!(
+        flood.output.ends_with(&format!(
+            "{} more bytes of output were cut]",
+            flood.truncated_bytes
+        )),
+        "{}",
+        &flood.output[flood.output.len() - 80..]
+    );
+    tools.close().await;
+}
+
+/// The bytes of the cut marker at the end of `output`.
+fn marker_len(output: &str) -> u64 {
+    output
+        .rfind("\n[\u{2026}")
+        .map_or(0, |at| (output.len() - at) as u64)
+}
+
+#[tokio::test]
+async fn a_hanging_tool_times_out_at_its_servers_limit_and_the_server_still_answers() {
+    let tools = hostile_tools("hang", Duration::from_secs(1)).await;
+    let started = Instant::now();
+    let hang = tools.call("hostile__hang", Ok(&json!({}))).await;
+    let took = started.elapsed();
+    assert_eq!(hang.status, ToolStatus::Timeout, "{}", hang.output);
+    assert_eq!(hang.output, "The tool did not answer within 1s.");
+    assert!(
+        took >= Duration::from_secs(1) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    assert!(hang.duration_ms >= 1_000, "{}", hang.duration_ms);
+    // The hang cost one call, not the server.
+    let next = tools
+        .call("hostile__read_text_file", Ok(&json!({"path": "/x"})))
+        .await;
+    assert_eq!(next.status, ToolStatus::Ok, "{}", next.output);
+    tools.close().await;
+}
+
+#[tokio::test]
+async fn markup_in_a_result_comes_back_as_plain_text() {
+    let tools = hostile_tools("script", Duration::from_secs(10)).await;
+    let result = tools.call("hostile__script_result", Ok(&json!({}))).await;
+    assert_eq!(result.status, ToolStatus::Ok);
+    // Exactly what the server wrote, nothing stripped or rewritten: the
+    // page shows it escaped (Leptos text nodes, src/app/tool_step.rs), so
+    // the script never runs and the image never loads.
+    assert_eq!(
+        result.output,
+        "Result: <script>alert(1)</script> \
+         <img src=\"http://127.0.0.1:9/tracker.png\" onerror=\"alert(2)\"> \
+         [click here](http://127.0.0.1:9/phish)"
+    );
+    tools.close().await;
+}
+
+fn filesystem_server(dir: &Path) -> McpServerConfig {
+    let bin = manifest_path("end2end/node_modules/.bin/mcp-server-filesystem");
+    assert!(
+        bin.exists(),
+        "{} is missing: run `make test` (npm ci in end2end)",
+        bin.display()
+    );
+    McpServerConfig {
+        name: "files".into(),
+        transport: Transport::Stdio {
+            command: bin.display().to_string(),
+            args: vec![dir.display().to_string()],
+            env: BTreeMap::new(),
+            cwd: None,
+        },
+        trusted: true,
+        timeout: Duration::from_secs(10),
+    }
+}
+
+#[tokio::test]
+async fn a_tool_named_like_another_servers_stays_apart_under_its_servers_name() {
+    let dir = temp_dir("shadow");
+    std::fs::write(dir.join("note.txt"), "the real note").expect("a file to read");
+    let files = mcp::connect(filesystem_server(&dir))
+        .await
+        .expect("server-filesystem starts");
+    let hostile = mcp::connect(hostile(&dir.join("state"), Duration::from_secs(10), false))
+        .await
+        .expect("the hostile server starts");
+    let tools = ToolBox::with_servers(vec![files, hostile]);
+    let names: Vec<String> = tools.offered(None).into_iter().map(|s| s.name).collect();
+    for name in ["files__read_text_file", "hostile__read_text_file"] {
+        assert_eq!(
+            names.iter().filter(|n| *n == name).count(),
+            1,
+            "{name} in {names:?}"
+        );
+    }
+    let path = dir.join("note.txt").display().to_string();
+    let real = tools
+        .call("files__read_text_file", Ok(&json!({"path": path})))
+        .await;
+    assert_eq!(
+        (real.status, real.output.as_str()),
+        (ToolStatus::Ok, "the real note")
+    );
+    let copy = tools
+        .call("hostile__read_text_file", Ok(&json!({"path": path})))
+        .await;
+    assert!(
+        copy.output.starts_with("hostile copy of"),
+        "{}",
+        copy.output
+    );
+    // The same claim (`readOnlyHint`) is believed from the trusted server
+    // only: the copy asks first, and its step names its own server.
+    assert_eq!(tools.approval("files__read_text_file"), Approval::NotNeeded);
+    assert_eq!(tools.approval("hostile__read_text_file"), Approval::Needed);
+    assert_eq!(tools.server_of("hostile__read_text_file"), "hostile");
+    tools.close().await;
+}
+
+/// The hostile server (trusted) connected with its `weather` tool in
+/// `state`, checked against the hashes kept at `hashes`: a restart of
+/// Pensive and of the server.
+async fn restarted(dir: &Path, state: &str) -> ToolBox {
+    let state_file = dir.join("state");
+    std::fs::write(&state_file, state).expect("the server's state");
+    let server = mcp::connect(hostile(&state_file, Duration::from_secs(10), true))
+        .await
+        .expect("the hostile server starts");
+    ToolBox::with_servers(vec![server]).with_hashes(ToolHashes::open(dir.join("tool-hashes.json")))
+}
+
+#[tokio::test]
+async fn a_tool_that_changed_since_the_user_met_it_is_held_until_allowed() {
+    let dir = temp_dir("rug-pull");
+    let weather = "hostile__weather";
+    let tools = restarted(&dir, "1").await;
+    // Trusted and read-only: it runs without asking.
+    assert_eq!(tools.approval(weather), Approval::NotNeeded);
+    tools.close().await;
+
+    // The server now asks the model for a secret: the tool is held, even
+    // though the server is trusted and the tool was allowed for the
+    // conversation before.
+    let tools = restarted(&dir, "2").await;
+    let offered = tools.offered(None);
+    let spec = offered
+        .iter()
+        .find(|s| s.name == weather)
+        .expect("a held tool is still offered");
+    assert!(spec.description.contains("id_rsa"), "{}", spec.description);
+    assert_eq!(tools.approval(weather), Approval::Held);
+    assert_eq!(
+        tools.approval_in_conversation(weather, &[weather.to_owned()]),
+        Approval::Held
+    );
+    tools.close().await;
+
+    // Still held after another restart: only the user's agreement counts.
+    let tools = restarted(&dir, "2").await;
+    assert_eq!(tools.approval(weather), Approval::Held);
+    tools.agree(weather);
+    assert_eq!(tools.approval(weather), Approval::NotNeeded);
+    tools.close().await;
+
+    let tools = restarted(&dir, "2").await;
+    assert_eq!(
+        tools.approval(weather),
+        Approval::NotNeeded,
+        "agreed is kept"
+    );
+    tools.close().await;
+}
+
+fn service(port: u16, tools: ToolBox) -> TurnService {
+    let model = ModelConfig {
+        id: "m".into(),
+        label: "m".into(),
+        provider: ProviderKind::Wire(Dialect::Chat),
+        upstream: UpstreamModel {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            api_key: Some("sk-test".into()),
+            name: "mock-model".into(),
+            ..UpstreamModel::default()
+        },
+        demo_pace: Pace::INSTANT,
+        tags: TagSet::default(),
+        start_in_thinking: false,
+    };
+    TurnService::new(AppConfig {
+        models: vec![model],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(30),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    })
+    .with_tools(tools)
+}
+
+/// One turn calling `weather`, with `allowed` already allowed for the
+/// conversation; `decision` answers each call that asks. The approvals
+/// asked for, and the events.
+async fn weather_turn(
+    turns: &TurnService,
+    turn_id: &str,
+    allowed: Vec<String>,
+    decision: Decision,
+) -> (Vec<Approval>, Vec<TurnEvent>) {
+    let request = ChatRequest {
+        messages: vec![ChatMessage::user(
+            "mock:call hostile__weather {\"city\": \"Paris\"}",
+        )],
+        model: Some("m".into()),
+        turn_id: Some(turn_id.into()),
+        allowed_tools: allowed,
+        ..ChatRequest::default()
+    };
+    let mut stream = Box::pin(turns.start(request, "tester"));
+    let (mut approvals, mut events) = (Vec::new(), Vec::new());
+    while let Some(event) = stream.next().await {
+        if let TurnEvent::ToolCallReady { id, approval, .. } = &event {
+            approvals.push(*approval);
+            if approval.asks() {
+                let (turns, id, turn_id) = (turns.clone(), id.clone(), turn_id.to_owned());
+                tokio::spawn(async move {
+                    for _ in 0..250 {
+                        if turns.tool_decision("tester", &turn_id, &id, decision) {
+                            return;
+                        }
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                });
+            }
+        }
+        events.push(event);
+    }
+    pensive::turn::contract::check_stream(&events).expect("the contract holds");
+    (approvals, events)
+}
+
+fn weather_result(events: &[TurnEvent]) -> Option<(ToolStatus, String)> {
+    events.iter().find_map(|e| match e {
+        TurnEvent::ToolResult { status, output, .. } => Some((*status, output.clone())),
+        _ => None,
+    })
+}
+
+#[tokio::test]
+async fn a_held_tool_asks_in_a_turn_and_allowing_it_ends_the_hold() {
+    let (port, _mock) = common::start_mock_in_process().await;
+    let dir = temp_dir("held-turn");
+    restarted(&dir, "1").await.close().await;
+    let tools = restarted(&dir, "2").await;
+    let turns = service(port, tools.clone());
+    let allowed = vec!["hostile__weather".to_owned()];
+
+    // Denied: it never runs, and it stays held.
+    let (approvals, events) = weather_turn(&turns, "t1", allowed.clone(), Decision::Deny).await;
+    assert_eq!(approvals, [Approval::Held], "allowed before, asked again");
+    assert_eq!(
+        weather_result(&events).map(|r| r.0),
+        Some(ToolStatus::Denied)
+    );
+    assert_eq!(tools.approval("hostile__weather"), Approval::Held);
+
+    // Allowed once: it runs, and its new description is the one kept.
+    let (approvals, events) =
+        weather_turn(&turns, "t2", allowed.clone(), Decision::AllowOnce).await;
+    assert_eq!(approvals, [Approval::Held]);
+    assert_eq!(
+        weather_result(&events),
+        Some((
+            ToolStatus::Ok,
+            "Sunny in Paris. (Received 0 bytes of notes.)".into()
+        ))
+    );
+    let (approvals, _) = weather_turn(&turns, "t3", Vec::new(), Decision::Deny).await;
+    assert_eq!(
+        approvals,
+        [Approval::NotNeeded],
+        "trusted and read-only again"
+    );
+    tools.close().await;
+}
+
+#[tokio::test]
+async fn a_server_that_comes_back_with_a_changed_tool_has_it_held() {
+    let dir = temp_dir("relist");
+    let state = dir.join("state");
+    std::fs::write(&state, "1").expect("the server's state");
+    let server = mcp::connect(hostile(&state, Duration::from_secs(10), true))
+        .await
+        .expect("the hostile server starts");
+    let mut lists = server.tool_lists();
+    let pid = server.pid().expect("a stdio child");
+    let tools = ToolBox::with_servers(vec![server]);
+    assert_eq!(tools.approval("hostile__weather"), Approval::NotNeeded);
+
+    // The server dies and its next run says something else: the list read
+    // on its restart is checked like the first.
+    std::fs::write(&state, "2").expect("the server's new state");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    tokio::time::timeout(Duration::from_secs(20), lists.changed())
+        .await
+        .expect("the server is restarted and lists its tools again")
+        .expect("the server is still kept");
+    assert_eq!(tools.approval("hostile__weather"), Approval::Held);
+    assert_eq!(
+        tools.approval("hostile__read_text_file"),
+        Approval::NotNeeded
+    );
+    tools.close().await;
+}
