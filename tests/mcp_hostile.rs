@@ -15,10 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use pensive::server::config::{ModelConfig, ProviderKind};
-use pensive::server::mock::scripted::Pace;
-use pensive::server::providers::wire::{Dialect, UpstreamModel};
-use pensive::server::tags::TagSet;
+use pensive::server::limits::Limits;
 use pensive::server::tools::hashes::ToolHashes;
 use pensive::server::tools::mcp::{self, McpServerConfig, Transport};
 use pensive::server::tools::output::MAX_OUTPUT_BYTES;
@@ -260,20 +257,11 @@ async fn a_tool_that_changed_since_the_user_met_it_is_held_until_allowed() {
 }
 
 fn service(port: u16, tools: ToolBox) -> TurnService {
-    let model = ModelConfig {
-        id: "m".into(),
-        label: "m".into(),
-        provider: ProviderKind::Wire(Dialect::Chat),
-        upstream: UpstreamModel {
-            base_url: format!("http://127.0.0.1:{port}/v1"),
-            api_key: Some("sk-test".into()),
-            name: "mock-model".into(),
-            ..UpstreamModel::default()
-        },
-        demo_pace: Pace::INSTANT,
-        tags: TagSet::default(),
-        start_in_thinking: false,
-    };
+    service_with(port, tools, Default::default())
+}
+
+fn service_with(port: u16, tools: ToolBox, limits: Limits) -> TurnService {
+    let model = common::mock_chat_model(port);
     TurnService::new(AppConfig {
         models: vec![model],
         first_token_timeout: Duration::from_secs(5),
@@ -281,7 +269,7 @@ fn service(port: u16, tools: ToolBox) -> TurnService {
         access_token: None,
         site_access: Default::default(),
         show_thinking: true,
-        limits: Default::default(),
+        limits,
         shutdown_grace: Duration::from_secs(1),
     })
     .with_tools(tools)
@@ -296,10 +284,20 @@ async fn weather_turn(
     allowed: Vec<String>,
     decision: Decision,
 ) -> (Vec<Approval>, Vec<TurnEvent>) {
+    let question = "mock:call hostile__weather {\"city\": \"Paris\"}";
+    asked_turn(turns, turn_id, question, allowed, decision).await
+}
+
+/// One turn asking `question`; `decision` answers each call that asks.
+async fn asked_turn(
+    turns: &TurnService,
+    turn_id: &str,
+    question: &str,
+    allowed: Vec<String>,
+    decision: Decision,
+) -> (Vec<Approval>, Vec<TurnEvent>) {
     let request = ChatRequest {
-        messages: vec![ChatMessage::user(
-            "mock:call hostile__weather {\"city\": \"Paris\"}",
-        )],
+        messages: vec![ChatMessage::user(question)],
         model: Some("m".into()),
         turn_id: Some(turn_id.into()),
         allowed_tools: allowed,
@@ -404,4 +402,42 @@ async fn a_server_that_comes_back_with_a_changed_tool_has_it_held() {
         Approval::NotNeeded
     );
     tools.close().await;
+}
+
+#[tokio::test]
+async fn a_call_running_when_the_turns_tool_time_runs_out_is_cancelled() {
+    let (port, _mock) = common::start_mock_in_process().await;
+    // The call itself may take 30 s; the turn's tools only 1 s in all.
+    let dir = temp_dir("tool-time");
+    let server = mcp::connect(hostile(&dir.join("state"), Duration::from_secs(30), false))
+        .await
+        .expect("the hostile server starts");
+    let limits = Limits {
+        max_tool_time: Duration::from_secs(1),
+        ..Limits::default()
+    };
+    let turns = service_with(port, ToolBox::with_servers(vec![server]), limits);
+    let started = Instant::now();
+    let (_, events) = asked_turn(
+        &turns,
+        "turn-tool-time",
+        "mock:call hostile__hang",
+        Vec::new(),
+        Decision::AllowOnce,
+    )
+    .await;
+    assert_eq!(
+        weather_result(&events),
+        Some((
+            ToolStatus::Cancelled,
+            "Cancelled: the turn reached its limit of 1 second of tool time.".into()
+        ))
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "cut at the turn's limit, not the call's"
+    );
+    // The model heard why and answered.
+    assert!(pensive::turn::contract::answer_text(&events).contains("limit of 1 second"));
+    turns.tools().close().await;
 }

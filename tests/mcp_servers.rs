@@ -14,10 +14,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::StreamExt;
-use pensive::server::config::{ModelConfig, ProviderKind};
-use pensive::server::mock::scripted::Pace;
-use pensive::server::providers::wire::{Dialect, UpstreamModel};
-use pensive::server::tags::TagSet;
 use pensive::server::tools::mcp::{self, McpServerConfig, Transport};
 use pensive::server::tools::ToolBox;
 use pensive::server::{AppConfig, TurnService};
@@ -174,20 +170,7 @@ async fn a_trusted_servers_reads_run_at_once_and_its_writes_ask_first() {
 }
 
 fn service(port: u16, tools: ToolBox) -> TurnService {
-    let model = ModelConfig {
-        id: "m".into(),
-        label: "m".into(),
-        provider: ProviderKind::Wire(Dialect::Chat),
-        upstream: UpstreamModel {
-            base_url: format!("http://127.0.0.1:{port}/v1"),
-            api_key: Some("sk-test".into()),
-            name: "mock-model".into(),
-            ..UpstreamModel::default()
-        },
-        demo_pace: Pace::INSTANT,
-        tags: TagSet::default(),
-        start_in_thinking: false,
-    };
+    let model = common::mock_chat_model(port);
     TurnService::new(AppConfig {
         models: vec![model],
         // Shorter than the user takes to decide below: the model's next

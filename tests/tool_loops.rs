@@ -26,6 +26,10 @@ use pensive::turn::{ToolStatus, TurnEvent};
 use serde_json::{json, Value};
 
 fn app_with(model: ModelConfig) -> axum::Router {
+    app_with_limits(model, Default::default())
+}
+
+fn app_with_limits(model: ModelConfig, limits: pensive::server::limits::Limits) -> axum::Router {
     let config = AppConfig {
         models: vec![model],
         first_token_timeout: Duration::from_secs(5),
@@ -33,7 +37,7 @@ fn app_with(model: ModelConfig) -> axum::Router {
         access_token: None,
         site_access: Default::default(),
         show_thinking: true,
-        limits: Default::default(),
+        limits,
         shutdown_grace: Duration::from_secs(1),
     };
     build_router(
@@ -177,32 +181,8 @@ async fn a_question_without_arithmetic_gets_no_tool_step() {
 
 #[tokio::test]
 async fn a_chat_loop_of_two_calls_sends_back_calls_and_results_in_order() {
-    let (port, mock) = common::start_mock_in_process().await;
-    let app = app_with(chat_model(port, "mock-model"));
-    let events = turn(
-        &app,
-        json!([{"role": "user", "content": "Two tools please mock:tools"}]),
-        "m",
-    )
-    .await;
-    assert_eq!(
-        timeline(&events),
-        [
-            "think",
-            "tool builtin__calculate (builtin)",
-            "result Ok",
-            "think",
-            "tool builtin__current_time (builtin)",
-            "result Ok",
-            "think",
-            "answer",
-            "done"
-        ]
-    );
-    assert!(answer_text(&events).starts_with("1234 \u{d7} 5678 = 7006652, computed on 20"));
+    let (_, bodies) = two_call_loop(Dialect::Chat, "mock-model").await;
     // Golden: the three request bodies' conversations and tools.
-    let bodies = request_bodies(&mock);
-    assert_eq!(bodies.len(), 3, "one request per response");
     let tool_names: Vec<&str> = bodies[0]["tools"]
         .as_array()
         .expect("tools offered")
@@ -670,4 +650,48 @@ async fn a_tool_switched_off_in_the_conversation_never_runs_even_when_called() {
     let bodies = request_bodies(&mock);
     assert!(bodies[0].get("tools").is_none(), "no tool was offered");
     assert!(!bodies[1].to_string().contains("42"), "calculate never ran");
+}
+
+#[tokio::test]
+async fn the_turns_tool_time_limit_ends_the_turn_and_continue_resumes_it() {
+    let (port, _mock) = common::start_mock_in_process().await;
+    // Any round of tools uses up a limit this small: the second call the
+    // model asks for is not run, and the turn stops offering Continue.
+    let limits = pensive::server::limits::Limits {
+        max_tool_time: Duration::from_nanos(1),
+        ..Default::default()
+    };
+    let app = app_with_limits(chat_model(port, "mock-model"), limits);
+    let question = "Keep going mock:tools-loop";
+    let events = turn(&app, json!([{"role": "user", "content": question}]), "m").await;
+    let results: Vec<(ToolStatus, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ToolResult { status, output, .. } => Some((*status, output.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[1].0, ToolStatus::Cancelled);
+    assert!(results[1]
+        .1
+        .starts_with("Not run: the turn reached its limit of"));
+    assert!(matches!(events.last(),
+        Some(TurnEvent::Done { finish_reason: Some(r), output_limit: Some(0) }) if r == "tool_time_limit"));
+    let conversation = stored_conversation(question, events);
+    let Some(Message::Assistant(stopped)) = conversation.messages.last() else {
+        panic!("the turn is stored");
+    };
+    assert!(
+        pensive::turn::turn_footer::is_cut_off(stopped),
+        "Continue is offered"
+    );
+    assert_eq!(
+        pensive::turn::turn_footer::cut_note(
+            stopped.finish_reason.as_deref(),
+            stopped.output_limit
+        )
+        .as_deref(),
+        Some("Stopped at the limit of 0 seconds of tool time")
+    );
 }

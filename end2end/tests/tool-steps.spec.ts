@@ -77,6 +77,43 @@ test('The demo calls calculate between two thoughts, and the step survives a rel
   await chat.expectNoConsoleErrors();
 });
 
+test('Search finds a word in a tool step\'s arguments and opens that step at it', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open();
+  await chat.send('What is 1234 * 5678?');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  // Another conversation is shown when the search starts.
+  await page.getByTestId('new-conversation').click();
+  await expect(page.getByTestId('user-text')).toHaveCount(0);
+
+  // "expression" is only in the call's arguments (`{"expression": …}`).
+  const box = page.getByRole('searchbox', { name: 'Search conversations' });
+  await box.fill('expression');
+  const result = page.getByTestId('search-result');
+  await expect(result).toHaveCount(1);
+  await expect(result).toHaveAttribute('data-part', 'tool');
+  await result.getByRole('button').click();
+  await expect(page.getByTestId('user-text')).toHaveText(['What is 1234 * 5678?']);
+
+  // The step opens (it is folded by default) and the word is highlighted in it.
+  const step = chat.assistant().getByTestId('tool-step');
+  await expect(step.locator('button.tool-step-header')).toHaveAttribute('aria-expanded', 'true');
+  await expect
+    .poll(() =>
+      page.evaluate(() => {
+        const highlight = (CSS as any).highlights?.get('pensive-search');
+        if (!highlight) return null;
+        const [range] = [...highlight] as Range[];
+        return {
+          text: range.toString(),
+          inStep: !!range.startContainer.parentElement?.closest('[data-testid="tool-arguments"]'),
+        };
+      }),
+    )
+    .toEqual({ text: 'expression', inStep: true });
+  await chat.expectNoConsoleErrors();
+});
+
 test('think, tool, think, tool, answer from a chat-completions model, in order, live and after a reload', async ({ page }) => {
   const chat = await openChatModel(page);
   await chat.send('Multiply, then tell me the date. mock:tools');

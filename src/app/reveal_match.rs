@@ -1,7 +1,8 @@
 //! Opening a search result at its match (issue 22). Once the conversation
 //! is shown, the message holding the match comes into view; a match in
-//! reasoning opens that Thinking block (through its own header button, as
-//! the reader's click would, so the block's fold state stays its own); and
+//! reasoning opens that Thinking block, and one in a tool's arguments or
+//! result opens that tool step (each through its own header button, as
+//! the reader's click would, so the fold state stays its own); and
 //! once the renderer's worker has drawn the text, the matched words are
 //! scrolled to the middle of the view and marked with the CSS highlight
 //! [`HIGHLIGHT`]. The view stops following the bottom first, so the answers
@@ -41,6 +42,8 @@ pub enum Within {
     Thinking(usize),
     /// The n-th answer block of the turn.
     Answer(usize),
+    /// The n-th tool step of the turn.
+    Tool(usize),
 }
 
 /// Where `found`'s match is rendered in `c`; `None` for a title match (the
@@ -50,16 +53,23 @@ pub fn target(c: &Conversation, found: &SearchHit) -> Option<Target> {
     let message = place.message?;
     let within = match (place.part, c.messages.get(message)?) {
         (Part::Question, Message::User { .. }) => Within::Question,
-        (Part::Reasoning | Part::Answer, Message::Assistant(turn)) => {
+        (Part::Reasoning | Part::Answer | Part::Tool, Message::Assistant(turn)) => {
             let block = block_of(c, place, &found.hit.matched)?;
             let before = &turn.blocks[..block];
-            if place.part == Part::Reasoning {
-                // Only the blocks the turn shows are on the page.
-                let shown = |b: &&Block| matches!(b, Block::Thinking(t) if is_shown(t.state, &t.text, t.opaque));
-                Within::Thinking(before.iter().filter(shown).count())
-            } else {
-                let answers = |b: &&Block| matches!(b, Block::Answer { .. });
-                Within::Answer(before.iter().filter(answers).count())
+            match place.part {
+                Part::Reasoning => {
+                    // Only the blocks the turn shows are on the page.
+                    let shown = |b: &&Block| matches!(b, Block::Thinking(t) if is_shown(t.state, &t.text, t.opaque));
+                    Within::Thinking(before.iter().filter(shown).count())
+                }
+                Part::Tool => {
+                    let steps = |b: &&Block| matches!(b, Block::Tool(_));
+                    Within::Tool(before.iter().filter(steps).count())
+                }
+                _ => {
+                    let answers = |b: &&Block| matches!(b, Block::Answer { .. });
+                    Within::Answer(before.iter().filter(answers).count())
+                }
             }
         }
         _ => return None,
@@ -144,8 +154,10 @@ mod dom {
             };
             if frame == 0 {
                 self.stick.stay();
-                if let Within::Thinking(_) = target.within {
-                    open_thinking(&element);
+                match target.within {
+                    Within::Thinking(_) => open_folded(&element, ".thinking-header"),
+                    Within::Tool(_) => open_folded(&element, ".tool-step-header"),
+                    _ => {}
                 }
             }
             // The reasoning's own scroll box, inside the block.
@@ -153,7 +165,15 @@ mod dom {
                 Within::Thinking(_) => element.query_selector(".thinking-body").ok().flatten(),
                 _ => None,
             };
-            let root = body.clone().unwrap_or_else(|| element.clone());
+            // A step's match is in its arguments or result, not its header.
+            let steps_body = match target.within {
+                Within::Tool(_) => element.query_selector(".tool-step-body").ok().flatten(),
+                _ => None,
+            };
+            let root = body
+                .clone()
+                .or(steps_body)
+                .unwrap_or_else(|| element.clone());
             // A block just opened renders from the next frame on, and puts
             // its scroll back where the reader left it when it has: look
             // only after that.
@@ -191,6 +211,7 @@ mod dom {
                 Within::Question => ("[data-testid=\"user-text\"]", 0),
                 Within::Thinking(n) => ("[data-testid=\"thinking-block\"]", n),
                 Within::Answer(n) => ("[data-testid=\"answer\"]", n),
+                Within::Tool(n) => ("[data-testid=\"tool-step\"]", n),
             };
             message
                 .query_selector_all(selector)
@@ -232,10 +253,11 @@ mod dom {
         }
     }
 
-    /// Opens a folded Thinking block by its header, as a click would.
-    fn open_thinking(block: &Element) {
+    /// Opens a folded Thinking block or tool step by its `header`, as a
+    /// click would.
+    fn open_folded(block: &Element, header: &str) {
         let header = block
-            .query_selector(".thinking-header[aria-expanded=\"false\"]")
+            .query_selector(&format!("{header}[aria-expanded=\"false\"]"))
             .ok()
             .flatten()
             .and_then(|h| h.dyn_into::<HtmlElement>().ok());
@@ -350,7 +372,8 @@ mod tests {
         }
     }
 
-    /// A question, then a turn of thinking, answer, thinking, answer.
+    /// A question, then a turn of thinking, answer, thinking, answer, and a
+    /// tool step.
     fn conversation() -> Conversation {
         let mut turn = Turn::new(0.0);
         let think = |text: &str| {
@@ -371,7 +394,26 @@ mod tests {
             .chain(think("second thoughts about basalt"))
             .chain([TurnEvent::AnswerDelta {
                 text: "second answer about granite".into(),
-            }]);
+            }])
+            .chain([
+                TurnEvent::ToolCallStart {
+                    id: "t1".into(),
+                    name: "files__read".into(),
+                    server: "files".into(),
+                },
+                TurnEvent::ToolCallReady {
+                    id: "t1".into(),
+                    arguments: serde_json::json!({"path": "notes.txt"}),
+                    approval: crate::turn::Approval::NotNeeded,
+                },
+                TurnEvent::ToolResult {
+                    id: "t1".into(),
+                    status: crate::turn::ToolStatus::Ok,
+                    output: "a note on obsidian".into(),
+                    truncated_bytes: 0,
+                    duration_ms: 3,
+                },
+            ]);
         for event in events {
             turn.apply(event, 0.0);
         }
@@ -412,6 +454,7 @@ mod tests {
         assert_eq!(at("about rocks"), Some((0, Within::Question)));
         // A title match opens the conversation as usual.
         assert_eq!(at("rocks"), None);
+        assert_eq!(at("obsidian"), Some((1, Within::Tool(0))));
         let basalt = target(&c, &found(&c, "basalt")).expect("a target");
         assert_eq!(
             (basalt.id.as_str(), basalt.matched.as_str()),

@@ -50,6 +50,11 @@ pub struct Limits {
     /// How long a call that asks first waits for the user's decision before
     /// it counts as denied.
     pub tool_decision_time: Duration,
+    /// Time the tools of one turn may run in all (the wait for the user's
+    /// decisions not counted); at it the running calls are cancelled, later
+    /// calls are not run, and the turn ends with `tool_time_limit`, offering
+    /// Continue (zero: no limit).
+    pub max_tool_time: Duration,
 }
 
 /// Connections one address may hold unless `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`
@@ -81,6 +86,7 @@ impl Default for Limits {
             body_timeout: Duration::from_secs(60),
             max_tool_calls: crate::turn::tool::TOOL_CALL_LIMIT,
             tool_decision_time: super::tool_decisions::DECISION_TIME,
+            max_tool_time: crate::turn::tool::TOOL_TIME_LIMIT,
         }
     }
 }

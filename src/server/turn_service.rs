@@ -163,6 +163,7 @@ impl TurnService {
                     ProviderKind::Demo => None,
                 }),
             tool_call_limit: u32::try_from(config.limits.max_tool_calls).ok(),
+            tool_time_limit_secs: u32::try_from(config.limits.max_tool_time.as_secs()).ok(),
         };
         let tools = self.tools.clone();
         let decisions = self.decisions.clone();
@@ -225,6 +226,8 @@ impl TurnService {
             let mut received_any = false;
             let mut round = ToolRound::default();
             let mut calls_made = 0usize;
+            // Time the tools of this turn have run (decisions not counted).
+            let mut tool_time = Duration::ZERO;
             loop {
                 let waited = if received_any {
                     tokio::time::Instant::now() + config.idle_timeout
@@ -251,6 +254,7 @@ impl TurnService {
                     let (message, calls) = std::mem::take(&mut round).finish(own);
                     request.messages.push(message);
                     let over_limit = limits.max_tool_calls > 0 && calls_made + calls.len() > limits.max_tool_calls;
+                    let out_of_time = !limits.max_tool_time.is_zero() && tool_time >= limits.max_tool_time;
                     // A model may name a tool it was not offered (switched off in
                     // this conversation, or remembered from an earlier turn): it
                     // never runs and asks no one, and the model is told why.
@@ -277,6 +281,8 @@ impl TurnService {
                     let mut not_run: Vec<Option<super::tools::CallOutcome>> = vec![None; calls.len()];
                     if over_limit {
                         not_run = calls.iter().map(|_| Some(limit_reached(limits.max_tool_calls))).collect();
+                    } else if out_of_time {
+                        not_run = calls.iter().map(|_| Some(out_of_tool_time(limits.max_tool_time))).collect();
                     }
                     for (slot, offered) in not_run.iter_mut().zip(&offered) {
                         if slot.is_none() && !offered {
@@ -313,13 +319,24 @@ impl TurnService {
                             Decision::Deny => not_run[at] = Some(declined(crate::turn::tool::DECLINED)),
                         }
                     }
+                    // What is left of the turn's tool time bounds each call;
+                    // a call cut by it is cancelled (MCP cancellation).
+                    let time_left = (!limits.max_tool_time.is_zero())
+                        .then(|| limits.max_tool_time.saturating_sub(tool_time));
+                    let round_started = tokio::time::Instant::now();
                     let running = futures::future::join_all(calls.iter().zip(&not_run).map(|(call, skip)| {
                         let tools = &tools;
                         async move {
-                            match skip {
-                                Some(outcome) => outcome.clone(),
-                                None => tools.call(&call.name, call.arguments.as_ref().map_err(String::as_str)).await,
-                            }
+                            let Some(outcome) = skip else {
+                                let call = tools.call(&call.name, call.arguments.as_ref().map_err(String::as_str));
+                                return match time_left {
+                                    Some(left) => tokio::time::timeout(left, call).await.unwrap_or_else(|_| {
+                                        cut_by_tool_time(limits.max_tool_time, left)
+                                    }),
+                                    None => call.await,
+                                };
+                            };
+                            outcome.clone()
                         }
                     }));
                     let outcomes = tokio::select! {
@@ -331,6 +348,7 @@ impl TurnService {
                         }
                     };
                     calls_made += calls.len();
+                    tool_time += round_started.elapsed();
                     for (call, outcome) in calls.iter().zip(outcomes) {
                         request.messages.push(crate::turn::ChatMessage::tool_result(
                             call.id.clone(),
@@ -346,8 +364,9 @@ impl TurnService {
                         };
                         for event in outlet.pass(vec![event], &normalizer) { yield event; }
                     }
-                    if over_limit {
-                        let events = normalizer.finish_with(Some(TOOL_LIMIT.into()), elapsed());
+                    if over_limit || out_of_time {
+                        let reason = if over_limit { TOOL_LIMIT } else { TOOL_TIME_LIMIT };
+                        let events = normalizer.finish_with(Some(reason.into()), elapsed());
                         for event in outlet.pass(events, &normalizer) { yield event; }
                         return;
                     }
@@ -415,6 +434,9 @@ fn opened_stream(
 /// `done.finish_reason` of a turn stopped at the tool-call limit.
 pub const TOOL_LIMIT: &str = "tool_limit";
 
+/// `done.finish_reason` of a turn stopped at its limit of tool time.
+pub const TOOL_TIME_LIMIT: &str = "tool_time_limit";
+
 /// What the model hears when it calls a tool that was not offered to it.
 const SWITCHED_OFF: &str = "That tool is switched off in this conversation.";
 
@@ -435,6 +457,33 @@ fn limit_reached(limit: usize) -> super::tools::CallOutcome {
         output: format!("Not run: the turn reached its limit of {limit} tool calls."),
         truncated_bytes: 0,
         duration_ms: 0,
+    }
+}
+
+/// The result of a call asked for after the turn's tools used up their time.
+fn out_of_tool_time(limit: Duration) -> super::tools::CallOutcome {
+    super::tools::CallOutcome {
+        status: crate::turn::ToolStatus::Cancelled,
+        output: format!(
+            "Not run: the turn reached its limit of {} of tool time.",
+            crate::turn::turn_footer::spoken_duration(limit.as_secs())
+        ),
+        truncated_bytes: 0,
+        duration_ms: 0,
+    }
+}
+
+/// The result of a call still running when the turn's tool time ran out
+/// (`left` of it remained when the call started).
+fn cut_by_tool_time(limit: Duration, left: Duration) -> super::tools::CallOutcome {
+    super::tools::CallOutcome {
+        status: crate::turn::ToolStatus::Cancelled,
+        output: format!(
+            "Cancelled: the turn reached its limit of {} of tool time.",
+            crate::turn::turn_footer::spoken_duration(limit.as_secs())
+        ),
+        truncated_bytes: 0,
+        duration_ms: left.as_millis() as u64,
     }
 }
 
@@ -553,6 +602,9 @@ struct Outlet {
     /// The configured tool-call limit, named in a `tool_limit` `done` in
     /// place of the output limit (the page says "Stopped at the limit of N").
     tool_call_limit: Option<u32>,
+    /// The turn's limit of tool time in seconds, named in a
+    /// `tool_time_limit` `done` the same way.
+    tool_time_limit_secs: Option<u32>,
 }
 
 impl Outlet {
@@ -562,10 +614,10 @@ impl Outlet {
             .into_iter()
             .map(|event| match self.redactor.event(event) {
                 TurnEvent::Done { finish_reason, .. } => TurnEvent::Done {
-                    output_limit: if finish_reason.as_deref() == Some(TOOL_LIMIT) {
-                        self.tool_call_limit
-                    } else {
-                        self.output_limit
+                    output_limit: match finish_reason.as_deref() {
+                        Some(TOOL_LIMIT) => self.tool_call_limit,
+                        Some(TOOL_TIME_LIMIT) => self.tool_time_limit_secs,
+                        _ => self.output_limit,
                     },
                     finish_reason,
                 },

@@ -94,6 +94,10 @@ pub struct ToolSpec {
 /// ends with `finish_reason: "tool_limit"` (DESIGN §6).
 pub const TOOL_CALL_LIMIT: usize = 12;
 
+/// Time the tools of one turn may run in all before the turn stops with
+/// `finish_reason: "tool_time_limit"` (the wait for approvals not counted).
+pub const TOOL_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
 /// Separates a server's name from its tool's in the names the model sees.
 pub const NAME_SEPARATOR: &str = "__";
 

@@ -71,10 +71,13 @@ pub fn time_line(turn: &Turn) -> Option<String> {
 }
 
 /// Whether the turn ended at the output limit (`finish_reason: "length"`).
-/// Or at the tool-call limit (`tool_limit`): both offer Continue.
+/// Or at a tool limit (`tool_limit`, `tool_time_limit`): each offers Continue.
 pub fn is_cut_off(turn: &Turn) -> bool {
     turn.status == TurnStatus::Done
-        && matches!(turn.finish_reason.as_deref(), Some("length" | "tool_limit"))
+        && matches!(
+            turn.finish_reason.as_deref(),
+            Some("length" | "tool_limit" | "tool_time_limit")
+        )
 }
 
 /// The note of an answer cut at the output limit, naming the limit when the
@@ -86,6 +89,13 @@ pub fn cut_note(finish_reason: Option<&str>, output_limit: Option<u32>) -> Optio
         let limit = output_limit.map_or(super::tool::TOOL_CALL_LIMIT, |n| n as usize);
         return Some(format!("Stopped at the limit of {limit} tool calls"));
     }
+    if finish_reason == Some("tool_time_limit") {
+        let secs = output_limit.map_or(super::tool::TOOL_TIME_LIMIT.as_secs(), u64::from);
+        return Some(format!(
+            "Stopped at the limit of {} of tool time",
+            spoken_duration(secs)
+        ));
+    }
     if finish_reason != Some("length") {
         return None;
     }
@@ -96,6 +106,16 @@ pub fn cut_note(finish_reason: Option<&str>, output_limit: Option<u32>) -> Optio
         ),
         None => "Cut off at the length limit".into(),
     })
+}
+
+/// `600` as "10 minutes", `90` as "90 seconds", `60` as "1 minute".
+pub fn spoken_duration(secs: u64) -> String {
+    let (n, unit) = if secs >= 60 && secs.is_multiple_of(60) {
+        (secs / 60, "minute")
+    } else {
+        (secs, "second")
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
 }
 
 /// `16000` as "16,000".
@@ -127,6 +147,15 @@ mod tests {
             "the configured limit, as the server named it"
         );
         assert_eq!(cut_note(Some("tool_calls"), None), None);
+        assert_eq!(
+            cut_note(Some("tool_time_limit"), None).as_deref(),
+            Some("Stopped at the limit of 10 minutes of tool time")
+        );
+        assert_eq!(
+            cut_note(Some("tool_time_limit"), Some(90)).as_deref(),
+            Some("Stopped at the limit of 90 seconds of tool time")
+        );
+        assert_eq!(spoken_duration(60), "1 minute");
     }
 
     #[test]

@@ -288,3 +288,24 @@ pub async fn post_chat(app: &axum::Router, body: &serde_json::Value, what: &str)
         .unwrap_or_else(|e| panic!("{what}: {e}\n{events:?}"));
     events
 }
+
+/// Model `m`: the mock upstream's `mock-model` on `port`, spoken to as
+/// Chat completions (the mock plays its tool scenarios to it).
+pub fn mock_chat_model(port: u16) -> pensive::server::config::ModelConfig {
+    use pensive::server::config::{ModelConfig, ProviderKind};
+    use pensive::server::providers::wire::{Dialect, UpstreamModel};
+    ModelConfig {
+        id: "m".into(),
+        label: "m".into(),
+        provider: ProviderKind::Wire(Dialect::Chat),
+        upstream: UpstreamModel {
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            api_key: Some("sk-test".into()),
+            name: "mock-model".into(),
+            ..UpstreamModel::default()
+        },
+        demo_pace: pensive::server::mock::scripted::Pace::INSTANT,
+        tags: pensive::server::tags::TagSet::default(),
+        start_in_thinking: false,
+    }
+}

@@ -46,6 +46,11 @@ impl AppConfig {
                 base.limits.tool_decision_time = Duration::from_secs_f64(secs.max(0.0));
             }
         }
+        if get("PENSIVE_MAX_TOOL_SECS").is_none() {
+            if let Some(secs) = file.max_tool_secs {
+                base.limits.max_tool_time = Duration::from_secs_f64(secs.max(0.0));
+            }
+        }
         if file.models.is_empty() {
             return Ok(base);
         }
@@ -98,6 +103,8 @@ struct FileConfig {
     /// How long a call waits for the user's decision
     /// (`PENSIVE_TOOL_DECISION_SECS` wins).
     tool_decision_secs: Option<f64>,
+    /// Time the tools of one turn may run in all (`PENSIVE_MAX_TOOL_SECS` wins).
+    max_tool_secs: Option<f64>,
     #[serde(default)]
     models: Vec<FileModel>,
     /// Read by `tools::mcp::config` (the MCP servers).

@@ -404,7 +404,8 @@ impl AppConfig {
 /// (`PENSIVE_MAX_TURN_BYTES`, `PENSIVE_MAX_TURN_SECS`) and the connection
 /// settings (`PENSIVE_HEADER_TIMEOUT_SECS`, `PENSIVE_BODY_TIMEOUT_SECS`,
 /// `PENSIVE_MAX_CONNECTIONS`, `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`) and the
-/// tool limits (`PENSIVE_MAX_TOOL_CALLS`, `PENSIVE_TOOL_DECISION_SECS`);
+/// tool limits (`PENSIVE_MAX_TOOL_CALLS`, `PENSIVE_TOOL_DECISION_SECS`,
+/// `PENSIVE_MAX_TOOL_SECS`);
 /// defaults otherwise.
 fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigError> {
     let defaults = Limits::default();
@@ -450,6 +451,7 @@ fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigEr
         body_timeout: seconds("PENSIVE_BODY_TIMEOUT_SECS", defaults.body_timeout)?,
         max_tool_calls: count("PENSIVE_MAX_TOOL_CALLS", defaults.max_tool_calls)?,
         tool_decision_time: seconds("PENSIVE_TOOL_DECISION_SECS", defaults.tool_decision_time)?,
+        max_tool_time: seconds("PENSIVE_MAX_TOOL_SECS", defaults.max_tool_time)?,
     })
 }
 
@@ -954,21 +956,29 @@ mod tests {
         let limits = config(&[]).unwrap().limits;
         assert_eq!(limits.max_tool_calls, 12);
         assert_eq!(limits.tool_decision_time, Duration::from_secs(600));
+        assert_eq!(limits.max_tool_time, Duration::from_secs(600));
         let limits = config(&[
             ("PENSIVE_MAX_TOOL_CALLS", "3"),
             ("PENSIVE_TOOL_DECISION_SECS", "90"),
+            ("PENSIVE_MAX_TOOL_SECS", "120"),
         ])
         .unwrap()
         .limits;
         assert_eq!(limits.max_tool_calls, 3);
         assert_eq!(limits.tool_decision_time, Duration::from_secs(90));
-        for name in ["PENSIVE_MAX_TOOL_CALLS", "PENSIVE_TOOL_DECISION_SECS"] {
+        assert_eq!(limits.max_tool_time, Duration::from_secs(120));
+        for name in [
+            "PENSIVE_MAX_TOOL_CALLS",
+            "PENSIVE_TOOL_DECISION_SECS",
+            "PENSIVE_MAX_TOOL_SECS",
+        ] {
             let err = config(&[(name, "lots")]).unwrap_err();
             assert!(err.to_string().contains(name), "{err}");
         }
-        let file = "max_tool_calls = 5\ntool_decision_secs = 30\n";
+        let file = "max_tool_calls = 5\ntool_decision_secs = 30\nmax_tool_secs = 45\n";
         let limits = AppConfig::from_toml(file, |_| None).unwrap().limits;
         assert_eq!(limits.max_tool_calls, 5);
+        assert_eq!(limits.max_tool_time, Duration::from_secs(45));
         assert_eq!(limits.tool_decision_time, Duration::from_secs(30));
         let overridden = AppConfig::from_toml(file, |k| {
             (k == "PENSIVE_MAX_TOOL_CALLS").then(|| "7".to_owned())

@@ -223,3 +223,24 @@ impl UpstreamRequest {
         }
     }
 }
+
+/// The tools a conversation's calls were made to, for dialects that name
+/// each result by its tool (Gemini, Ollama) rather than by its call id.
+#[derive(Default)]
+pub struct CallNames<'a>(Vec<(&'a str, &'a str)>);
+
+impl<'a> CallNames<'a> {
+    /// Remembers the calls of an assistant message.
+    pub fn remember(&mut self, calls: &'a [crate::turn::ToolCall]) {
+        self.0
+            .extend(calls.iter().map(|c| (c.id.as_str(), c.name.as_str())));
+    }
+
+    /// The tool of the latest call `id` ("" when none was made).
+    pub fn of(&self, id: &str) -> &'a str {
+        self.0
+            .iter()
+            .rfind(|(call, _)| *call == id)
+            .map_or("", |(_, name)| name)
+    }
+}

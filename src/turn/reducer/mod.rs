@@ -952,17 +952,19 @@ mod change_tests {
                     text,
                 }
             }),
-            (prop_oneof![Just("a"), Just("b")], any::<bool>()).prop_map(|(id, needed)| {
-                TurnEvent::ToolCallReady {
+            (
+                prop_oneof![Just("a"), Just("b")],
+                prop_oneof![
+                    Just(crate::turn::Approval::Needed),
+                    Just(crate::turn::Approval::NotNeeded),
+                    Just(crate::turn::Approval::Held),
+                ]
+            )
+                .prop_map(|(id, approval)| TurnEvent::ToolCallReady {
                     id: id.into(),
                     arguments: serde_json::json!({"expression": "1+1"}),
-                    approval: if needed {
-                        crate::turn::Approval::Needed
-                    } else {
-                        crate::turn::Approval::NotNeeded
-                    },
-                }
-            }),
+                    approval,
+                }),
             prop_oneof![Just("a"), Just("b")].prop_map(|id| TurnEvent::ToolResult {
                 id: id.into(),
                 status: crate::turn::ToolStatus::Ok,

@@ -75,17 +75,7 @@ impl Encoder for GeminiEncoder {
                 Delta::OpaqueReasoning => parts.push(
                     json!({"thought": true, "thoughtSignature": "CiQBmockHiddenThoughtSignature=="}),
                 ),
-                Delta::ToolCallStart { name, .. } => self.calls.push((name.clone(), String::new())),
-                Delta::ToolCallArguments { text, .. } => {
-                    if let Some((_, arguments)) = self.calls.last_mut() {
-                        arguments.push_str(text);
-                    }
-                }
-                Delta::ToolCallWhole { arguments, .. } => {
-                    if let Some((_, text)) = self.calls.last_mut() {
-                        *text = arguments.to_string();
-                    }
-                }
+                call if super::gather_call(&mut self.calls, call) => {}
                 // Both belong to the final chunk.
                 Delta::Usage(usage) => self.usage = Some(*usage),
                 Delta::Finish(reason) => self.finish = reason.clone(),

@@ -35,3 +35,24 @@ pub fn encoder(dialect: Dialect, model: &str) -> Box<dyn Encoder> {
         Dialect::Ollama => Box::new(ollama::OllamaEncoder::new(model)),
     }
 }
+
+/// Gathers the script's calls whole, `(name, arguments JSON)`, for the
+/// dialects that send each call in one piece (Gemini, Ollama). True when
+/// `delta` was a call's.
+fn gather_call(calls: &mut Vec<(String, String)>, delta: &Delta) -> bool {
+    match delta {
+        Delta::ToolCallStart { name, .. } => calls.push((name.clone(), String::new())),
+        Delta::ToolCallArguments { text, .. } => {
+            if let Some((_, arguments)) = calls.last_mut() {
+                arguments.push_str(text);
+            }
+        }
+        Delta::ToolCallWhole { arguments, .. } => {
+            if let Some((_, text)) = calls.last_mut() {
+                *text = arguments.to_string();
+            }
+        }
+        _ => return false,
+    }
+    true
+}

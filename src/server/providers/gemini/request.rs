@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::server::providers::reasoning::{gemini_family, GeminiFamily, ThinkingStyle};
-use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
+use crate::server::providers::wire::{CallNames, UpstreamModel, UpstreamRequest};
 use crate::turn::{ChatRequest, Effort, Role};
 
 /// `thinkingConfig` for the turn's effort: Gemini 3+ takes `thinkingLevel`,
@@ -103,15 +103,12 @@ pub const UNSIGNED: &str = "skip_thought_signature_validator";
 fn wire_contents(request: &ChatRequest) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     // Call id → tool name, for the results (Gemini names each response).
-    let mut names: Vec<(&str, &str)> = Vec::new();
+    let mut names = CallNames::default();
     for m in request.dialogue() {
         match m.role {
             Role::Tool => {
                 let id = m.tool_call_id.as_deref().unwrap_or("");
-                let name = names
-                    .iter()
-                    .rfind(|(call, _)| *call == id)
-                    .map_or("", |(_, n)| n);
+                let name = names.of(id);
                 let key = if m.is_error { "error" } else { "output" };
                 let mut response = json!({"name": name, "response": {key: m.content}});
                 if !id.starts_with(super::decode::MADE_UP_ID) {
@@ -132,8 +129,8 @@ fn wire_contents(request: &ChatRequest) -> Vec<Value> {
                 if !m.content.trim().is_empty() {
                     parts.push(json!({"text": m.content}));
                 }
+                names.remember(&m.tool_calls);
                 for (at, call) in m.tool_calls.iter().enumerate() {
-                    names.push((&call.id, &call.name));
                     let mut function_call = json!({"name": call.name, "args": call.arguments});
                     if !call.id.starts_with(super::decode::MADE_UP_ID) {
                         function_call["id"] = json!(call.id);

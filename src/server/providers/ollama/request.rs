@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::server::providers::reasoning::ThinkingStyle;
-use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
+use crate::server::providers::wire::{CallNames, UpstreamModel, UpstreamRequest};
 use crate::turn::{ChatRequest, Effort, Role};
 
 /// `think` for the turn's effort: `false` for off; a level for the models
@@ -44,25 +44,18 @@ fn think(model: &UpstreamModel, effort: Option<Effort>) -> Option<Value> {
 /// `tool_calls` with object arguments; each result is a `tool` message
 /// naming its tool.
 fn wire_messages(request: &ChatRequest) -> Vec<Value> {
-    let mut names: Vec<(&str, &str)> = Vec::new();
+    let mut names = CallNames::default();
     request
         .messages
         .iter()
         .map(|m| match m.role {
             Role::Tool => {
                 let id = m.tool_call_id.as_deref().unwrap_or("");
-                let name = names
-                    .iter()
-                    .rfind(|(call, _)| *call == id)
-                    .map_or("", |(_, n)| n);
+                let name = names.of(id);
                 json!({"role": "tool", "tool_name": name, "content": m.content})
             }
             Role::Assistant if !m.tool_calls.is_empty() => {
-                names.extend(
-                    m.tool_calls
-                        .iter()
-                        .map(|c| (c.id.as_str(), c.name.as_str())),
-                );
+                names.remember(&m.tool_calls);
                 let mut message = json!({
                     "role": "assistant",
                     "content": m.content,

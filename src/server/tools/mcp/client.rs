@@ -56,10 +56,46 @@ fn client_info() -> ClientConfig {
     )
 }
 
-fn lifecycle() -> ClientLifecycleMode {
-    ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+/// How a connection starts: the 2026-07-28 `server/discover` probe, which
+/// rmcp answers with the legacy `initialize` when the server says it is
+/// legacy; or, asked again after the probe failed some other way, the
+/// legacy handshake alone.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Handshake {
+    Discover,
+    Legacy,
+}
+
+impl Handshake {
+    fn lifecycle(self) -> ClientLifecycleMode {
+        match self {
+            Handshake::Discover => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            },
+            Handshake::Legacy => ClientLifecycleMode::Initialize,
+        }
+    }
+
+    fn client_info(self) -> ClientConfig {
+        let mut info = client_info();
+        if self == Handshake::Legacy {
+            info.protocol_version = ProtocolVersion::V_2025_11_25;
+        }
+        info
+    }
+}
+
+/// Why a connection could not open: the handshake failed (worth one more
+/// try with the legacy handshake), or anything before it.
+enum OpenError {
+    Handshake(String),
+    Other(String),
+}
+
+impl From<String> for OpenError {
+    fn from(message: String) -> Self {
+        OpenError::Other(message)
     }
 }
 
@@ -108,7 +144,29 @@ pub async fn open(config: &McpServerConfig) -> Result<Session, String> {
         .map_err(|e| format!("MCP server `{name}`: {e}"))
 }
 
+/// Some servers of 2025 answer the `server/discover` probe with an empty
+/// result instead of the "method not found" error rmcp falls back on; for
+/// them the handshake fails, and the legacy `initialize` alone (on a fresh
+/// connection: a stdio server is started again) gets through.
 async fn open_unbounded(config: &McpServerConfig) -> Result<Session, String> {
+    match open_with(config, Handshake::Discover).await {
+        Ok(session) => Ok(session),
+        Err(OpenError::Other(message)) => Err(message),
+        Err(OpenError::Handshake(first)) => {
+            tracing::info!(mcp_server = %config.name, "the server/discover handshake failed ({first}); trying initialize alone");
+            open_with(config, Handshake::Legacy)
+                .await
+                .map_err(|error| match error {
+                    OpenError::Handshake(second) => {
+                        format!("{first}; with initialize alone: {second}")
+                    }
+                    OpenError::Other(message) => message,
+                })
+        }
+    }
+}
+
+async fn open_with(config: &McpServerConfig, handshake: Handshake) -> Result<Session, OpenError> {
     let (service, child) = match &config.transport {
         Transport::Stdio {
             command,
@@ -133,7 +191,7 @@ async fn open_unbounded(config: &McpServerConfig) -> Result<Session, String> {
                 .spawn()
                 .map_err(|e| format!("cannot start `{command}`: {e}"))?;
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-                return Err(format!("`{command}` started without its stdio"));
+                return Err(format!("`{command}` started without its stdio").into());
             };
             if let Some(stderr) = child.stderr.take() {
                 let server = config.name.clone();
@@ -144,10 +202,11 @@ async fn open_unbounded(config: &McpServerConfig) -> Result<Session, String> {
                     }
                 });
             }
-            let service = client_info()
-                .serve_with_lifecycle((stdout, stdin), lifecycle())
+            let service = handshake
+                .client_info()
+                .serve_with_lifecycle((stdout, stdin), handshake.lifecycle())
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| OpenError::Handshake(e.to_string()))?;
             (service, Some(child))
         }
         Transport::Http { url, headers } => {
@@ -163,13 +222,14 @@ async fn open_unbounded(config: &McpServerConfig) -> Result<Session, String> {
                 reqwest::Client::builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .build()
-                    .map_err(|e| e.to_string())?,
+                    .map_err(|e| OpenError::Other(e.to_string()))?,
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom),
             );
-            let service = client_info()
-                .serve_with_lifecycle(transport, lifecycle())
+            let service = handshake
+                .client_info()
+                .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| OpenError::Handshake(e.to_string()))?;
             (service, None)
         }
     };

@@ -120,6 +120,7 @@ pub(in super::super) fn check(body: &Value) -> Result<(), Refusal> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::refusal_message as message_of;
     use super::*;
 
     fn loop_body(assistant: Vec<Value>, results: Vec<Value>) -> Value {
@@ -143,13 +144,6 @@ mod tests {
 
     fn result(id: &str) -> Value {
         json!({"type": "tool_result", "tool_use_id": id, "content": "4"})
-    }
-
-    fn message_of(refusal: Refusal) -> String {
-        refusal.1["error"]["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
     }
 
     #[test]

@@ -115,6 +115,7 @@ pub(in super::super) fn check_chat(model: &str, body: &Value) -> Result<(), Refu
 
 #[cfg(test)]
 mod tests {
+    use super::super::refusal_message as message_of;
     use super::*;
 
     fn call_then(result: Option<&str>, reasoning: Option<&str>) -> Value {
@@ -129,13 +130,6 @@ mod tests {
             messages.push(json!({"role": "tool", "tool_call_id": id, "content": "4"}));
         }
         json!({"messages": messages})
-    }
-
-    fn message_of(refusal: Refusal) -> String {
-        refusal.1["error"]["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
     }
 
     #[test]

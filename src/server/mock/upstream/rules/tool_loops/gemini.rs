@@ -85,6 +85,7 @@ pub(in super::super) fn check(model: &str, body: &Value) -> Result<(), Refusal> 
 
 #[cfg(test)]
 mod tests {
+    use super::super::refusal_message as message_of;
     use super::*;
 
     fn loop_body(signature: Option<&str>, responses: usize) -> Value {
@@ -100,13 +101,6 @@ mod tests {
             {"role": "model", "parts": [first, second]},
             {"role": "user", "parts": vec![response; responses]},
         ]})
-    }
-
-    fn message_of(refusal: Refusal) -> String {
-        refusal.1["error"]["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
     }
 
     #[test]

@@ -16,3 +16,12 @@ pub(super) use chat::check_chat;
 pub(super) use gemini::check as check_gemini;
 pub(super) use openrouter::check as check_openrouter;
 pub(super) use responses::check as check_responses;
+
+/// A refusal's `error.message`, for the tests of each dialect's rules.
+#[cfg(test)]
+fn refusal_message(refusal: super::Refusal) -> String {
+    refusal.1["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}

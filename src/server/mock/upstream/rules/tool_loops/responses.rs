@@ -69,6 +69,7 @@ pub(in super::super) fn check(body: &Value) -> Result<(), Refusal> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::refusal_message as message_of;
     use super::*;
 
     fn loop_body(reasoning: Option<Value>, output: bool) -> Value {
@@ -83,13 +84,6 @@ mod tests {
 
     fn reasoning(encrypted: &str) -> Value {
         json!({"type": "reasoning", "id": "rs_mock0000", "summary": [], "encrypted_content": encrypted})
-    }
-
-    fn message_of(refusal: Refusal) -> String {
-        refusal.1["error"]["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
     }
 
     #[test]
