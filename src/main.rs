@@ -93,13 +93,34 @@ enum McpAction {
     },
 }
 
+/// Dependencies whose logs carry what Pensive must never write down, held
+/// to these levels whatever `RUST_LOG` says: async-openai logs a body it
+/// cannot read at ERROR, whole (a gateway's 401 quoting the key, a chunk of
+/// answer); hyper, reqwest and h2 name the provider's address at DEBUG.
+/// Pensive's own log line per turn (`turn_log`) says what went wrong.
+const QUIET_DEPENDENCIES: [&str; 5] = [
+    "async_openai=off",
+    "hyper=warn",
+    "hyper_util=warn",
+    "reqwest=warn",
+    "h2=warn",
+];
+
+/// `RUST_LOG`, or `info` (rmcp at `warn`: it logs each server's whole
+/// handshake, its instructions, at info), with [`QUIET_DEPENDENCIES`].
+fn log_filter() -> EnvFilter {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
+    QUIET_DEPENDENCIES
+        .iter()
+        .filter_map(|directive| directive.parse().ok())
+        .fold(filter, EnvFilter::add_directive)
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(
-            // rmcp logs each server's whole handshake (its instructions) at info.
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn")),
-        )
+        .with_env_filter(log_filter())
         .with_writer(std::io::stderr)
         // Colour only on a terminal: log files and collectors get plain text.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))

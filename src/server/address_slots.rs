@@ -38,7 +38,7 @@ impl AddressSlots {
     /// A slot for a connection from `peer`, or `None` when its address
     /// already holds its share.
     pub fn enter(&self, peer: IpAddr) -> Option<AddressSlot> {
-        let address = share_of(peer);
+        let address = super::client::share_of(peer);
         // A poisoned lock means a panic while counting; refusing everyone
         // would be worse than not counting.
         let mut open = self
@@ -76,22 +76,6 @@ impl Drop for AddressSlot {
                 open.remove(&self.address);
             }
         }
-    }
-}
-
-/// The address a connection counts against: itself for IPv4 (and IPv4
-/// mapped into IPv6), its /64 for IPv6.
-fn share_of(peer: IpAddr) -> IpAddr {
-    match peer {
-        IpAddr::V4(_) => peer,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let mut segments = v6.segments();
-                segments[4..].fill(0);
-                IpAddr::V6(segments.into())
-            }
-        },
     }
 }
 

@@ -5,11 +5,14 @@
 //! `PENSIVE_TRUSTED_PROXY_HOPS` entries were written by proxies we trust;
 //! everything to their left is whatever the client sent.
 //!
+//! An IPv6 client is its /64: one subscriber is given a whole /64, and an
+//! address rotated within it must not start a limit or a throttle afresh.
+//!
 //! The router's `identify_client` middleware works this out once per request
 //! and leaves a `ClientKey` in the request's extensions, where the turn
 //! limiter (through the chat server function) and the sign-in throttle read it.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, Request, State};
@@ -63,8 +66,37 @@ fn client_key(
         .client_ip_header
         .as_deref()
         .and_then(|name| from_the_right(headers, name, limits.trusted_proxy_hops))
-        .or_else(|| peer.map(|addr| addr.ip().to_string()))
+        .map(|entry| match entry.parse::<IpAddr>() {
+            Ok(address) => key_of(address),
+            // Not an address (a proxy's own label): the entry as it is.
+            Err(_) => entry,
+        })
+        .or_else(|| peer.map(|addr| key_of(addr.ip())))
         .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// The key of a client at `address`: the address for IPv4, the /64 for IPv6.
+fn key_of(address: IpAddr) -> String {
+    match share_of(address) {
+        IpAddr::V6(network) => format!("{network}/64"),
+        v4 => v4.to_string(),
+    }
+}
+
+/// The address a client counts as: itself for IPv4 (and IPv4 mapped into
+/// IPv6), its /64 for IPv6.
+pub(crate) fn share_of(peer: IpAddr) -> IpAddr {
+    match peer {
+        IpAddr::V4(_) => peer,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let mut segments = v6.segments();
+                segments[4..].fill(0);
+                IpAddr::V6(segments.into())
+            }
+        },
+    }
 }
 
 /// The entry `hops` from the right of a comma-separated header (all its lines
@@ -103,6 +135,24 @@ mod tests {
         };
         assert_eq!(client_key(&behind_proxy, &headers, peer), "10.0.0.1");
         assert_eq!(client_key(&Limits::default(), &headers, None), "unknown");
+    }
+
+    #[test]
+    fn an_ipv6_client_is_its_64_whichever_address_it_rotates_to() {
+        let none = axum::http::HeaderMap::new();
+        let key = |peer: &str| client_key(&Limits::default(), &none, Some(peer.parse().unwrap()));
+        let first = key("[2001:db8:1:2:aaaa::1]:5000");
+        assert_eq!(first, "2001:db8:1:2::/64");
+        assert_eq!(key("[2001:db8:1:2:ffff:1:2:3]:6000"), first);
+        assert_ne!(key("[2001:db8:1:3::1]:5000"), first, "another /64");
+        assert_eq!(key("[::ffff:203.0.113.7]:80"), "203.0.113.7");
+        let behind_proxy = Limits {
+            client_ip_header: Some("x-real-ip".into()),
+            ..Limits::default()
+        };
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert("x-real-ip", "2001:db8:1:2:9::9".parse().unwrap());
+        assert_eq!(client_key(&behind_proxy, &headers, None), first);
     }
 
     fn forwarded(lines: &[&str]) -> axum::http::HeaderMap {

@@ -221,6 +221,7 @@ impl TurnError {
 
     /// An HTTP error status, with the provider's own words.
     pub fn from_status(status: u16, detail: &str) -> Self {
+        let redirected;
         let lead = match status {
             401 => "The provider rejected the API key (401)",
             403 => "The provider refused access (403)",
@@ -228,6 +229,15 @@ impl TurnError {
             429 => "The provider is rate limiting requests (429)",
             503 => "The provider is overloaded or down for maintenance (503)",
             400 | 422 => "The provider rejected the request",
+            // Redirects are not followed: they would carry the key elsewhere.
+            300..=399 => {
+                redirected = format!(
+                    "The provider redirected the request ({status}); Pensive does not follow \
+                     redirects, which would send the key and the conversation elsewhere: set \
+                     the base URL to the address it moved to"
+                );
+                &redirected
+            }
             500..=599 => "The provider had an internal error",
             _ => "The provider answered with an error",
         };

@@ -85,7 +85,8 @@ pub fn mock_upstream(delay_ms: u64) -> (Running, u16) {
     (running, port)
 }
 
-/// `pensive serve` on a free port with `env` set, logging to `log` at `level`.
+/// `pensive serve` on a free port with `env` set, logging to `log` at `level`
+/// (`""`: no `RUST_LOG`, the server's default filter).
 pub fn serve_with(env: &[(&str, String)], log: Stdio, level: &str) -> (Running, u16) {
     let port = free_port();
     let mut command = Command::new(BIN);
@@ -93,8 +94,11 @@ pub fn serve_with(env: &[(&str, String)], log: Stdio, level: &str) -> (Running, 
         .arg("serve")
         .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
         .env("LEPTOS_SITE_ROOT", "target/site")
-        .env("RUST_LOG", level)
         .stderr(log);
+    match level {
+        "" => command.env_remove("RUST_LOG"),
+        level => command.env("RUST_LOG", level),
+    };
     for (name, value) in env {
         command.env(name, value);
     }

@@ -15,9 +15,21 @@ use crate::turn::turn_error::{NetworkFailure, TurnError};
 /// loaded once (building a client parses every root certificate, which costs
 /// milliseconds of CPU and a copy of the store per turn). The chat dialect's
 /// async-openai client sends through it too.
+///
+/// It follows no redirect: a 3xx would send the whole conversation, with the
+/// key headers (`x-api-key`, `x-goog-api-key` survive a cross-host redirect
+/// in reqwest), to wherever the `Location` points. A redirect is an error
+/// naming its status instead ([`TurnError::from_status`]).
 pub(crate) fn client() -> &'static reqwest::Client {
     static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-    CLIENT.get_or_init(reqwest::Client::new)
+    CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            // Fails only where `reqwest::Client::new` would panic too: no
+            // TLS backend at all.
+            .expect("the HTTP client starts")
+    })
 }
 
 /// A network failure described without the URL (reqwest's text contains it).

@@ -44,7 +44,12 @@ pub async fn open(
         .chat()
         .create_stream_byot::<_, ChatChunk>(request_body(model, request))
         .await
-        .map_err(|err| map_error(err).with_retry_after(notes.take_retry_after()))?;
+        .map_err(|err| {
+            notes
+                .take_refusal()
+                .unwrap_or_else(|| map_error(err))
+                .with_retry_after(notes.take_retry_after())
+        })?;
     let mut calls = super::decode::ChunkState::default();
     Ok(stream
         .map(move |item| {
@@ -139,7 +144,14 @@ fn transport(
                 .execute(request)
                 .await
                 .map_err(OpenAIError::Reqwest)?;
-            if !response.status().is_success() {
+            let status = response.status();
+            if status.is_redirection() {
+                // Not followed (the client's policy), and not read as a
+                // stream either: the turn says where it was sent instead.
+                notes.with(|n| n.refusal = Some(TurnError::from_status(status.as_u16(), "")));
+                return Err(OpenAIError::InvalidArgument("a redirect".into()));
+            }
+            if !status.is_success() {
                 let retry_after = crate::server::providers::retry_after(response.headers());
                 notes.with(|n| n.retry_after = retry_after);
                 // async-openai reads an error body whole: give it the start only.
