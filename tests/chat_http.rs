@@ -588,6 +588,48 @@ async fn an_oversized_body_is_refused_with_a_readable_413_before_it_is_read() {
     assert!(matches!(events.last(), Some(TurnEvent::Done { .. })));
 }
 
+#[tokio::test]
+async fn the_documented_body_limit_is_the_real_one() {
+    // 8 MiB by default: a 3 MiB conversation (past axum's own 2 MiB
+    // default) is a turn, not an unreadable 500.
+    let app = limited_app(Default::default(), Pace::INSTANT);
+    let long = "x".repeat(190_000);
+    let messages: Vec<serde_json::Value> = (0..18)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            serde_json::json!({"role": role, "content": long})
+        })
+        .chain([serde_json::json!({"role": "user", "content": SKY})])
+        .collect();
+    let body = serde_json::json!({"request": {"messages": messages}}).to_string();
+    assert!(body.len() > 3 * 1024 * 1024);
+    let response = app.clone().oneshot(chat_request(&body)).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    // A body over the limit without a declared length: a readable 413 too.
+    let app = limited_app(
+        pensive::server::limits::Limits {
+            max_body_bytes: 64 * 1024,
+            ..Default::default()
+        },
+        Pace::INSTANT,
+    );
+    let chunks = futures::stream::iter(
+        (0..100).map(|_| Ok::<_, std::io::Error>(bytes::Bytes::from(vec![b' '; 1024]))),
+    );
+    let chunked = Request::post("/api/chat")
+        .header("content-type", "application/json")
+        .body(Body::from_stream(chunks))
+        .unwrap();
+    let response = app.clone().oneshot(chunked).await.unwrap();
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let text = response.into_body().collect().await.unwrap().to_bytes();
+    let error = <server_fn::ServerFnError as server_fn::error::FromServerFnError>::de(text);
+    assert!(
+        matches!(&error, server_fn::ServerFnError::ServerError(m) if m.contains("at most 64 KiB")),
+        "{error:?}"
+    );
+}
+
 /// A signed-in cookie's `name=value` from a sign-in response.
 fn cookie_pair(response: &axum::response::Response) -> String {
     header(response, "set-cookie")

@@ -53,6 +53,22 @@ pub fn go_to(path: &str) {
     let _ = path;
 }
 
+/// Asks the user to confirm `question` (the browser's own dialog); false
+/// when declined or where there is no window.
+pub fn confirm(question: &str) -> bool {
+    #[cfg(feature = "hydrate")]
+    {
+        web_sys::window()
+            .and_then(|w| w.confirm_with_message(question).ok())
+            .unwrap_or(false)
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = question;
+        false
+    }
+}
+
 /// Marks the document as hydrated (`<body data-hydrated>`), for tests and CSS.
 pub fn mark_hydrated() {
     #[cfg(feature = "hydrate")]

@@ -11,6 +11,11 @@ use super::include_reasoning_toggle::IncludeReasoningToggle;
 use super::preferences::{FoldPreference, FoldPreferencePicker};
 use super::use_import_export::{ExportFormat, ExportScope, UseImportExportReturn};
 
+/// What "Sign out and clear this browser's history" asks first: it cannot
+/// be undone, and an export is the way to keep a copy.
+const FORGET_QUESTION: &str = "Remove every conversation stored in this browser, then sign out? \
+     This cannot be undone: export first to keep a copy.";
+
 /// The options menu.
 #[component]
 pub fn PageMenu(
@@ -110,6 +115,32 @@ pub fn PageMenu(
                                         }
                                     >
                                         {"Sign out"}
+                                    </button>
+                                    // A shared machine: nothing of this person's
+                                    // conversations stays behind.
+                                    <button
+                                        class="copy-button"
+                                        data-testid="sign-out-and-forget"
+                                        on:click=move |_| {
+                                            if !super::browser::confirm(FORGET_QUESTION) {
+                                                return;
+                                            }
+                                            leptos::task::spawn_local(async {
+                                                if super::api::sign_out().await.is_err() {
+                                                    return;
+                                                }
+                                                if let Err(problem) = super::history::forget_everything()
+                                                    .await
+                                                {
+                                                    leptos::logging::warn!(
+                                                        "this browser's history could not all be removed: {problem}"
+                                                    );
+                                                }
+                                                super::browser::go_to("/sign-in");
+                                            });
+                                        }
+                                    >
+                                        {"Sign out and clear this browser's history"}
                                     </button>
                                 }
                             })

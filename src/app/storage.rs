@@ -170,8 +170,28 @@ pub fn get_text(key: &str) -> Result<Option<String>, StorageError> {
     browser::get_text(key)
 }
 
+std::thread_local! {
+    /// Set by [`seal`]: this page writes nothing more.
+    static SEALED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// From now on this page stores nothing (its history was just removed, and
+/// the page is going away: the saves it would make as it hides must not put
+/// any of it back). Lasts as long as the page.
+pub fn seal() {
+    SEALED.with(|sealed| sealed.set(true));
+}
+
+/// Whether [`seal`] was called.
+pub fn is_sealed() -> bool {
+    SEALED.with(std::cell::Cell::get)
+}
+
 /// Stores `value` as it is (text the app encoded itself).
 pub fn set_text(key: &str, value: &str) -> Result<(), StorageError> {
+    if is_sealed() {
+        return Err(StorageError::Unavailable);
+    }
     browser::set_text(key, value)
 }
 
@@ -182,6 +202,9 @@ pub fn get<T: DeserializeOwned>(key: &str) -> Result<Option<T>, StorageError> {
 
 /// Stores `value` as JSON (gloo-storage's `set`).
 pub fn set<T: Serialize>(key: &str, value: &T) -> Result<(), StorageError> {
+    if is_sealed() {
+        return Err(StorageError::Unavailable);
+    }
     browser::set(key, value)
 }
 
@@ -198,6 +221,20 @@ pub fn keys() -> Result<Vec<String>, StorageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sealed_page_stores_nothing() {
+        // Native: storage is unavailable anyway, so the seal's own error is
+        // what is checked (the same as no storage: nothing is written).
+        assert!(!is_sealed());
+        seal();
+        assert!(is_sealed());
+        assert_eq!(
+            set_text("pensive.index", "[]"),
+            Err(StorageError::Unavailable)
+        );
+        assert_eq!(set("pensive.fold", &true), Err(StorageError::Unavailable));
+    }
 
     #[test]
     fn dom_exceptions_become_the_notices_the_user_knows() {

@@ -2,15 +2,17 @@
 //! HttpOnly, SameSite=Strict cookie; without it pages redirect to sign-in and
 //! the API refuses. Sign-in attempts are rate limited per client address.
 //!
-//! The cookie never holds the token: it holds an HMAC-SHA256 of the token
-//! under a server key (`PENSIVE_COOKIE_SECRET`, else random per process). A
-//! stolen cookie does not reveal the token, and a new token (or a new key)
-//! makes every issued cookie worthless. Over HTTPS, as a trusted proxy reports
+//! The cookie never holds the token: each sign-in gets its own session value,
+//! signed with the token under a server key (`PENSIVE_COOKIE_SECRET`, else
+//! random per process; see `sessions`). A stolen cookie does not reveal the
+//! token, signing out ends that session on the server, and a new token (or
+//! a new key) makes every issued cookie worthless. Over HTTPS, as a trusted proxy reports
 //! it, the cookie is `Secure` with the `__Host-` prefix (no `Domain`, path
 //! `/`, set only over HTTPS), so a sibling subdomain cannot plant one.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -26,14 +28,13 @@ use axum::Form;
 use super::client::{from_the_right, ClientKey};
 use super::limits::Limits;
 use super::providers::secret::Secret;
+use super::sessions::Sessions;
 
 /// The cookie's name over plain HTTP.
 pub const COOKIE: &str = "pensive_access";
 /// The cookie's name over HTTPS: browsers accept a `__Host-` cookie only
 /// when it is `Secure`, has `Path=/` and no `Domain`.
 pub const SECURE_COOKIE: &str = "__Host-pensive_access";
-/// What the HMAC signs besides the token, so the value is useless elsewhere.
-const COOKIE_CONTEXT: &[u8] = b"pensive access cookie v1\0";
 /// Sign-in attempts allowed per client address per window.
 const ATTEMPTS: u32 = 10;
 const WINDOW: Duration = Duration::from_secs(60);
@@ -42,8 +43,8 @@ const WINDOW: Duration = Duration::from_secs(60);
 #[derive(Clone)]
 pub struct Access {
     token: Arc<Secret>,
-    /// The cookie value a signed-in browser holds (hex HMAC of the token).
-    cookie: Arc<Secret>,
+    /// The session values signed-in browsers hold.
+    sessions: Arc<Sessions>,
     /// Whether a trusted proxy is in front (its `X-Forwarded-Proto` is believed).
     limits: Arc<Limits>,
     attempts: Arc<Mutex<HashMap<String, (u32, Instant)>>>,
@@ -51,22 +52,28 @@ pub struct Access {
 
 impl Access {
     /// `cookie_secret`: the HMAC key; `None` draws a random one (so cookies
-    /// last as long as this process).
-    pub fn new(token: Secret, cookie_secret: Option<&Secret>, limits: Limits) -> Self {
-        let key = match cookie_secret {
-            Some(secret) => secret.expose().as_bytes().to_vec(),
+    /// last as long as this process). `revoked_sessions`: where signed-out
+    /// sessions are listed when they outlive the process (with a secret).
+    pub fn new(
+        token: Secret,
+        cookie_secret: Option<&Secret>,
+        revoked_sessions: Option<PathBuf>,
+        limits: Limits,
+    ) -> Self {
+        let (key, revoked_sessions) = match cookie_secret {
+            Some(secret) => (secret.expose().as_bytes().to_vec(), revoked_sessions),
             None => {
                 let mut key = vec![0u8; 32];
                 // Startup, not a request path: without a working system random
                 // source no cookie could be trusted, so the server must not start.
                 aws_lc_rs::rand::fill(&mut key).expect("the system random source works");
-                key
+                (key, None)
             }
         };
-        let cookie = cookie_value_for(&token, &key);
+        let sessions = Sessions::new(token.clone(), &key, revoked_sessions);
         Self {
             token: Arc::new(token),
-            cookie: Arc::new(Secret::new(cookie)),
+            sessions: Arc::new(sessions),
             limits: Arc::new(limits),
             attempts: Arc::default(),
         }
@@ -77,7 +84,7 @@ impl Access {
     }
 
     fn is_signed_in(&self, cookie: &str) -> bool {
-        constant_time_eq(cookie.as_bytes(), self.cookie.expose().as_bytes())
+        self.sessions.is_valid(cookie)
     }
 
     /// Counts an attempt; false when the client is over the limit.
@@ -101,26 +108,13 @@ impl Access {
         if let Ok(mut attempts) = self.attempts.lock() {
             attempts.retain(|_, (_, since)| now.duration_since(*since) < WINDOW);
         }
+        self.sessions.prune();
     }
 
     /// How many clients have attempts counted (for tests).
     pub fn tracked_clients(&self) -> usize {
         self.attempts.lock().map(|a| a.len()).unwrap_or(0)
     }
-}
-
-/// Hex HMAC-SHA256 of the token under `key`.
-fn cookie_value_for(token: &Secret, key: &[u8]) -> String {
-    let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, key);
-    let mut context = aws_lc_rs::hmac::Context::with_key(&key);
-    context.update(COOKIE_CONTEXT);
-    context.update(token.expose().as_bytes());
-    context
-        .sign()
-        .as_ref()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
 }
 
 /// Whether the browser reached us over HTTPS. Pensive itself speaks plain
@@ -159,6 +153,9 @@ fn cookie_value(request: &Request, name: &str) -> Option<String> {
         .map(|(_, value)| value.to_owned())
 }
 
+/// The sign-out server function's path (`app::api::sign_out`).
+const SIGN_OUT_PATH: &str = "/api/sign_out";
+
 fn is_public(path: &str) -> bool {
     path == "/sign-in" || path == "/healthz" || path == "/favicon.svg" || path.starts_with("/pkg/")
 }
@@ -172,6 +169,13 @@ pub async fn require_access(
     let path = request.uri().path().to_owned();
     let name = cookie_name(is_https(&access.limits, request.headers()));
     let signed_in = cookie_value(&request, name).is_some_and(|v| access.is_signed_in(&v));
+    if signed_in && path == SIGN_OUT_PATH {
+        // The server function clears the cookie; the session ends here, so
+        // a copy of the cookie taken earlier is refused from now on.
+        if let Some(value) = cookie_value(&request, name) {
+            access.sessions.revoke(&value);
+        }
+    }
     if signed_in || is_public(&path) {
         return next.run(request).await;
     }
@@ -229,9 +233,10 @@ pub async fn sign_in(State(access): State<Access>, request: Request) -> Response
         );
     }
     let cookie = format!(
-        "{}={}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000{}",
+        "{}={}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}{}",
         cookie_name(https),
-        access.cookie.expose(),
+        access.sessions.issue(),
+        super::sessions::SESSION_LIFETIME.as_secs(),
         if https { "; Secure" } else { "" }
     );
     let mut response = Redirect::to("/").into_response();
@@ -294,6 +299,7 @@ mod tests {
         let access = Access::new(
             Secret::from("a-token-of-twenty-chars"),
             Some(&Secret::from("k".repeat(32))),
+            None,
             Limits::default(),
         );
         for _ in 0..ATTEMPTS {
@@ -336,6 +342,7 @@ mod tests {
         let access = Access::new(
             Secret::from("a-token-of-twenty-chars"),
             Some(&Secret::from("k".repeat(32))),
+            None,
             Limits::default(),
         );
         assert!(access.matches("a-token-of-twenty-chars"));
@@ -351,30 +358,19 @@ mod tests {
         for wrong in ["a-token-of-twenty-char", "a-token-of-twenty-chars!", ""] {
             assert!(!access.matches(wrong), "{wrong:?}");
         }
-        let cookie = access.cookie.expose().to_owned();
+        let cookie = access.sessions.issue();
         assert!(access.is_signed_in(&cookie));
-        let mut flipped = cookie.clone().into_bytes();
-        flipped[10] = if flipped[10] == b'0' { b'1' } else { b'0' };
-        assert!(!access.is_signed_in(&String::from_utf8(flipped).unwrap()));
-        assert!(!access.is_signed_in(&cookie[..63]));
+        assert!(!access.is_signed_in(&cookie[..cookie.len() - 1]));
         assert!(!access.is_signed_in(&format!("{cookie}0")));
     }
 
     #[test]
-    fn the_cookie_is_an_hmac_that_changes_with_the_token_and_the_key() {
+    fn without_a_configured_key_a_new_process_honours_no_earlier_session() {
         let token = Secret::from("a-token-of-twenty-chars");
-        let key = b"k".repeat(32);
-        let value = cookie_value_for(&token, &key);
-        assert_eq!(value.len(), 64, "hex SHA-256");
-        assert!(!value.contains(token.expose()));
-        assert_eq!(value, cookie_value_for(&token, &key), "stable for a key");
-        assert_ne!(
-            value,
-            cookie_value_for(&Secret::from("another-token-here"), &key)
-        );
-        assert_ne!(value, cookie_value_for(&token, &b"j".repeat(32)));
-        let random_a = Access::new(token.clone(), None, Limits::default());
-        let random_b = Access::new(token, None, Limits::default());
-        assert_ne!(random_a.cookie, random_b.cookie, "a fresh key per process");
+        let random_a = Access::new(token.clone(), None, None, Limits::default());
+        let random_b = Access::new(token, None, None, Limits::default());
+        let cookie = random_a.sessions.issue();
+        assert!(random_a.is_signed_in(&cookie));
+        assert!(!random_b.is_signed_in(&cookie), "a fresh key per process");
     }
 }

@@ -14,7 +14,8 @@
 //!   place every dialect allows is the user's last message).
 //!
 //! The registry knows each running turn that the browser named (`turn_id`),
-//! for the client that started it, until its stream ends.
+//! under the client that started it, until its stream ends: another client
+//! naming the same id reaches, replaces and forgets only its own.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -30,15 +31,17 @@ use crate::turn::{AnswerNow, ChatRequest, Effort, Role};
 /// Longest turn id kept (the browser makes them; a longer one is ignored).
 pub const MAX_TURN_ID: usize = 100;
 
+/// A running turn: its client and the id the browser gave it.
+type TurnKey = (String, String);
+
 /// The running turns "Answer now" may reach.
 #[derive(Debug, Clone, Default)]
 pub struct AnswerNowRegistry {
-    turns: Arc<Mutex<HashMap<String, Entry>>>,
+    turns: Arc<Mutex<HashMap<TurnKey, Entry>>>,
 }
 
 #[derive(Debug)]
 struct Entry {
-    client: String,
     /// Present for llama.cpp models: where the stream leaves its completion id.
     control: Option<(UpstreamModel, CompletionId)>,
     weakest: Option<Effort>,
@@ -47,14 +50,14 @@ struct Entry {
 /// A registered turn; dropping it (the turn's stream ended) forgets the turn.
 #[derive(Debug)]
 pub struct Registered {
-    turns: Arc<Mutex<HashMap<String, Entry>>>,
-    turn_id: String,
+    turns: Arc<Mutex<HashMap<TurnKey, Entry>>>,
+    key: TurnKey,
 }
 
 impl Drop for Registered {
     fn drop(&mut self) {
         if let Ok(mut turns) = self.turns.lock() {
-            turns.remove(&self.turn_id);
+            turns.remove(&self.key);
         }
     }
 }
@@ -75,15 +78,15 @@ impl AnswerNowRegistry {
             && matches!(model.provider, super::config::ProviderKind::Wire(_));
         let slot = control.then(CompletionId::default);
         let entry = Entry {
-            client: client.to_owned(),
             control: slot.clone().map(|slot| (model.upstream.clone(), slot)),
             weakest: weakest(model),
         };
-        self.turns.lock().ok()?.insert(turn_id.to_owned(), entry);
+        let key = (client.to_owned(), turn_id.to_owned());
+        self.turns.lock().ok()?.insert(key.clone(), entry);
         Some((
             Registered {
                 turns: self.turns.clone(),
-                turn_id: turn_id.to_owned(),
+                key,
             },
             slot,
         ))
@@ -93,7 +96,7 @@ impl AnswerNowRegistry {
     /// otherwise says to ask again (at the model's weakest effort).
     pub async fn answer_now(&self, turn_id: &str, client: &str) -> AnswerNow {
         let found = self.turns.lock().ok().and_then(|turns| {
-            let entry = turns.get(turn_id).filter(|e| e.client == client)?;
+            let entry = turns.get(&(client.to_owned(), turn_id.to_owned()))?;
             let control = entry
                 .control
                 .as_ref()
@@ -246,6 +249,18 @@ mod tests {
                 effort: None,
                 control_failed: false
             }
+        );
+        // Another client naming the same id has its own entry: forgetting
+        // it leaves alice's.
+        let (mallorys, _) = registry.register("t1", "mallory", &demo).unwrap();
+        drop(mallorys);
+        assert_eq!(
+            registry.answer_now("t1", "alice").await,
+            AnswerNow::AskAgain {
+                effort: Some(Effort::Off),
+                control_failed: false,
+            },
+            "alice's turn is still known"
         );
         drop(guard);
         assert_eq!(

@@ -23,6 +23,7 @@ pub mod redact;
 pub mod router;
 pub mod same_origin;
 pub mod serve;
+pub mod sessions;
 pub mod static_files;
 pub mod tags;
 pub mod tool_decisions;

@@ -92,12 +92,23 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
                 context, page_shell,
             ))
             .with_state(options);
-    let router = router.layer(axum::middleware::from_fn_with_state(
-        max_body,
-        super::body_limit::limit_api_bodies,
-    ));
-    let access =
-        access_token.map(|token| Access::new(token, site_access.cookie_secret.as_ref(), limits));
+    let router = router
+        .layer(axum::middleware::from_fn_with_state(
+            max_body,
+            super::body_limit::limit_api_bodies,
+        ))
+        // axum's own default (2 MiB) would answer a body between it and the
+        // configured limit with an unreadable 500: `limit_api_bodies` is the
+        // one limit.
+        .layer(axum::extract::DefaultBodyLimit::disable());
+    let access = access_token.map(|token| {
+        Access::new(
+            token,
+            site_access.cookie_secret.as_ref(),
+            site_access.revoked_sessions.clone(),
+            limits,
+        )
+    });
     forget_quiet_clients(&pruned, access.clone());
     let router = match access {
         Some(access) => with_access_control(router, access),

@@ -84,8 +84,25 @@ async fn committed(tx: &IdbTransaction) -> Result<(), StorageError> {
     outcome.map(drop).map_err(|_| from_dom(tx.error()))
 }
 
+/// Deletes the whole database, this tab's connection closed first (other
+/// tabs close theirs when told: `onversionchange` below). Resolves once the
+/// browser deleted it.
+pub async fn delete_database() -> Result<(), StorageError> {
+    if let Some(db) = DB.with_borrow_mut(Option::take) {
+        db.close();
+    }
+    let factory = web_sys::window()
+        .and_then(|w| w.indexed_db().ok().flatten())
+        .ok_or(StorageError::Unavailable)?;
+    let request = factory.delete_database(DB_NAME).map_err(thrown)?;
+    finished(&request).await.map(drop)
+}
+
 /// The database, opened (and created) on first use.
 async fn database() -> Result<IdbDatabase, StorageError> {
+    if crate::app::storage::is_sealed() {
+        return Err(StorageError::Unavailable);
+    }
     if let Some(db) = DB.with_borrow(Clone::clone) {
         return Ok(db);
     }

@@ -521,6 +521,24 @@ pub fn set_current(id: &str) {
     let _ = id;
 }
 
+/// Removes everything Pensive stored in this browser: the history database
+/// and every `pensive.` key of localStorage (the list, the current
+/// conversation, preferences), for a shared machine on sign-out. `Err`
+/// names what could not be removed.
+pub async fn forget_everything() -> Result<(), String> {
+    #[cfg(feature = "hydrate")]
+    {
+        super::storage::seal();
+        let keys = super::storage::keys().map_err(|e| e.to_string())?;
+        for key in keys.iter().filter(|k| k.starts_with("pensive.")) {
+            super::storage::delete(key);
+        }
+        idb::delete_database().await.map_err(|e| e.to_string())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    Ok(())
+}
+
 /// Forgets which conversation is current (a new, unsaved one is shown).
 pub fn clear_current() {
     #[cfg(feature = "hydrate")]
