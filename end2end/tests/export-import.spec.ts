@@ -174,3 +174,38 @@ test('an import over 20 MB is refused before the file is read', async ({ page },
   await expect(page.getByTestId('conversation-item').filter({ hasText: 'Too big' })).toHaveCount(1);
   expect(await page.evaluate(() => (window as unknown as { __reads: number }).__reads)).toBe(1);
 });
+
+test('an import past its caps (messages, title) is refused naming the cap, and nothing stored is touched', async ({ page }, testInfo) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('Keep me mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  const exported = JSON.parse(fs.readFileSync((await json.path())!, 'utf8'));
+  const [question, answer] = exported.conversation.messages;
+
+  // 1,001 turns: 2,002 messages, past the 2,000 an import may hold.
+  const long = testInfo.outputPath('long.json');
+  const messages = Array.from({ length: 1001 }, () => [question, answer]).flat();
+  fs.writeFileSync(long, JSON.stringify({ ...exported, conversation: { ...exported.conversation, id: 'long', title: 'Long', messages } }));
+  await page.getByTestId('import-json').setInputFiles(long);
+  await expect(page.getByTestId('notice').filter({ hasText: '2,002 messages' })).toContainText(
+    'Import failed: That conversation has 2,002 messages; an import can hold at most 2,000 per conversation. Nothing was changed.',
+  );
+
+  // A title that would fill the list kept in localStorage.
+  const titled = testInfo.outputPath('titled.json');
+  fs.writeFileSync(titled, JSON.stringify({ ...exported, conversation: { ...exported.conversation, id: 'titled', title: 'T'.repeat(100_000) } }));
+  await page.getByTestId('import-json').setInputFiles(titled);
+  await expect(page.getByTestId('notice').filter({ hasText: 'title' })).toContainText(
+    'has a title of 100,000 characters; an import can carry at most 500.',
+  );
+
+  await expect(page.getByTestId('conversation-item')).toHaveCount(1);
+  await expect(page.getByTestId('user-text')).toHaveText(['Keep me mock:normal']);
+  // Under the caps the same conversation imports.
+  const fits = testInfo.outputPath('fits.json');
+  fs.writeFileSync(fits, JSON.stringify({ ...exported, conversation: { ...exported.conversation, id: 'fits', title: 'Fits' } }));
+  await page.getByTestId('import-json').setInputFiles(fits);
+  await expect(page.getByTestId('conversation-item').filter({ hasText: 'Fits' })).toHaveCount(1);
+});

@@ -36,3 +36,20 @@ test('without the renderer module, the answer streams as plain text and nothing 
   await expect(chat.assistant().getByTestId('answer')).toContainText("**Pensive's built-in demo model**");
   await expect(chat.header(chat.thinking())).toContainText('Thought for');
 });
+
+test('a renderer worker that never says it is ready is given up on: the answer shows as plain text', async ({ page }) => {
+  // A worker script that loads and then says nothing, ever.
+  await page.route(/\/pkg\/render_worker\.js$/, (route) =>
+    route.fulfill({ contentType: 'text/javascript', body: '// never ready\n' }),
+  );
+  await page.addInitScript(() => {
+    (window as any).__pensiveRenderTest = { loadDeadlineMs: 1500 };
+  });
+  const chat = new ChatPage(page);
+  await chat.open();
+  await expect(page.locator('body[data-renderer="failed"]')).toBeAttached();
+  await chat.send('Why is the sky blue?');
+  const turn = chat.assistant();
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  await expect(turn.getByTestId('answer')).toContainText("**Pensive's built-in demo model**");
+});

@@ -182,8 +182,10 @@ impl UseImportExportReturn {
     /// bad file changes nothing.
     pub fn import(&self, raw: Result<String, String>) {
         let parsed = raw.and_then(|raw| {
-            message::decode_file(&raw)
-                .map_err(|e| format!("That file is not a Pensive conversation: {e}"))
+            let conversations = message::decode_file(&raw)
+                .map_err(|e| format!("That file is not a Pensive conversation: {e}"))?;
+            crate::turn::export::check_import(&conversations)?;
+            Ok(conversations)
         });
         let this = *self;
         leptos::task::spawn_local(async move {

@@ -38,6 +38,58 @@ pub fn check_import_size(size: f64) -> Result<(), String> {
     Ok(())
 }
 
+/// Most messages one imported conversation may hold (1,000 turns). Every
+/// message is laid out when the conversation opens: 10,000 turns froze a
+/// reload for about 23 s, so a file beyond this is refused rather than
+/// stored where every later visit would pay for it.
+pub const MAX_IMPORT_MESSAGES: usize = 2_000;
+/// Longest title an import may carry (a title is shown in the list, and the
+/// list is kept in localStorage, whose few MB a crafted title could fill).
+pub const MAX_IMPORT_TITLE_CHARS: usize = 500;
+/// Most conversations one file may import.
+pub const MAX_IMPORT_CONVERSATIONS: usize = 1_000;
+
+/// `Err` (a message for the user) when decoded `conversations` go past what
+/// an import may hold; nothing is stored then.
+pub fn check_import(conversations: &[Conversation]) -> Result<(), String> {
+    let count = conversations.len();
+    if count > MAX_IMPORT_CONVERSATIONS {
+        return Err(format!(
+            "That file holds {} conversations; an import can hold at most {}.",
+            super::turn_footer::thousands(count as u64),
+            super::turn_footer::thousands(MAX_IMPORT_CONVERSATIONS as u64)
+        ));
+    }
+    let which = |at: usize| {
+        if count == 1 {
+            "That conversation".to_owned()
+        } else {
+            format!("Conversation {} of {count}", at + 1)
+        }
+    };
+    for (at, conversation) in conversations.iter().enumerate() {
+        let messages = conversation.messages.len();
+        if messages > MAX_IMPORT_MESSAGES {
+            return Err(format!(
+                "{} has {} messages; an import can hold at most {} per conversation.",
+                which(at),
+                super::turn_footer::thousands(messages as u64),
+                super::turn_footer::thousands(MAX_IMPORT_MESSAGES as u64)
+            ));
+        }
+        let title = conversation.title.chars().count();
+        if title > MAX_IMPORT_TITLE_CHARS {
+            return Err(format!(
+                "{} has a title of {} characters; an import can carry at most {}.",
+                which(at),
+                super::turn_footer::thousands(title as u64),
+                MAX_IMPORT_TITLE_CHARS
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The conversation as Markdown; each thinking block is a `<details>` whose
 /// summary says how long the model thought and, like the page's header, names
 /// the block by its headline.
@@ -407,6 +459,34 @@ pub fn export_file_name(
 mod tests {
     use super::*;
     use crate::turn::message::{decode, encode};
+
+    #[test]
+    fn an_import_past_its_caps_is_refused_naming_the_cap() {
+        let conversation = |messages: usize, title: &str| {
+            let mut c = Conversation::new("c".into(), 0.0);
+            c.title = title.into();
+            c.messages = (0..messages).map(|_| Message::user("hi")).collect();
+            c
+        };
+        assert_eq!(
+            check_import(&[conversation(MAX_IMPORT_MESSAGES, "ok")]),
+            Ok(())
+        );
+        assert_eq!(
+            check_import(&[conversation(MAX_IMPORT_MESSAGES + 1, "ok")]),
+            Err("That conversation has 2,001 messages; an import can hold at most 2,000 per conversation.".into())
+        );
+        let long_title = "t".repeat(MAX_IMPORT_TITLE_CHARS + 1);
+        let refused = check_import(&[conversation(1, "ok"), conversation(1, &long_title)]);
+        assert_eq!(
+            refused,
+            Err("Conversation 2 of 2 has a title of 501 characters; an import can carry at most 500.".into())
+        );
+        let many: Vec<Conversation> = (0..=MAX_IMPORT_CONVERSATIONS)
+            .map(|_| conversation(1, "ok"))
+            .collect();
+        assert!(check_import(&many).is_err_and(|e| e.contains("at most 1,000")));
+    }
     use crate::turn::reducer::Turn;
     use crate::turn::TurnEvent;
 

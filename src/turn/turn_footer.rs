@@ -119,7 +119,7 @@ pub fn spoken_duration(secs: u64) -> String {
 }
 
 /// `16000` as "16,000".
-fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

@@ -33,6 +33,12 @@ use crate::turn::message::Conversation;
 pub const RENDER_DEADLINE_MS: f64 = 2_000.0;
 /// An export renders a whole conversation at once: it gets longer.
 pub const EXPORT_DEADLINE_MS: f64 = 30_000.0;
+/// How long a worker may take to load the module and say it is ready. One
+/// that never does (a script that hangs, a proxy that stalls the module)
+/// would hold every render request: past this the renderer is given up on
+/// and views show plain text, as when the module cannot load. The module is
+/// about 430 KB; this is minutes of a slow mobile connection.
+pub const LOAD_DEADLINE_MS: f64 = 60_000.0;
 /// Workers replaced in one page's life before the renderer is given up on
 /// (views then show plain text, as when the module cannot load).
 pub const MAX_RESTARTS: u32 = 8;

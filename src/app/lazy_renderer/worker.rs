@@ -15,7 +15,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
-use super::{Rendered, EXPORT_DEADLINE_MS, MAX_RESTARTS, RENDER_DEADLINE_MS};
+use super::{Rendered, EXPORT_DEADLINE_MS, LOAD_DEADLINE_MS, MAX_RESTARTS, RENDER_DEADLINE_MS};
 use crate::app::markdown::stream_render::{Frame, Patch};
 use crate::app::trusted_html;
 use crate::turn::message::Conversation;
@@ -79,12 +79,14 @@ struct Pending {
 }
 
 /// What the test suite may set through `window.__pensiveRenderTest`
-/// (end2end/tests/nested-markdown.spec.ts): a shorter or longer deadline,
+/// (end2end/tests/nested-markdown.spec.ts, renderer-unavailable.spec.ts): a
+/// shorter or longer deadline, a shorter load deadline,
 /// and a text on which the worker spins, to reach the deadline on purpose.
 /// Nothing else reads them; a script that can set them could do far worse.
 #[derive(Default, Clone)]
 struct TestHooks {
     deadline_ms: Option<f64>,
+    load_deadline_ms: Option<f64>,
     stall_on: Option<String>,
 }
 
@@ -97,6 +99,7 @@ impl TestHooks {
         let get = |key: &str| js_sys::Reflect::get(&hooks, &key.into()).ok();
         TestHooks {
             deadline_ms: get("deadlineMs").and_then(|v| v.as_f64()),
+            load_deadline_ms: get("loadDeadlineMs").and_then(|v| v.as_f64()),
             stall_on: get("stallOn").and_then(|v| v.as_string()),
         }
     }
@@ -168,6 +171,13 @@ fn start_worker_now() {
             .into_js_value();
     match start_worker(&trusted_html::render_worker_url(), &on_message, &on_error) {
         Ok(worker) => {
+            let load_deadline = RENDERER
+                .with(|r| r.borrow().hooks.load_deadline_ms)
+                .unwrap_or(LOAD_DEADLINE_MS);
+            set_timeout(
+                move || never_loaded(generation),
+                Duration::from_millis(load_deadline as u64),
+            );
             let stall_on = RENDERER.with(|r| r.borrow().hooks.stall_on.clone());
             if let Some(text) = stall_on {
                 worker.post_message(&message(&[("op", "test".into()), ("stallOn", text.into())]));
@@ -178,6 +188,19 @@ fn start_worker_now() {
             leptos::logging::error!("the renderer's worker could not start: {error:?}");
             give_up();
         }
+    }
+}
+
+/// The load deadline of worker `generation` passed: if it is still the
+/// current one and has not said it is ready, nothing will render.
+fn never_loaded(generation: u64) {
+    let stuck = RENDERER.with(|r| {
+        let r = r.borrow();
+        r.generation == generation && !r.loaded && !r.failed
+    });
+    if stuck {
+        leptos::logging::warn!("the renderer did not load in time: text is shown plain");
+        give_up();
     }
 }
 
