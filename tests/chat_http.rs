@@ -573,16 +573,7 @@ async fn an_oversized_body_is_refused_with_a_readable_413_before_it_is_read() {
         matches!(&error, server_fn::ServerFnError::ServerError(m) if m.contains("at most 64 KiB")),
         "{error:?}"
     );
-    // A body without a declared length is cut off at the limit too.
-    let chunks = futures::stream::iter(
-        (0..100).map(|_| Ok::<_, std::io::Error>(bytes::Bytes::from(vec![b' '; 1024]))),
-    );
-    let chunked = Request::post("/api/chat")
-        .header("content-type", "application/json")
-        .body(Body::from_stream(chunks))
-        .unwrap();
-    let response = app.clone().oneshot(chunked).await.unwrap();
-    assert!(response.status().is_client_error() || response.status().is_server_error());
+    // (A body without a declared length: `the_documented_body_limit_is_the_real_one`.)
     // A normal turn still works.
     let (events, _) = run(app, SKY).await;
     assert!(matches!(events.last(), Some(TurnEvent::Done { .. })));

@@ -2,6 +2,17 @@ import { expect, test } from './fixtures/test';
 import * as fs from 'fs';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 import { putRecords, storedRecords } from './fixtures/stored';
+import type { Page } from '@playwright/test';
+
+/** Asks `question` of the mocked model and downloads the conversation as JSON (parsed). */
+async function askAndExport(page: Page, question: string) {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send(question);
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+  return JSON.parse(fs.readFileSync((await json.path())!, 'utf8'));
+}
 
 test('export as Markdown and JSON; importing the JSON brings back the same conversation', async ({ page }, testInfo) => {
   const chat = new ChatPage(page);
@@ -77,12 +88,7 @@ test('the Markdown export of hostile model output holds no HTML but its own; the
 });
 
 test('an imported conversation never takes the id of one already stored, even one this tab does not list', async ({ page }, testInfo) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  await chat.send('Original mock:normal');
-  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
-  const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
-  const exported = JSON.parse(fs.readFileSync((await json.path())!, 'utf8'));
+  const exported = await askAndExport(page, 'Original mock:normal');
   const id: string = exported.conversation.id;
 
   // Another tab saved a conversation after this one loaded (this tab's list
@@ -149,12 +155,7 @@ test('an import over 20 MB is refused before the file is read', async ({ page },
     count(FileReader.prototype, 'readAsText');
     count(FileReader.prototype, 'readAsArrayBuffer');
   });
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  await chat.send('Keep me mock:normal');
-  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
-  const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
-  const exported = JSON.parse(fs.readFileSync((await json.path())!, 'utf8'));
+  const exported = await askAndExport(page, 'Keep me mock:normal');
 
   // A real conversation, padded past the limit with whitespace (valid JSON).
   const huge = testInfo.outputPath('huge.json');
@@ -176,12 +177,7 @@ test('an import over 20 MB is refused before the file is read', async ({ page },
 });
 
 test('an import past its caps (messages, title) is refused naming the cap, and nothing stored is touched', async ({ page }, testInfo) => {
-  const chat = new ChatPage(page);
-  await chat.open(MOCKED);
-  await chat.send('Keep me mock:normal');
-  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
-  const [json] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
-  const exported = JSON.parse(fs.readFileSync((await json.path())!, 'utf8'));
+  const exported = await askAndExport(page, 'Keep me mock:normal');
   const [question, answer] = exported.conversation.messages;
 
   // 1,001 turns: 2,002 messages, past the 2,000 an import may hold.

@@ -13,7 +13,7 @@
 //! a restart ends every session, and the list lives in memory.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -32,13 +32,7 @@ const ID_BYTES: usize = 16;
 /// `PENSIVE_SESSIONS_FILE`, else `$XDG_STATE_HOME/pensive/revoked-sessions.json`,
 /// else `$HOME/.local/state/pensive/revoked-sessions.json`.
 pub fn default_path(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    if let Some(path) = get("PENSIVE_SESSIONS_FILE") {
-        return Some(PathBuf::from(path));
-    }
-    let state_home = get("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| get("HOME").map(|home| Path::new(&home).join(".local/state")))?;
-    Some(state_home.join("pensive").join("revoked-sessions.json"))
+    super::config::state_file(get, "PENSIVE_SESSIONS_FILE", "revoked-sessions.json")
 }
 
 /// Issues and checks session values for one access token.

@@ -556,6 +556,23 @@ fn parse_number(value: &str, name: &'static str) -> Result<f64, ConfigError> {
         })
 }
 
+/// A file of Pensive's state that outlives the process: `override_var` when
+/// set, else `$XDG_STATE_HOME/pensive/<name>`, else
+/// `$HOME/.local/state/pensive/<name>`; `None` without a home.
+pub fn state_file(
+    get: impl Fn(&str) -> Option<String>,
+    override_var: &str,
+    name: &str,
+) -> Option<std::path::PathBuf> {
+    if let Some(path) = get(override_var) {
+        return Some(std::path::PathBuf::from(path));
+    }
+    let state_home = get("XDG_STATE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| get("HOME").map(|home| std::path::Path::new(&home).join(".local/state")))?;
+    Some(state_home.join("pensive").join(name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -103,13 +103,7 @@ pub struct ToolHashes {
 /// `$XDG_STATE_HOME/pensive/tool-hashes.json`, else
 /// `$HOME/.local/state/pensive/tool-hashes.json`.
 pub fn default_path(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    if let Some(path) = get("PENSIVE_TOOL_HASHES") {
-        return Some(PathBuf::from(path));
-    }
-    let state_home = get("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| get("HOME").map(|home| Path::new(&home).join(".local/state")))?;
-    Some(state_home.join("pensive").join("tool-hashes.json"))
+    crate::server::config::state_file(get, "PENSIVE_TOOL_HASHES", "tool-hashes.json")
 }
 
 impl ToolHashes {
