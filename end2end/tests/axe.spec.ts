@@ -121,3 +121,28 @@ test('axe finds no WCAG 2.2 AA violation in any state, in either theme', async (
   expect(scans.length).toBe(34);
   expect(failing, JSON.stringify(failing, null, 2)).toEqual([]);
 });
+
+test('at 375 px a demo turn with a long answer and a code block has no violation: folded, reopened, after a reload', async ({ page }) => {
+  test.setTimeout(120_000);
+  const scans: Scan[] = [];
+  await page.setViewportSize({ width: 375, height: 740 });
+  const chat = new ChatPage(page);
+  await chat.open();
+  await chat.send('Why is the sky blue?');
+  const turn = chat.assistant();
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  // Formatted: the code block is on screen.
+  await expect(turn.getByTestId('answer').locator('pre').first()).toBeVisible();
+  await expect(chat.header(chat.thinking())).toHaveAttribute('aria-expanded', 'false');
+  await scanBothThemes(page, '375 px, long answer, folded', scans);
+  await chat.header(chat.thinking()).click();
+  await expect(chat.header(chat.thinking())).toHaveAttribute('aria-expanded', 'true');
+  await scanBothThemes(page, '375 px, long answer, reopened', scans);
+  await page.reload();
+  await chat.hydrated();
+  await expect(chat.assistant().getByTestId('answer').locator('pre').first()).toBeVisible();
+  await scanBothThemes(page, '375 px, long answer, after a reload', scans);
+  const failing = report(scans);
+  expect(scans.length).toBe(6);
+  expect(failing, JSON.stringify(failing, null, 2)).toEqual([]);
+});

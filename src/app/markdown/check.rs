@@ -53,6 +53,7 @@ const RENDERED_ATTRIBUTES: &[&str] = &[
     "type",
     "checked",
     "aria-label",
+    "tabindex",
 ];
 /// Classes the writer may emit; code blocks add `language-<one plain word>`,
 /// their chrome's classes (`CHROME_CLASSES`) and the highlighter's
@@ -219,6 +220,8 @@ fn attribute_violation(mut attributes: &str) -> Option<String> {
         let fixed = match name {
             "aria-label" => Some(&[COPY_LABEL][..]),
             "type" => Some(&["checkbox", "button"][..]),
+            // A code block is reached by Tab, never ordered before others.
+            "tabindex" => Some(&["0"][..]),
             _ => None,
         };
         if fixed.is_some_and(|values| !values.contains(&value)) {
@@ -299,7 +302,7 @@ mod tests {
         );
         assert_eq!(
             inert_violation(
-                "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">Rust</span><button type=\"button\" class=\"code-copy\" aria-label=\"Copy code\">Copy</button></div><pre><code class=\"language-rust\"><span class=\"hl-kw\">fn</span> x\n</code></pre></div>"
+                "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">Rust</span><button type=\"button\" class=\"code-copy\" aria-label=\"Copy code\">Copy</button></div><pre tabindex=\"0\"><code class=\"language-rust\"><span class=\"hl-kw\">fn</span> x\n</code></pre></div>"
             ),
             None
         );

@@ -34,7 +34,8 @@ pub fn open_html(highlighter: &LineHighlighter, out: &mut String) {
     out.push_str(COPY_LABEL);
     out.push_str("\">");
     out.push_str(COPY_TEXT);
-    out.push_str("</button></div><pre><code");
+    // Focusable: a long line scrolls sideways, and a keyboard must reach it.
+    out.push_str("</button></div><pre tabindex=\"0\"><code");
     let language = highlighter.language();
     if !language.is_empty() {
         out.push_str(" class=\"language-");
@@ -79,7 +80,7 @@ mod tests {
             out,
             "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">Python</span>\
 <button type=\"button\" class=\"code-copy\" aria-label=\"Copy code\">Copy</button></div>\
-<pre><code class=\"language-py\">x = <span class=\"hl-num\">1</span>\n</code></pre></div>\n"
+<pre tabindex=\"0\"><code class=\"language-py\">x = <span class=\"hl-num\">1</span>\n</code></pre></div>\n"
         );
     }
 
@@ -90,7 +91,7 @@ mod tests {
         assert!(!out.contains("code-lang"), "{out}");
         assert!(out.contains("class=\"code-copy\""), "{out}");
         assert!(
-            out.contains("<pre><code>a &lt;b&gt;\nlast</code></pre>"),
+            out.contains("<pre tabindex=\"0\"><code>a &lt;b&gt;\nlast</code></pre>"),
             "{out}"
         );
     }

@@ -515,20 +515,23 @@ mod tests {
         for (hostile, opening) in [
             (
                 "```x\tvisually-hidden\nsecret\n```",
-                "<pre><code class=\"language-x\">secret",
+                "<pre tabindex=\"0\"><code class=\"language-x\">secret",
             ),
             (
                 "```x&#9;visually-hidden\nsecret\n```",
-                "<pre><code class=\"language-x\">secret",
+                "<pre tabindex=\"0\"><code class=\"language-x\">secret",
             ),
             (
                 "```x&#10;copy-button\nsecret\n```",
-                "<pre><code class=\"language-x\">secret",
+                "<pre tabindex=\"0\"><code class=\"language-x\">secret",
             ),
-            ("```\"onclick\nsecret\n```", "<pre><code>secret"),
+            (
+                "```\"onclick\nsecret\n```",
+                "<pre tabindex=\"0\"><code>secret",
+            ),
             (
                 "```rust ignore\nfn x() {}\n```",
-                "<pre><code class=\"language-rust\"><span class=\"hl-kw\">fn",
+                "<pre tabindex=\"0\"><code class=\"language-rust\"><span class=\"hl-kw\">fn",
             ),
         ] {
             let html = render_markdown(hostile);
@@ -553,7 +556,7 @@ mod tests {
         assert_eq!(html.matches(button).count(), 3, "{html}");
         for (label, class) in [("Rust", "rust"), ("Python", "py"), ("Diff", "diff")] {
             let head = format!(
-                "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">{label}</span>{button}</div><pre><code class=\"language-{class}\">"
+                "<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-lang\">{label}</span>{button}</div><pre tabindex=\"0\"><code class=\"language-{class}\">"
             );
             assert!(html.contains(&head), "{label}: {html}");
         }
