@@ -548,6 +548,17 @@ async fn an_optional_per_client_turn_rate_says_when_to_try_again() {
     );
 }
 
+/// `response` is a 413 whose server-function error names `limit`.
+async fn assert_readable_413(response: axum::response::Response, limit: &str) {
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let text = response.into_body().collect().await.unwrap().to_bytes();
+    let error = <server_fn::ServerFnError as server_fn::error::FromServerFnError>::de(text);
+    assert!(
+        matches!(&error, server_fn::ServerFnError::ServerError(m) if m.contains(limit)),
+        "{error:?}"
+    );
+}
+
 #[tokio::test]
 async fn an_oversized_body_is_refused_with_a_readable_413_before_it_is_read() {
     let app = limited_app(
@@ -566,13 +577,7 @@ async fn an_oversized_body_is_refused_with_a_readable_413_before_it_is_read() {
         .headers_mut()
         .insert("content-length", body.len().to_string().parse().unwrap());
     let response = app.clone().oneshot(request).await.unwrap();
-    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    let text = response.into_body().collect().await.unwrap().to_bytes();
-    let error = <server_fn::ServerFnError as server_fn::error::FromServerFnError>::de(text);
-    assert!(
-        matches!(&error, server_fn::ServerFnError::ServerError(m) if m.contains("at most 64 KiB")),
-        "{error:?}"
-    );
+    assert_readable_413(response, "at most 64 KiB").await;
     // (A body without a declared length: `the_documented_body_limit_is_the_real_one`.)
     // A normal turn still works.
     let (events, _) = run(app, SKY).await;
@@ -612,13 +617,7 @@ async fn the_documented_body_limit_is_the_real_one() {
         .body(Body::from_stream(chunks))
         .unwrap();
     let response = app.clone().oneshot(chunked).await.unwrap();
-    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    let text = response.into_body().collect().await.unwrap().to_bytes();
-    let error = <server_fn::ServerFnError as server_fn::error::FromServerFnError>::de(text);
-    assert!(
-        matches!(&error, server_fn::ServerFnError::ServerError(m) if m.contains("at most 64 KiB")),
-        "{error:?}"
-    );
+    assert_readable_413(response, "at most 64 KiB").await;
 }
 
 /// A signed-in cookie's `name=value` from a sign-in response.

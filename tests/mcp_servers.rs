@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::StreamExt;
-use pensive::server::tools::mcp::{self, McpServerConfig, Transport};
+use pensive::server::tools::mcp::{self, McpServer, McpServerConfig, Transport};
 use pensive::server::tools::ToolBox;
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::{Approval, ChatMessage, ChatRequest, Decision, ToolStatus, TurnEvent};
@@ -53,16 +53,21 @@ fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
-#[tokio::test]
-async fn server_everything_over_stdio_lists_and_calls_its_tools() {
-    let server = mcp::connect(stdio(
+/// server-everything over stdio, untrusted, connected.
+async fn everything_over_stdio() -> McpServer {
+    mcp::connect(stdio(
         "everything",
         bin("mcp-server-everything"),
         vec![],
         false,
     ))
     .await
-    .expect("server-everything starts");
+    .expect("server-everything starts")
+}
+
+#[tokio::test]
+async fn server_everything_over_stdio_lists_and_calls_its_tools() {
+    let server = everything_over_stdio().await;
     let tools = ToolBox::with_servers(vec![server]);
     let names: Vec<String> = tools.offered(None).into_iter().map(|s| s.name).collect();
     assert!(names.contains(&"everything__echo".to_owned()), "{names:?}");
@@ -280,14 +285,7 @@ async fn poll<T, F: std::future::Future<Output = Option<T>>>(
 
 #[tokio::test]
 async fn a_stdio_server_that_dies_is_restarted_and_calls_meanwhile_fail_at_once() {
-    let server = mcp::connect(stdio(
-        "everything",
-        bin("mcp-server-everything"),
-        vec![],
-        false,
-    ))
-    .await
-    .expect("server-everything starts");
+    let server = everything_over_stdio().await;
     // What the server lists each time it is restarted.
     let relisted = std::sync::Arc::new(std::sync::Mutex::new(Vec::<(String, usize)>::new()));
     let heard = relisted.clone();
