@@ -233,6 +233,9 @@ pub fn ChatPage() -> impl IntoView {
                             inert=true
                             aria-hidden="true"
                         ></div>
+                        // Right after its box, so no frame shows the conversation
+                        // area without the snapshot (the parser may yield anywhere).
+                        <restore_shell::SnapshotScript />
                         <div class="conversation-content" node_ref=stick.content>
                             <Show when=move || session.messages.with(Vec::is_empty)>
                                 <div class="empty-state">
@@ -242,8 +245,20 @@ pub fn ChatPage() -> impl IntoView {
                                     <p>{"You will see it think, live, then answer."}</p>
                                 </div>
                             </Show>
+                            <Show when=move || { session.first_rendered.get() > 0 }>
+                                <button
+                                    class="show-earlier"
+                                    data-testid="show-earlier"
+                                    on:click=move |_| session.show_earlier()
+                                >
+                                    {move || earlier_label(session.first_rendered.get())}
+                                </button>
+                            </Show>
                             <For
-                                each=move || session.messages.get()
+                                each=move || {
+                                    let first = session.first_rendered.get();
+                                    session.messages.with(|m| m[first.min(m.len())..].to_vec())
+                                }
                                 key=MessageView::key
                                 children=move |message| {
                                     let key = message.key();
@@ -316,6 +331,19 @@ pub fn ChatPage() -> impl IntoView {
                 <Composer running on_send=send on_stop=Callback::new(move |_| session.stop()) />
             </div>
         </div>
+    }
+}
+
+/// The "Show earlier" button's words, with `hidden` messages not rendered.
+fn earlier_label(hidden: usize) -> String {
+    let next = hidden.min(super::use_chat_session::RENDER_WINDOW);
+    match hidden {
+        1 => "Show the earlier message".to_owned(),
+        _ if next == hidden => format!("Show the {hidden} earlier messages"),
+        _ => format!(
+            "Show {next} earlier messages ({} not shown)",
+            crate::turn::turn_footer::thousands(hidden as u64)
+        ),
     }
 }
 
