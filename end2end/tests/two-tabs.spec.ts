@@ -35,3 +35,20 @@ test('a tab showing the same conversation follows the turn another tab adds, onc
   await expect(b.page.getByTestId('user-text')).toHaveText(['First question mock:normal', 'Second question mock:normal']);
   await expect(b.assistant().getByTestId('answer')).toHaveText('Here is the answer: 42.');
 });
+
+test('in a browser without BroadcastChannel the other tab still follows, through the list written after each save', async ({ context }) => {
+  // The stories above follow through the channel alone: with a channel, the
+  // list's storage event is not listened to, so they fail if saves stop
+  // announcing. Here there is no channel, and that event is the only word.
+  await context.addInitScript(() => {
+    delete (window as unknown as { BroadcastChannel?: unknown }).BroadcastChannel;
+  });
+  const a = new ChatPage(await context.newPage());
+  const b = new ChatPage(await context.newPage());
+  await a.open(MOCKED);
+  await b.open(MOCKED);
+  expect(await b.page.evaluate(() => 'BroadcastChannel' in window)).toBe(false);
+  await a.send('Without a channel mock:normal');
+  await expect(a.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(b.page.getByTestId('conversation-item')).toContainText(['Without a channel']);
+});

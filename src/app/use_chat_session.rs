@@ -30,6 +30,11 @@ use crate::turn::turn_footer::is_cut_off;
 const REASONING_SENT_CHARS: usize = 200_000;
 use crate::turn::{AnswerNow, ChatRequest, Decision, Effort, TurnEvent};
 
+/// How many of its latest messages a conversation renders when it opens;
+/// "Show earlier" adds as many again. Laying out every message of a long
+/// conversation at once blocked the page for seconds (10,000 turns: 23 s).
+pub const RENDER_WINDOW: usize = 60;
+
 /// The shown conversation and what the user can do with it (a `Copy` handle).
 #[derive(Clone, Copy)]
 pub struct UseChatSessionReturn {
@@ -44,6 +49,9 @@ pub struct UseChatSessionReturn {
     pub announcement: Signal<String>,
     /// The id of the conversation shown ("" until its first message).
     pub current_id: Signal<String>,
+    /// The index of the first message rendered: those before it wait behind
+    /// "Show earlier" until asked for.
+    pub first_rendered: Signal<usize>,
     /// The model picked for this conversation (`None`: the server's default).
     pub model: Signal<Option<String>>,
     /// The reasoning effort the next message asks for (`None`: the model's
@@ -58,6 +66,7 @@ pub struct UseChatSessionReturn {
     set_clock: WriteSignal<f64>,
     set_announcement: WriteSignal<String>,
     set_current_id: WriteSignal<String>,
+    set_first_rendered: WriteSignal<usize>,
     set_model: WriteSignal<Option<String>>,
     set_effort: WriteSignal<Option<Effort>>,
     set_tools_off: WriteSignal<Vec<String>>,
@@ -83,6 +92,9 @@ pub struct UseChatSessionReturn {
     /// Tools the user allowed for a whole conversation, by conversation id
     /// (kept for this tab's life, sent with each request).
     allowed_tools: StoredValue<std::collections::HashMap<String, Vec<String>>>,
+    /// The id of the shown conversation when its latest save was refused:
+    /// then it lives only on screen, and showing another keeps it first.
+    unsaved: StoredValue<Option<String>>,
 }
 
 /// A session showing an empty conversation; saves go to `index`'s history
@@ -95,6 +107,14 @@ pub fn use_chat_session(
     let (clock, set_clock) = signal(0.0);
     let (announcement, set_announcement) = signal(String::new());
     let (current_id, set_current_id) = signal(String::new());
+    let (first_asked, set_first_rendered) = signal(0_usize);
+    // Never past the latest window: a conversation that got shorter (a
+    // version with fewer turns) still shows its latest messages.
+    let first_rendered = Signal::derive(move || {
+        first_asked
+            .get()
+            .min(messages.with(|m: &Vec<MessageView>| m.len().saturating_sub(RENDER_WINDOW)))
+    });
     let (model, set_model) = signal(None);
     let (effort, set_effort) = signal(None);
     let (tools_off, set_tools_off) = signal(Vec::new());
@@ -105,6 +125,7 @@ pub fn use_chat_session(
         clock: clock.into(),
         announcement: announcement.into(),
         current_id: current_id.into(),
+        first_rendered,
         model: model.into(),
         effort: effort.into(),
         tools_off: tools_off.into(),
@@ -112,6 +133,7 @@ pub fn use_chat_session(
         set_clock,
         set_announcement,
         set_current_id,
+        set_first_rendered,
         set_model,
         set_effort,
         set_tools_off,
@@ -125,6 +147,7 @@ pub fn use_chat_session(
         models: StoredValue::new(Vec::new()),
         stream_generation: StoredValue::new(0),
         allowed_tools: StoredValue::new(Default::default()),
+        unsaved: StoredValue::new(None),
     }
 }
 
@@ -147,6 +170,9 @@ impl UseChatSessionReturn {
 
     /// Shows a conversation (loaded from history, imported, undeleted).
     pub fn show(&self, conversation: Conversation) {
+        if self.conversation.with_value(|c| *c != conversation) {
+            self.keep_unsaved_before_leaving();
+        }
         self.set_current_id.set(conversation.id.clone());
         if conversation.model.is_some() {
             self.set_model.set(conversation.model.clone());
@@ -157,17 +183,40 @@ impl UseChatSessionReturn {
             .iter()
             .map(|m| self.views.view_of(m))
             .collect();
+        let opened = self.conversation.with_value(|c| c.id != conversation.id);
+        let count = conversation.messages.len();
         self.conversation.set_value(conversation);
+        if opened {
+            self.set_first_rendered
+                .set(count.saturating_sub(RENDER_WINDOW));
+        }
         self.set_messages.set(views);
+    }
+
+    /// "Show earlier": renders up to [`RENDER_WINDOW`] more of the messages
+    /// before the first one rendered.
+    pub fn show_earlier(&self) {
+        let first = self.first_rendered.get_untracked();
+        self.set_first_rendered
+            .set(first.saturating_sub(RENDER_WINDOW));
+    }
+
+    /// Makes sure message `at` is rendered (a search result opens it).
+    pub fn render_from(&self, at: usize) {
+        if self.first_rendered.get_untracked() > at {
+            self.set_first_rendered.set(at);
+        }
     }
 
     /// Shows an empty conversation (stored once its first message is sent),
     /// and a reload shows one too.
     pub fn clear(&self) {
         self.stop_if_running();
+        self.keep_unsaved_before_leaving();
         self.conversation
             .set_value(Conversation::new(String::new(), 0.0));
         self.set_messages.set(Vec::new());
+        self.set_first_rendered.set(0);
         self.set_current_id.set(String::new());
         self.set_tools_off.set(Vec::new());
         history::clear_current();
@@ -545,6 +594,21 @@ impl UseChatSessionReturn {
         let Some(at) = self.idle_index_of(key) else {
             return;
         };
+        self.show_version_at(at, target);
+    }
+
+    /// Shows the versions a search result is in, outermost first (each as
+    /// the index of its turn's question and the version).
+    pub fn show_versions(&self, path: &[(usize, usize)]) {
+        if self.is_running() {
+            return;
+        }
+        for &(at, target) in path {
+            self.show_version_at(at, target);
+        }
+    }
+
+    fn show_version_at(&self, at: usize, target: usize) {
         let switched = self
             .conversation
             .try_update_value(|c| c.show_version(at, target))
@@ -611,10 +675,11 @@ impl UseChatSessionReturn {
             return; // nothing sent yet: nothing to keep
         }
         let mut index = self.index.get_untracked();
-        let notices = self.notices;
+        let session = *self;
         let result = self.conversation.with_value(|c| {
             history::set_current(&c.id);
-            history::save(c, &mut index, now, move |message| notices.say(message))
+            let id = c.id.clone();
+            history::save(c, &mut index, now, move |saved| session.saved(id, saved))
         });
         self.index.set(index);
         let took = now_ms() - now;
@@ -625,6 +690,58 @@ impl UseChatSessionReturn {
             Ok(bytes) => super::browser::record_save(now, took, bytes),
             Err(message) => self.notices.say(message),
         }
+    }
+
+    /// How the save of conversation `id` ended. A refused record is kept:
+    /// on screen while the conversation is shown (marked, so that showing
+    /// another offers it first), else at once as a download.
+    fn saved(&self, id: String, saved: history::Saved) {
+        let shown = self.conversation.with_value(|c| c.id == id);
+        match saved {
+            history::Saved::Stored => {}
+            history::Saved::Unlisted(message) => self.notices.say(message),
+            history::Saved::NotStored { reason, record } => {
+                self.notices.say(reason);
+                if shown {
+                    self.unsaved.set_value(Some(id));
+                } else {
+                    let title = crate::turn::message::decode(&record)
+                        .map(|c| c.title)
+                        .unwrap_or_default();
+                    self.offer_recovery(&title, record);
+                }
+                return;
+            }
+        }
+        if shown {
+            self.unsaved.set_value(None);
+        }
+    }
+
+    /// Before the shown conversation gives way to another: when its latest
+    /// save was refused, it is nowhere else (the quick copy is the next
+    /// one's), so the page offers it as a file to import later.
+    fn keep_unsaved_before_leaving(&self) {
+        let Some(id) = self.unsaved.get_value() else {
+            return;
+        };
+        self.unsaved.set_value(None);
+        let kept = self.conversation.with_value(|c| {
+            (c.id == id).then(|| (c.title.clone(), crate::turn::message::encode(c, now_ms())))
+        });
+        if let Some((title, record)) = kept {
+            self.offer_recovery(&title, record);
+        }
+    }
+
+    fn offer_recovery(&self, title: &str, record: String) {
+        self.notices.push(history::Notice {
+            message: format!(
+                "\u{201c}{title}\u{201d} could not be saved and is no longer on screen. \
+                 Download it to keep it, and import it once there is room: nothing else holds it."
+            ),
+            backup: Some(record),
+        });
     }
 
     /// The server's models, once listed.

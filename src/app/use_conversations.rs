@@ -197,7 +197,18 @@ impl UseConversationsReturn {
                 let mut index = this.index.get_untracked();
                 let notices = this.notices;
                 let saved =
-                    history::save(&conversation, &mut index, now_ms(), move |m| notices.say(m));
+                    history::save(
+                        &conversation,
+                        &mut index,
+                        now_ms(),
+                        move |saved| match saved {
+                            history::Saved::Stored => {}
+                            history::Saved::Unlisted(message)
+                            | history::Saved::NotStored {
+                                reason: message, ..
+                            } => notices.say(message),
+                        },
+                    );
                 if let Err(message) = saved {
                     this.notices.say(message);
                 }

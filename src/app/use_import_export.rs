@@ -218,9 +218,13 @@ impl UseImportExportReturn {
             given.push(conversation.id.clone());
         }
         let mut index = self.index.get_untracked();
-        if let Err(message) = history::save_all(&conversations, &mut index, now_ms()).await {
-            self.failed(&message);
-            return;
+        match history::save_all(&conversations, &mut index, now_ms()).await {
+            Err(message) => {
+                self.failed(&message);
+                return;
+            }
+            Ok(history::Saved::Unlisted(message)) => self.notices.say(message),
+            Ok(_) => {}
         }
         self.index.set(index);
         let count = conversations.len();

@@ -1,8 +1,8 @@
 //! Tabs keep in step through a BroadcastChannel: IndexedDB fires no
 //! `storage` event, so after each committed write or delete a tab names the
-//! conversation on `pensive.history`, and the others refresh. (localStorage's
-//! `storage` event still fires for the index, which is written after the
-//! record has committed.) One channel object both posts and listens, so a
+//! conversation on `pensive.history`, and the others refresh. (Without a
+//! BroadcastChannel, the `storage` event of the index, which is written after
+//! the record has committed, does that instead.) One channel object both posts and listens, so a
 //! tab never hears its own messages.
 
 use std::cell::RefCell;
@@ -34,10 +34,13 @@ pub fn announce(id: &str) {
     }
 }
 
-/// Calls `changed` with the id another tab names. The listener lives as long
-/// as the page (one per page, made by the conversation list).
-pub fn listen(changed: impl Fn(String) + 'static) {
-    let Some(channel) = channel() else { return };
+/// Calls `changed` with the id another tab names; false when this browser
+/// has no BroadcastChannel. The listener lives as long as the page (one per
+/// page, made by the conversation list).
+pub fn listen(changed: impl Fn(String) + 'static) -> bool {
+    let Some(channel) = channel() else {
+        return false;
+    };
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
         if let Some(id) = event.data().as_string() {
             changed(id);
@@ -45,4 +48,5 @@ pub fn listen(changed: impl Fn(String) + 'static) {
     });
     channel.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
+    true
 }

@@ -57,6 +57,29 @@ pub struct Usage {
     pub persisted: bool,
 }
 
+/// How a save ended, once IndexedDB has answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Saved {
+    /// The record and its list line are stored.
+    Stored,
+    /// The record is stored but the list in localStorage could not be
+    /// updated: what to tell the user (a reload lists it again).
+    Unlisted(String),
+    /// IndexedDB refused the record: what to tell the user, and the record
+    /// (an importable file of the conversation as this save saw it).
+    NotStored { reason: String, record: String },
+}
+
+/// What a user reads when the list could not be written (localStorage full)
+/// after the record was stored.
+#[cfg(feature = "hydrate")]
+fn unlisted(err: &crate::app::storage::StorageError) -> String {
+    format!(
+        "The conversation is saved, but the list of conversations could not be updated ({err}). \
+         It is listed again when this page loads; make room to keep the list current."
+    )
+}
+
 /// What a user reads when IndexedDB refuses a save: the conversation stays
 /// on screen (in memory), the last stored state stays stored.
 #[cfg(feature = "hydrate")]
@@ -174,10 +197,11 @@ pub async fn settle() -> Loaded {
         // elsewhere); a newer build's record left in localStorage counts.
         let stored: std::collections::HashSet<String> =
             idb::ids().await.unwrap_or_default().into_iter().collect();
-        let index: Vec<Summary> = index
+        let mut index: Vec<Summary> = index
             .into_iter()
             .filter(|s| stored.contains(&s.id) || local::text(&local::legacy_key(&s.id)).is_some())
             .collect();
+        list_unlisted_records(&mut index, &stored).await;
         leptos::task::spawn_local(async {
             let _ = persist().await;
         });
@@ -190,6 +214,51 @@ pub async fn settle() -> Loaded {
     }
     #[cfg(not(feature = "hydrate"))]
     Loaded::default()
+}
+
+/// Adds a line for each readable record of `stored` that the list lacks (its
+/// line could not be written when it was saved: localStorage was full), and
+/// stores the list when that changed it.
+#[cfg(feature = "hydrate")]
+async fn list_unlisted_records(
+    index: &mut Vec<Summary>,
+    stored: &std::collections::HashSet<String>,
+) {
+    let unlisted = unlisted_ids(index, stored);
+    if unlisted.is_empty() {
+        return;
+    }
+    let before = index.len();
+    let _ = idb::each(idb::RECORDS, &unlisted, |_, raw| {
+        // A newer build's or damaged record is that build's, or quarantined
+        // elsewhere: only what this build reads gets a line.
+        if let Ok(c) = crate::turn::message::decode(&raw) {
+            let bytes = raw.len() as u64;
+            crate::turn::message::upsert_summary(
+                index,
+                Summary {
+                    bytes,
+                    ..c.summary()
+                },
+            );
+        }
+        true
+    })
+    .await;
+    if index.len() != before && local::write_refused().is_none() {
+        let _ = local::write_index(index);
+    }
+}
+
+/// The ids of `stored` that no line of `index` names, sorted.
+pub fn unlisted_ids(index: &[Summary], stored: &std::collections::HashSet<String>) -> Vec<String> {
+    let mut unlisted: Vec<String> = stored
+        .iter()
+        .filter(|id| !index.iter().any(|line| &line.id == *id))
+        .cloned()
+        .collect();
+    unlisted.sort();
+    unlisted
 }
 
 /// Keeps the old list's lines (order, titles) and takes each record's size
@@ -338,14 +407,15 @@ pub async fn load_every() -> (Vec<Conversation>, usize) {
 /// Saves a conversation: its line in `index` at once, the record in
 /// IndexedDB a moment later. `Ok` is the size of the record; `Err` (a message
 /// for the user) when a newer build's index is stored, and nothing changes.
-/// When IndexedDB refuses (quota, private mode, a newer build's record),
-/// `failed` is called with the message: the conversation stays on screen and
-/// what was stored before stays stored.
+/// `settled` is told how the write ended. When IndexedDB refuses (quota,
+/// private mode, a newer build's record) the conversation stays on screen
+/// and what was stored before stays stored; a list that could not be
+/// written is reported too.
 pub fn save(
     conversation: &Conversation,
     index: &mut Vec<Summary>,
     now_ms: f64,
-    failed: impl FnOnce(String) + 'static,
+    settled: impl FnOnce(Saved) + 'static,
 ) -> Result<usize, String> {
     #[cfg(feature = "hydrate")]
     if let Some(refused) = local::write_refused() {
@@ -366,17 +436,24 @@ pub fn save(
             let item = encoded.item();
             match idb::write(&[item], idb::Existing::ReplaceUnless(refuse_newer)).await {
                 Ok(_) => {
-                    let _ = local::upsert_stored(line);
+                    let listed = local::upsert_stored(line);
                     channel::announce(&encoded.id);
+                    settled(match listed {
+                        Ok(()) => Saved::Stored,
+                        Err(err) => Saved::Unlisted(unlisted(&err)),
+                    });
                 }
-                Err(err) => failed(kept_in_memory(&err)),
+                Err(err) => settled(Saved::NotStored {
+                    reason: kept_in_memory(&err),
+                    record: encoded.record,
+                }),
             }
         });
         Ok(bytes)
     }
     #[cfg(not(feature = "hydrate"))]
     {
-        let _ = (now_ms, failed);
+        let _ = (now_ms, settled);
         line.bytes = 0;
         crate::turn::message::upsert_summary(index, line);
         Ok(0)
@@ -417,12 +494,13 @@ impl Encoded {
 }
 
 /// Saves every one of `conversations` in one transaction, or none (an
-/// import of many); `index` gets their lines once they are stored.
+/// import of many); `index` gets their lines once they are stored. `Ok` says
+/// whether the stored list could be updated too.
 pub async fn save_all(
     conversations: &[Conversation],
     index: &mut Vec<Summary>,
     now_ms: f64,
-) -> Result<(), String> {
+) -> Result<Saved, String> {
     #[cfg(feature = "hydrate")]
     {
         if let Some(refused) = local::write_refused() {
@@ -444,7 +522,7 @@ pub async fn save_all(
                 ..c.summary()
             })
             .collect();
-        let _ = local::update_index(|stored| {
+        let listed = local::update_index(|stored| {
             for line in &lines {
                 crate::turn::message::upsert_summary(stored, line.clone());
             }
@@ -455,12 +533,15 @@ pub async fn save_all(
         for c in conversations {
             channel::announce(&c.id);
         }
-        Ok(())
+        Ok(match listed {
+            Ok(()) => Saved::Stored,
+            Err(err) => Saved::Unlisted(unlisted(&err)),
+        })
     }
     #[cfg(not(feature = "hydrate"))]
     {
         let _ = (conversations, index, now_ms);
-        Ok(())
+        Ok(Saved::Stored)
     }
 }
 
@@ -533,7 +614,10 @@ pub async fn forget_everything() -> Result<(), String> {
         for key in keys.iter().filter(|k| k.starts_with("pensive.")) {
             super::storage::delete(key);
         }
-        idb::delete_database().await.map_err(|e| e.to_string())
+        let deleted = idb::delete_database().await.map_err(|e| e.to_string());
+        // Other tabs on this history show what is left: nothing.
+        channel::announce("");
+        deleted
     }
     #[cfg(not(feature = "hydrate"))]
     Ok(())
@@ -553,15 +637,28 @@ pub fn clear_current() {
 pub fn listen(changed: impl Fn() + Copy + 'static) {
     #[cfg(feature = "hydrate")]
     {
-        channel::listen(move |_| changed());
+        let has_channel = channel::listen(move |_| changed());
         let _ = leptos::prelude::window_event_listener(leptos::ev::storage, move |ev| {
-            if is_history_key(ev.key().as_deref()) {
+            if storage_event_refreshes(ev.key().as_deref(), has_channel) {
                 changed();
             }
         });
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = changed;
+}
+
+/// Whether a `storage` event from another tab should refresh this one. With
+/// a BroadcastChannel every committed write is announced there, so the
+/// list's own event is left to it (one refresh per write, and a broken
+/// announcement cannot hide behind the list's event); without one, the list's
+/// event is the only word. An older build's record, or storage cleared, always
+/// counts: nothing announces those.
+pub fn storage_event_refreshes(key: Option<&str>, has_channel: bool) -> bool {
+    match key {
+        Some("pensive.index") => !has_channel,
+        key => is_history_key(key),
+    }
 }
 
 /// True when a `storage` event's key belongs to Pensive's history (the list
@@ -627,7 +724,12 @@ pub async fn persist() -> bool {
     false
 }
 
-/// One conversation that matches a search.
+/// Most matches a search lists in all, and from one conversation: every
+/// match a reader could scan, without a common word listing thousands.
+pub const SEARCH_HITS: usize = 200;
+pub const SEARCH_HITS_PER_CONVERSATION: usize = 50;
+
+/// One match of a search.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchHit {
     pub id: String,
@@ -645,18 +747,21 @@ pub struct SearchHit {
 pub async fn search(query: String, mut found: impl FnMut(SearchHit), cancelled: impl Fn() -> bool) {
     #[cfg(feature = "hydrate")]
     {
-        use crate::turn::search::{find, may_match};
+        use crate::turn::search::{find_all, may_match};
         if query.trim().is_empty() {
             return;
         }
-        // Newest first, as the list; a list that cannot be read gives every
-        // stored id (unordered).
+        // Newest first, as the list; a record the list lacks (its line could
+        // not be written) is listed from the record itself, and a list that
+        // cannot be read gives every stored id (unordered).
         let mut ignored = Vec::new();
+        let stored = idb::ids().await.unwrap_or_default();
         let lines = match local::read_index(&mut ignored) {
-            Ok(Some(index)) => index,
-            _ => idb::ids()
-                .await
-                .unwrap_or_default()
+            Ok(Some(mut index)) => {
+                list_unlisted_records(&mut index, &stored.into_iter().collect()).await;
+                index
+            }
+            _ => stored
                 .into_iter()
                 .map(|id| Summary {
                     title: id.clone(),
@@ -685,26 +790,69 @@ pub async fn search(query: String, mut found: impl FnMut(SearchHit), cancelled: 
             .into_iter()
             .filter(|id| !ruled_out.contains(id))
             .collect();
+        let mut left = SEARCH_HITS;
         let _ = idb::each(idb::SEARCH, &ids, |id, text| {
             if cancelled() {
                 return false;
             }
-            if let Some(hit) = find(&text, &query) {
+            let hits = find_all(&text, &query, SEARCH_HITS_PER_CONVERSATION.min(left));
+            if !hits.is_empty() {
                 let title = lines
                     .iter()
                     .find(|s| s.id == id)
                     .map(|s| s.title.clone())
                     .unwrap_or_default();
-                found(SearchHit {
-                    id: id.to_owned(),
-                    title,
-                    hit,
-                });
+                left -= hits.len();
+                for hit in hits {
+                    found(SearchHit {
+                        id: id.to_owned(),
+                        title: title.clone(),
+                        hit,
+                    });
+                }
             }
-            true
+            left > 0
         })
         .await;
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (query, &mut found, cancelled);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_record_that_the_list_lacks_is_found() {
+        let line = |id: &str| Summary {
+            id: id.into(),
+            title: String::new(),
+            updated_at: 0.0,
+            bytes: 0,
+        };
+        let stored: std::collections::HashSet<String> =
+            ["b", "a", "c"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(unlisted_ids(&[line("a")], &stored), ["b", "c"]);
+        assert!(unlisted_ids(&[line("c"), line("a"), line("b")], &stored).is_empty());
+    }
+
+    #[test]
+    fn with_a_channel_only_records_of_older_builds_and_a_cleared_storage_refresh_from_storage_events(
+    ) {
+        assert!(!storage_event_refreshes(Some("pensive.index"), true));
+        assert!(storage_event_refreshes(Some("pensive.index"), false));
+        for has_channel in [true, false] {
+            assert!(storage_event_refreshes(
+                Some("pensive.conversation.c1"),
+                has_channel
+            ));
+            assert!(storage_event_refreshes(None, has_channel));
+            assert!(!storage_event_refreshes(Some("pensive.theme"), has_channel));
+            assert!(!storage_event_refreshes(
+                Some("pensive.current"),
+                has_channel
+            ));
+        }
+    }
 }
