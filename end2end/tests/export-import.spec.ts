@@ -205,3 +205,45 @@ test('an import past its caps (messages, title) is refused naming the cap, and n
   await page.getByTestId('import-json').setInputFiles(fits);
   await expect(page.getByTestId('conversation-item').filter({ hasText: 'Fits' })).toHaveCount(1);
 });
+
+test('a conversation of 1,000 turns opens at its latest messages, and earlier ones come when asked, also after a reload and from search', async ({ page }, testInfo) => {
+  const exported = await askAndExport(page, 'Short one mock:normal');
+  const [question, answer] = exported.conversation.messages;
+  // 1,000 turns (the import cap), each question numbered, the first one findable.
+  const messages = Array.from({ length: 1000 }, (_, i) => [
+    { ...question, content: i === 0 ? 'The very first question, about zircon' : `Question number ${i + 1}` },
+    answer,
+  ]).flat();
+  const path = testInfo.outputPath('thousand.json');
+  fs.writeFileSync(path, JSON.stringify({ ...exported, conversation: { ...exported.conversation, id: 'thousand', title: 'A thousand turns', messages } }));
+  // Long tasks while it opens, for the record (the assertions are about what is laid out).
+  await page.evaluate(() => {
+    const w = window as unknown as { __longest: number };
+    w.__longest = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__longest = Math.max(w.__longest, e.duration);
+    }).observe({ type: 'longtask' });
+  });
+  await page.getByTestId('import-json').setInputFiles(path);
+  const users = page.getByTestId('user-text');
+  await expect(users.last()).toHaveText('Question number 1000');
+  // The latest 60 messages are laid out, not 2,000.
+  await expect(page.locator('.conversation-content > .message')).toHaveCount(60);
+  testInfo.annotations.push({ type: 'longest task while opening (ms)', description: String(await page.evaluate(() => (window as unknown as { __longest: number }).__longest)) });
+  const earlier = page.getByTestId('show-earlier');
+  await expect(earlier).toHaveText('Show 60 earlier messages (1,940 not shown)');
+  await earlier.click();
+  await expect(page.locator('.conversation-content > .message')).toHaveCount(120);
+  await expect(users.first()).toHaveText('Question number 941');
+
+  await page.reload();
+  await expect(page.locator('body[data-hydrated="true"]')).toBeAttached();
+  await expect(users.last()).toHaveText('Question number 1000');
+  await expect(page.locator('.conversation-content > .message')).toHaveCount(60);
+
+  // A search result far above the window is rendered and revealed.
+  await page.getByTestId('search-conversations').fill('zircon');
+  await page.getByTestId('search-result').first().click();
+  await expect(users.first()).toHaveText('The very first question, about zircon');
+  await expect(users.first()).toBeInViewport();
+});

@@ -195,3 +195,61 @@ test('display math draws ∑, ∏ and ∫ large with limits where LaTeX puts the
   }
   await chat.expectNoConsoleErrors();
 });
+
+test('one formula is bounded as a whole: sixty 20 em spaces scroll inside their own box and six hundred rows stay under 60 em', async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  // Sixty 20 em spaces between bars (each within the per-length bound), and
+  // six hundred rows: neither may make a box wider than the column or
+  // taller than 60 em, nor the page scroll sideways.
+  const bars = String.raw`|\hspace{20em}`.repeat(60) + '|';
+  const rows = String.raw`\begin{matrix}` + String.raw`x \\ `.repeat(600) + String.raw`\end{matrix}`;
+  const text = [`Across: $${bars}$ and inline.`, `$$${bars}$$`, `$$${rows}$$`].join('\n\n');
+  const file = {
+    version: 3,
+    conversation: {
+      id: 'bounded',
+      title: 'Bounded formulas',
+      created_at: 1,
+      updated_at: 2,
+      messages: [
+        { role: 'user', content: 'Draw long bars' },
+        { role: 'assistant', blocks: [{ kind: 'answer', text }], status: 'done' },
+      ],
+    },
+  };
+  await page.getByTestId('import-json').setInputFiles({
+    name: 'bounded.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(file)),
+  });
+  const answer = chat.assistant().getByTestId('answer');
+  await expect(answer.locator('math')).toHaveCount(3);
+  await expect(answer.locator('code.math-error')).toHaveCount(0);
+  const measured = await answer.evaluate((el) => {
+    const em = parseFloat(getComputedStyle(el.querySelector('math')!).fontSize);
+    return {
+      em,
+      answerWidth: el.getBoundingClientRect().width,
+      page: { scroll: document.documentElement.scrollWidth, view: window.innerWidth },
+      formulas: [...el.querySelectorAll('math')].map((m) => {
+        const r = m.getBoundingClientRect();
+        return { width: r.width, height: r.height, scrollWidth: m.scrollWidth, clientWidth: m.clientWidth };
+      }),
+    };
+  });
+  // No page-wide scroll: each formula scrolls inside its own box.
+  expect(measured.page.scroll).toBeLessThanOrEqual(measured.page.view);
+  for (const f of measured.formulas) {
+    expect(f.width).toBeLessThanOrEqual(measured.answerWidth + 1);
+    expect(f.height).toBeLessThanOrEqual(61 * measured.em);
+  }
+  const [inline, across, down] = measured.formulas;
+  expect(inline.scrollWidth).toBeGreaterThan(inline.clientWidth);
+  // Sixty 20 em spaces would be 1,200 em wide; their budget is 60 em (the
+  // bars themselves add their own width, about 14 em here).
+  expect(across.scrollWidth).toBeLessThanOrEqual(80 * measured.em);
+  // Six hundred rows are far taller than the bound: the box stops at it.
+  expect(down.height).toBeGreaterThan(50 * measured.em);
+});

@@ -122,3 +122,36 @@ test('Edit and Regenerate keep every version of a turn; the shown one is the nex
   await expect(chat.assistant().getByTestId('answer')).toContainText(EDITED_ANSWER);
   await chat.expectNoConsoleErrors();
 });
+
+test('search finds words in a version that Edit replaced, lists every match, and opens the version they are in', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  const question = page.getByTestId('user-message').first();
+  const count = question.getByTestId('version-count');
+  await chat.send(FIRST);
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await question.getByTestId('edit').click();
+  await page.getByTestId('edit-input').fill(EDITED);
+  await page.getByTestId('edit-send').click();
+  await expect(count).toHaveText('2 / 2');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  // The first question and its answer are hidden now.
+  await expect(page.getByTestId('user-text')).toHaveText([EDITED]);
+
+  const box = page.getByTestId('search-conversations');
+  const results = page.getByTestId('search-result');
+  // "number" is in the title and in the hidden question: both are listed
+  // (a search used to list one match per conversation).
+  await box.fill('number');
+  await expect(results.filter({ hasText: 'in the title' })).toHaveCount(1);
+  await expect(results.filter({ hasText: 'in a question, in another version' })).toHaveCount(1);
+
+  // Words only the hidden answer has: found, and opened in their version.
+  await box.fill('Here is the answer');
+  await expect(results).toHaveCount(1);
+  await expect(results).toContainText('in an answer, in another version');
+  await results.click();
+  await expect(count).toHaveText('1 / 2');
+  await expect(page.getByTestId('user-text')).toHaveText([FIRST]);
+  await expect(chat.assistant().getByTestId('answer')).toHaveText(FIRST_ANSWER);
+});

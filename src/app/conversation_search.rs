@@ -201,9 +201,19 @@ fn SearchResult(
                     <mark>{hit.matched}</mark>
                     {hit.after}
                 </span>
-                <span class="search-result-part">{hit.place.part.label()}</span>
+                <span class="search-result-part">{part_label(&hit.place)}</span>
             </button>
         </li>
+    }
+}
+
+/// Where a result is: the part, and whether it is in a version not shown.
+fn part_label(place: &crate::turn::search::Place) -> String {
+    let part = place.part.label();
+    if place.versions.is_empty() {
+        part.to_owned()
+    } else {
+        format!("{part}, in another version")
     }
 }
 
@@ -258,12 +268,14 @@ mod render_tests {
             title: "<img src=x onerror=alert(1)>".into(),
             hit: Hit {
                 place: Place {
+                    versions: vec![(0, 0)],
                     message: Some(1),
                     part: Part::Reasoning,
                 },
                 before: "so <b>bold</b> ".into(),
                 matched: "Zanzibarite".into(),
                 after: " fits.".into(),
+                at: 3,
             },
         };
         let html = Owner::new().with(|| {
@@ -272,7 +284,10 @@ mod render_tests {
         });
         assert!(html.contains("data-part=\"reasoning\""), "{html}");
         assert!(html.contains("<mark>Zanzibarite</mark>"), "{html}");
-        assert!(html.contains(">in reasoning<"), "{html}");
+        assert!(
+            html.contains(">in reasoning, in another version<"),
+            "{html}"
+        );
         assert!(!html.contains("<img") && !html.contains("<b>"), "{html}");
         assert!(
             html.contains("&lt;img src=x onerror=alert(1)&gt;"),

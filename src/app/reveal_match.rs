@@ -26,7 +26,7 @@ pub const HIGHLIGHT: &str = "pensive-search";
 pub struct Target {
     /// The conversation it is in (the reveal stops if another is shown).
     pub id: String,
-    /// Index of the message among the conversation's rendered messages.
+    /// Index of the message in the conversation.
     pub message: usize,
     pub within: Within,
     /// The text to find again in the rendered message.
@@ -90,9 +90,12 @@ pub fn reveal_match(
     session: UseChatSessionReturn,
     found: SearchHit,
 ) {
+    // A match in a version not shown: that version first, as its switcher would.
+    session.show_versions(&found.hit.place.versions);
     let Some(target) = session.with_conversation(|c| target(c, &found)) else {
         return;
     };
+    session.render_from(target.message);
     #[cfg(feature = "hydrate")]
     dom::start(stick, session, target);
     #[cfg(not(feature = "hydrate"))]
@@ -206,7 +209,11 @@ mod dom {
             let message = (0..children.length())
                 .filter_map(|i| children.item(i))
                 .filter(|el| el.class_list().contains("message"))
-                .nth(target.message)?;
+                .nth(
+                    target
+                        .message
+                        .checked_sub(self.session.first_rendered.get_untracked())?,
+                )?;
             let (selector, n) = match target.within {
                 Within::Question => ("[data-testid=\"user-text\"]", 0),
                 Within::Thinking(n) => ("[data-testid=\"thinking-block\"]", n),

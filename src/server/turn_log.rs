@@ -96,3 +96,118 @@ impl Drop for TurnLog {
         );
     }
 }
+/// A turn's stream run inside its tracing span (turn id, model, client):
+/// every line the turn logs carries them, the turn's summary line too, which
+/// is written when the stream is dropped (so the drop happens inside the span).
+pub struct InSpan<S> {
+    span: tracing::Span,
+    turn: Option<std::pin::Pin<Box<S>>>,
+}
+
+impl<S> InSpan<S> {
+    pub fn new(span: tracing::Span, turn: S) -> Self {
+        Self {
+            span,
+            turn: Some(Box::pin(turn)),
+        }
+    }
+}
+
+impl<S: futures::Stream> futures::Stream for InSpan<S> {
+    type Item = S::Item;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<S::Item>> {
+        let this = &mut *self;
+        let _entered = this.span.enter();
+        match this.turn.as_mut() {
+            Some(turn) => turn.as_mut().poll_next(cx),
+            None => std::task::Poll::Ready(None),
+        }
+    }
+}
+
+impl<S> Drop for InSpan<S> {
+    fn drop(&mut self) {
+        let _entered = self.span.enter();
+        self.turn.take();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use futures::StreamExt;
+
+    use super::*;
+
+    /// What a subscriber wrote.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .expect("not poisoned")
+                .extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
+        type Writer = Captured;
+        fn make_writer(&'a self) -> Captured {
+            self.clone()
+        }
+    }
+
+    /// Logs when dropped, as a turn's summary line does.
+    struct LogsWhenDropped;
+
+    impl Drop for LogsWhenDropped {
+        fn drop(&mut self) {
+            tracing::info!("summary");
+        }
+    }
+
+    #[test]
+    fn every_line_of_a_turn_carries_its_span_the_summary_written_on_drop_too() {
+        let out = Captured::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(out.clone())
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            let summary = LogsWhenDropped;
+            let turn = futures::stream::iter([1, 2]).map(move |n| {
+                let _kept_until_the_stream_drops = &summary;
+                tracing::info!(n, "event");
+                n
+            });
+            let span =
+                tracing::info_span!("turn", turn_id = "t-7", model = "m", client = %"127.0.0.1");
+            let mut turn = InSpan::new(span, turn);
+            assert_eq!(futures::executor::block_on(turn.next()), Some(1));
+            drop(turn);
+            tracing::info!("after");
+        });
+        let text = String::from_utf8(out.0.lock().expect("not poisoned").clone()).expect("utf-8");
+        let line = |needle: &str| {
+            text.lines()
+                .find(|l| l.ends_with(needle))
+                .unwrap_or_else(|| panic!("no line ending {needle:?} in {text}"))
+                .to_owned()
+        };
+        let span = "turn{turn_id=\"t-7\" model=\"m\" client=127.0.0.1}";
+        assert!(line("event n=1").contains(span), "{text}");
+        assert!(line("summary").contains(span), "{text}");
+        assert!(!line("after").contains("turn{"), "{text}");
+    }
+}

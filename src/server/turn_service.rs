@@ -23,7 +23,7 @@ use super::redact::Redactor;
 use super::tool_decisions::ToolDecisions;
 use super::tool_round::ToolRound;
 use super::tools::ToolBox;
-use super::turn_log::TurnLog;
+use super::turn_log::{InSpan, TurnLog};
 use crate::turn::effort::list_words;
 use crate::turn::turn_error::TurnError;
 use crate::turn::{AnswerNow, ChatRequest, Decision, Effort, ReasoningSource, Role, TurnEvent};
@@ -168,7 +168,13 @@ impl TurnService {
         let tools = self.tools.clone();
         let decisions = self.decisions.clone();
         let client_key = client.to_owned();
-        stream! {
+        let span = tracing::info_span!(
+            "turn",
+            turn_id = request.turn_id.as_deref().unwrap_or("-"),
+            model = checked.as_ref().map(|(m, ..)| m.id.as_str()).unwrap_or("?"),
+            client = %client,
+        );
+        let turn = stream! {
             let started = Instant::now();
             let elapsed = move || started.elapsed().as_millis() as u64;
             let (model, effort, _permit) = match checked {
@@ -418,7 +424,8 @@ impl TurnService {
                 for event in outlet.pass(events, &normalizer) { yield event; }
                 if normalizer.has_ended() { break; }
             }
-        }
+        };
+        InSpan::new(span, turn)
     }
 }
 

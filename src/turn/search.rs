@@ -9,15 +9,21 @@
 //! shown), in order:
 //!
 //! ```text
-//! s1 t q0 r1.0 a1.1 q2 a3.0␞Title␟Question␟Reasoning…␟Answer…␟…
+//! s2 t q0 r1.0 a1.1 q2 a3.0 0.0>q0 0.0>a1.0␞Title␟Question␟Reasoning…␟Answer…␟…
 //! ```
 //!
-//! `s1` names this layout; then one tag per part: `t` the title, `q<m>` the
+//! `s2` names this layout; then one tag per part: `t` the title, `q<m>` the
 //! question at `messages[m]`, `r<m>.<b>` / `a<m>.<b>` thinking / answer block
 //! `b` of the turn at `messages[m]`, `x<m>.<b>` a tool step (its tool's name,
 //! arguments and result). U+001E ends the header and U+001F
-//! separates the parts; neither is whitespace, so no match spans two parts
-//! (both are replaced by a space inside the texts). Empty parts are left out.
+//! separates the parts. The versions of a turn that are not shown follow the
+//! shown conversation, each tag after the path that shows it: `<m>.<v>>` for
+//! version `v` (counted from 0 among all) of the turn asked at `messages[m]`,
+//! outer versions first; so a search finds words in an answer that Regenerate
+//! replaced, and the page knows which version to show. (`s1`, the layout
+//! before versions were searched, reads the same.) Neither separator is
+//! whitespace, so no match spans two parts (both are replaced by a space
+//! inside the texts). Empty parts are left out.
 //! A match's part is the number of U+001F before it (one `memchr` pass), so
 //! nothing but the text itself is stored and a scan reads it once.
 //!
@@ -46,7 +52,7 @@ use super::message::{Conversation, Message};
 use super::reducer::Block;
 
 /// The layout tag that starts every search text.
-pub const LAYOUT: &str = "s1";
+pub const LAYOUT: &str = "s2";
 /// Ends the header.
 const HEADER_END: u8 = 0x1e;
 /// Separates two parts.
@@ -92,7 +98,11 @@ impl Part {
 /// Where a match is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Place {
-    /// Index into `Conversation::messages`; `None` for the title.
+    /// The versions to show first, outermost first, each as (index of the
+    /// turn's question, version counted from 0): empty for what is shown.
+    pub versions: Vec<(usize, usize)>,
+    /// Index into `Conversation::messages` (once `versions` are shown);
+    /// `None` for the title.
     pub message: Option<usize>,
     pub part: Part,
 }
@@ -109,6 +119,9 @@ pub struct Hit {
     pub matched: String,
     /// The context after, likewise; "…" last when cut.
     pub after: String,
+    /// Where the match starts in the conversation's search text (two matches
+    /// of one conversation never share it).
+    pub at: usize,
 }
 
 /// What search reads of a tool step: its name, arguments and result.
@@ -120,20 +133,8 @@ fn tool_text(step: &crate::turn::reducer::ToolStep) -> String {
 /// Everything searchable in `c`, laid out as the module doc says.
 pub fn search_text(c: &Conversation) -> String {
     let mut parts: Vec<(String, Cow<str>)> = vec![("t".into(), Cow::Borrowed(&c.title))];
-    for (m, message) in c.messages.iter().enumerate() {
-        match message {
-            Message::User { content, .. } => parts.push((format!("q{m}"), Cow::Borrowed(content))),
-            Message::Assistant(turn) => {
-                for (b, block) in turn.blocks.iter().enumerate() {
-                    parts.push(match block {
-                        Block::Thinking(t) => (format!("r{m}.{b}"), Cow::Borrowed(&t.text)),
-                        Block::Answer { text } => (format!("a{m}.{b}"), Cow::Borrowed(text)),
-                        Block::Tool(step) => (format!("x{m}.{b}"), Cow::Owned(tool_text(step))),
-                    });
-                }
-            }
-        }
-    }
+    push_messages(&mut parts, "", &c.messages, 0);
+    parts.retain(|(_, text)| !text.is_empty());
     parts.retain(|(_, text)| !text.is_empty());
     let mut tags = String::from(LAYOUT);
     for (tag, _) in &parts {
@@ -159,6 +160,55 @@ pub fn search_text(c: &Conversation) -> String {
         }
     }
     out
+}
+
+/// The parts of `messages`, which start at index `offset` of the
+/// conversation as the versions in `path` show it, each tagged after `path`;
+/// then, for each question with other versions, each of those: its question
+/// and what followed it, after the path that shows it.
+fn push_messages<'c>(
+    parts: &mut Vec<(String, Cow<'c, str>)>,
+    path: &str,
+    messages: &'c [Message],
+    offset: usize,
+) {
+    for (i, message) in messages.iter().enumerate() {
+        let m = offset + i;
+        match message {
+            Message::User { content, .. } => {
+                parts.push((format!("{path}q{m}"), Cow::Borrowed(content)))
+            }
+            Message::Assistant(turn) => {
+                for (b, block) in turn.blocks.iter().enumerate() {
+                    parts.push(match block {
+                        Block::Thinking(t) => (format!("{path}r{m}.{b}"), Cow::Borrowed(&t.text)),
+                        Block::Answer { text } => (format!("{path}a{m}.{b}"), Cow::Borrowed(text)),
+                        Block::Tool(step) => {
+                            (format!("{path}x{m}.{b}"), Cow::Owned(tool_text(step)))
+                        }
+                    });
+                }
+            }
+        }
+    }
+    for (i, message) in messages.iter().enumerate() {
+        let Message::User {
+            versions: Some(versions),
+            ..
+        } = message
+        else {
+            continue;
+        };
+        let m = offset + i;
+        let shown = versions.shown.min(versions.others.len());
+        for (k, other) in versions.others.iter().enumerate() {
+            // Counted among all versions: the shown one sits at `shown`.
+            let number = if k < shown { k } else { k + 1 };
+            let inner = format!("{path}{m}.{number}>");
+            parts.push((format!("{inner}q{m}"), Cow::Borrowed(&other.content)));
+            push_messages(parts, &inner, &other.after, m + 1);
+        }
+    }
 }
 
 /// The layout tag that starts every word list.
@@ -226,41 +276,64 @@ pub fn may_match(word_list: &str, query: &str) -> bool {
 /// The first match of `query` in a search text, with its place and snippet;
 /// `None` when the query has no words, or nothing matches.
 pub fn find(text: &str, query: &str) -> Option<Hit> {
-    let header_end = memchr::memchr(HEADER_END, text.as_bytes())?;
+    find_all(text, query, 1).pop()
+}
+
+/// The first `limit` matches of `query` in a search text, in order, each
+/// with its place and snippet (a part may hold several).
+pub fn find_all(text: &str, query: &str, limit: usize) -> Vec<Hit> {
+    let Some(header_end) = memchr::memchr(HEADER_END, text.as_bytes()) else {
+        return Vec::new();
+    };
     let header = &text[..header_end];
     let body = &text[header_end + 1..];
-    let found = find_range(body, query)?;
-    let bytes = body.as_bytes();
-    let before = &bytes[..found.start];
-    let index = memchr::memchr_iter(PART_SEP, before).count();
-    let part_start = memchr::memrchr(PART_SEP, before).map_or(0, |i| i + 1);
-    let part_end =
-        memchr::memchr(PART_SEP, &bytes[found.end..]).map_or(body.len(), |i| found.end + i);
     let mut tags = header.split_ascii_whitespace();
-    if tags.next() != Some(LAYOUT) {
-        return None;
+    // Texts stored in the layout before versions were searched read the same.
+    if !matches!(tags.next(), Some(LAYOUT | "s1")) {
+        return Vec::new();
     }
-    let place = parse_tag(tags.nth(index)?)?;
-    let part = &body[part_start..part_end];
-    let (start, end) = (found.start - part_start, found.end - part_start);
-    Some(Hit {
-        place,
-        before: context_before(&part[..start]),
-        matched: collapse(&part[start..end]),
-        after: context_after(&part[end..]),
-    })
+    let tags: Vec<&str> = tags.collect();
+    let bytes = body.as_bytes();
+    find_ranges(body, query, limit)
+        .into_iter()
+        .filter_map(|found| {
+            let before = &bytes[..found.start];
+            let index = memchr::memchr_iter(PART_SEP, before).count();
+            let part_start = memchr::memrchr(PART_SEP, before).map_or(0, |i| i + 1);
+            let part_end =
+                memchr::memchr(PART_SEP, &bytes[found.end..]).map_or(body.len(), |i| found.end + i);
+            let place = parse_tag(tags.get(index)?)?;
+            let part = &body[part_start..part_end];
+            let (start, end) = (found.start - part_start, found.end - part_start);
+            Some(Hit {
+                place,
+                before: context_before(&part[..start]),
+                matched: collapse(&part[start..end]),
+                after: context_after(&part[end..]),
+                at: found.start,
+            })
+        })
+        .collect()
 }
 
 /// Where `query` first occurs in `haystack` (a byte range at char
 /// boundaries), by the matching rules of the module doc. Also used to find a
 /// hit again in the rendered page.
 pub fn find_range(haystack: &str, query: &str) -> Option<Range<usize>> {
+    find_ranges(haystack, query, 1).pop()
+}
+
+/// Where `query` occurs in `haystack`, the first `limit` places that do not
+/// overlap, in order (the text is folded once for all of them).
+pub fn find_ranges(haystack: &str, query: &str, limit: usize) -> Vec<Range<usize>> {
     let words: Vec<String> = query
         .split(is_break)
         .filter(|w| !w.is_empty())
         .map(fold_str)
         .collect();
-    let first = words.first()?;
+    let Some(first) = words.first() else {
+        return Vec::new();
+    };
     let ascii = words.iter().all(|w| w.is_ascii());
     FOLDED.with(|folded| {
         let mut folded = folded.borrow_mut();
@@ -271,15 +344,22 @@ pub fn find_range(haystack: &str, query: &str) -> Option<Range<usize>> {
             fold_unicode(haystack, &mut folded);
         }
         let finder = memmem::Finder::new(first.as_bytes());
+        let mut found = Vec::new();
         let mut from = 0;
-        while let Some(at) = finder.find(&folded[from..]) {
+        while found.len() < limit {
+            let Some(at) = finder.find(&folded[from..]) else {
+                break;
+            };
             let start = from + at;
-            if let Some(end) = rest_matches(&folded, start + first.len(), &words[1..]) {
-                return Some(start..end);
+            match rest_matches(&folded, start + first.len(), &words[1..]) {
+                Some(end) => {
+                    found.push(start..end);
+                    from = end;
+                }
+                None => from = start + 1,
             }
-            from = start + 1;
         }
-        None
+        found
     })
 }
 
@@ -394,8 +474,18 @@ fn two_byte_folds() -> &'static [[u8; 2]] {
     })
 }
 
+/// A tag: its version path (`<question>.<version>>` for each version to show,
+/// outermost first), then its part.
 fn parse_tag(tag: &str) -> Option<Place> {
-    let (kind, rest) = tag.split_at_checked(1)?;
+    let mut path = tag.split('>');
+    let part_tag = path.next_back()?;
+    let versions = path
+        .map(|step| {
+            let (m, v) = step.split_once('.')?;
+            Some((m.parse().ok()?, v.parse().ok()?))
+        })
+        .collect::<Option<Vec<(usize, usize)>>>()?;
+    let (kind, rest) = part_tag.split_at_checked(1)?;
     let message = |s: &str| s.parse::<usize>().ok();
     let block_message = |s: &str| s.split_once('.').and_then(|(m, _)| message(m));
     let (message, part) = match kind {
@@ -406,7 +496,11 @@ fn parse_tag(tag: &str) -> Option<Place> {
         "x" => (Some(block_message(rest)?), Part::Tool),
         _ => return None,
     };
-    Some(Place { message, part })
+    Some(Place {
+        versions,
+        message,
+        part,
+    })
 }
 
 /// Runs of whitespace as one space.
@@ -635,7 +729,98 @@ mod tests {
     }
 
     fn place(message: Option<usize>, part: Part) -> Place {
-        Place { message, part }
+        Place {
+            versions: Vec::new(),
+            message,
+            part,
+        }
+    }
+
+    #[test]
+    fn words_in_an_answer_regenerate_replaced_are_found_with_the_versions_that_show_them() {
+        let mut c = conversation(
+            "Stones",
+            "Which stone?",
+            "Red ones first.",
+            "Garnet is red.",
+        );
+        assert!(c.start_version(0, "Which stone?".into()));
+        c.messages
+            .push(Message::Assistant(turn(vec![answer("Quartz is clear.")])));
+        let text = search_text(&c);
+        let hits = find_all(&text, "garnet", 10);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].place.versions, [(0, 0)]);
+        assert_eq!(hits[0].place.message, Some(1));
+        assert_eq!(hits[0].place.part, Part::Answer);
+        // Showing those versions puts the match where the place says.
+        let mut shown = c.clone();
+        assert_eq!(block_of(&shown, &hits[0].place, &hits[0].matched), None);
+        for &(at, version) in &hits[0].place.versions {
+            assert!(shown.show_version(at, version));
+        }
+        assert_eq!(block_of(&shown, &hits[0].place, &hits[0].matched), Some(1));
+        // The shown version's words need no switch; the reasoning of the
+        // hidden one is found too.
+        assert!(find_all(&text, "quartz", 10)[0].place.versions.is_empty());
+        let reasoning = find_all(&text, "red ones", 10);
+        assert_eq!(reasoning[0].place.versions, [(0, 0)]);
+        assert_eq!(reasoning[0].place.part, Part::Reasoning);
+    }
+
+    #[test]
+    fn a_version_inside_a_version_not_shown_is_found_with_both_steps() {
+        let mut c = conversation("Stones", "First?", "", "One.");
+        c.messages.push(Message::user("Second?"));
+        c.messages
+            .push(Message::Assistant(turn(vec![answer("Obsidian answer.")])));
+        // The second turn asked again (its first answer kept as version 0),
+        // then the first turn edited: all of that is version 0 of turn one.
+        assert!(c.start_version(2, "Second, again?".into()));
+        c.messages
+            .push(Message::Assistant(turn(vec![answer("Basalt answer.")])));
+        assert!(c.start_version(0, "First, edited?".into()));
+        let text = search_text(&c);
+        let hit = find(&text, "obsidian").expect("found");
+        assert_eq!(hit.place.versions, [(0, 0), (2, 0)]);
+        let mut shown = c.clone();
+        for &(at, version) in &hit.place.versions {
+            assert!(shown.show_version(at, version));
+        }
+        assert_eq!(block_of(&shown, &hit.place, &hit.matched), Some(0));
+        let basalt = find(&text, "basalt").expect("found");
+        assert_eq!(basalt.place.versions, [(0, 0)]);
+        assert_eq!(basalt.place.message, Some(3));
+    }
+
+    #[test]
+    fn every_match_is_returned_in_order_up_to_the_limit() {
+        let c = conversation(
+            "Amber",
+            "Is amber a stone?",
+            "",
+            "Amber is resin. Baltic amber is old; amber floats.",
+        );
+        let text = search_text(&c);
+        let hits = find_all(&text, "amber", 10);
+        let parts: Vec<Part> = hits.iter().map(|h| h.place.part).collect();
+        assert_eq!(
+            parts,
+            [
+                Part::Title,
+                Part::Question,
+                Part::Answer,
+                Part::Answer,
+                Part::Answer
+            ]
+        );
+        assert!(hits.windows(2).all(|w| w[0].at < w[1].at));
+        assert_eq!(hits[3].before, "Amber is resin. Baltic ");
+        assert_eq!(find_all(&text, "amber", 2).len(), 2);
+        // Text stored in the layout before versions reads as before.
+        let old = text.replacen(LAYOUT, "s1", 1);
+        assert_eq!(find_all(&old, "amber", 10).len(), 5);
+        assert!(find_all(&text.replacen(LAYOUT, "s9", 1), "amber", 10).is_empty());
     }
 
     #[test]
@@ -697,7 +882,7 @@ mod tests {
         c.messages.push(Message::user("third question"));
         let text = search_text(&c);
         assert!(
-            text.starts_with("s1 q0 r1.0 a1.1 q2 a3.0 q4\u{1e}"),
+            text.starts_with("s2 q0 r1.0 a1.1 q2 a3.0 q4\u{1e}"),
             "{text}"
         );
         assert_eq!(
@@ -792,7 +977,7 @@ mod tests {
     #[test]
     fn an_empty_conversation_has_a_header_alone() {
         let c = Conversation::new("c".into(), 0.0);
-        assert_eq!(search_text(&c), "s1\u{1e}");
-        assert_eq!(find(&search_text(&c), "s1"), None);
+        assert_eq!(search_text(&c), "s2\u{1e}");
+        assert_eq!(find(&search_text(&c), "s2"), None);
     }
 }

@@ -393,6 +393,49 @@ mod tests {
         "em", "ex", "mu", "pt", "px", "pc", "in", "cm", "mm", "sp", "bp", "dd", "",
     ];
 
+    /// The sum of the lengths of `names` in `mathml`, in em.
+    fn total_em(mathml: &str, names: &[&str]) -> f64 {
+        length_attributes(mathml)
+            .iter()
+            .filter(|(name, _)| names.contains(&name.as_str()))
+            .filter_map(|(_, value)| super::super::math_length::in_em(value))
+            .map(f64::abs)
+            .sum()
+    }
+
+    #[test]
+    fn one_formulas_spaces_are_bounded_as_a_whole() {
+        use super::super::math_length::FORMULA_EM;
+        // Sixty spaces of 20 em side by side (each within the per-length
+        // bound): 1,200 em asked, at most the budget written.
+        let spaces = r"\hspace{20em}".repeat(60);
+        for display in [true, false] {
+            let mathml = to_mathml(&spaces, display).expect("converts");
+            let across = total_em(&mathml, &["width"]);
+            assert!(
+                (FORMULA_EM - 1.0..=FORMULA_EM).contains(&across),
+                "{across}: {mathml}"
+            );
+        }
+        // Each formula has a budget of its own.
+        let again = to_mathml(r"\hspace{20em}", true).expect("converts");
+        assert_eq!(total_em(&again, &["width"]), 20.0, "{again}");
+        // A long formula keeps every operator's spacing as the converter wrote it.
+        let long = r"a+b=c-d\cdot ".repeat(100);
+        let raw = converter()
+            .convert_with_local_state(&long, MathDisplay::Inline)
+            .expect("converts")
+            .mathml;
+        let spacing = |mathml: &str| {
+            length_attributes(mathml)
+                .into_iter()
+                .filter(|(name, _)| name == "lspace" || name == "rspace")
+                .collect::<Vec<_>>()
+        };
+        let written = to_mathml(&long, false).expect("converts");
+        assert_eq!(spacing(&written), spacing(&raw));
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 2048, ..Default::default() })]
         /// Whatever size a formula asks for, no length the renderer writes

@@ -45,6 +45,57 @@ const UNITS: &[(&str, f64)] = &[
     ("", 1.0),
 ];
 
+/// The most that the explicit spaces and box sizes of one formula may add up
+/// to along each axis, in em (`\qquad` is 2 em): each length is held to
+/// [`MAX_EM`], but 60 bars of 20 em side by side still made one formula
+/// 22,524 px wide. What a formula asks past this along an axis is written as
+/// 0. (The stylesheet also bounds each formula's box: style/main.css.)
+pub(super) const FORMULA_EM: f64 = 60.0;
+
+/// What is left of one formula's lengths along each axis ([`FORMULA_EM`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FormulaBudget {
+    across: f64,
+    down: f64,
+}
+
+impl Default for FormulaBudget {
+    fn default() -> Self {
+        Self {
+            across: FORMULA_EM,
+            down: FORMULA_EM,
+        }
+    }
+}
+
+impl FormulaBudget {
+    /// `value` of `attribute` as [`bounded`] writes it, and within what is
+    /// left of the formula's budget along the attribute's axis (taken from
+    /// it); `None` when it is not a plain number and unit.
+    pub(super) fn take<'a>(&mut self, attribute: &str, value: &'a str) -> Option<Cow<'a, str>> {
+        let value = bounded(value)?;
+        let left = match attribute {
+            // Explicit space (`\hspace`, `\quad`, `\mkern`…) and the box
+            // sizes of `mpadded`, which add up as a formula goes on.
+            "width" => &mut self.across,
+            "height" | "depth" | "voffset" => &mut self.down,
+            // An operator's spacing and a delimiter's size come from fixed
+            // tables (a long formula has hundreds, side by side), a line's
+            // thickness is one line: each bounded alone.
+            _ => return Some(value),
+        };
+        let (em, unit) = length(&value)?;
+        if em.abs() <= *left {
+            *left -= em.abs();
+            return Some(value);
+        }
+        let kept = *left;
+        *left = 0.0;
+        let unit = if unit.is_empty() { "" } else { "em" };
+        Some(Cow::Owned(format!("{}{unit}", kept.copysign(em))))
+    }
+}
+
 /// `value` within ±`MAX_EM` (unchanged when it already is, else the bound in
 /// em with its sign), or `None` when it is not a plain number and unit.
 pub(super) fn bounded(value: &str) -> Option<Cow<'_, str>> {
@@ -77,6 +128,38 @@ pub(super) fn in_em(value: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_formulas_lengths_share_a_budget_per_axis() {
+        let mut budget = FormulaBudget::default();
+        // Three bars of 20 em across fill it; the fourth gets nothing.
+        for _ in 0..3 {
+            assert_eq!(budget.take("width", "20em").as_deref(), Some("20em"));
+        }
+        assert_eq!(budget.take("width", "20em").as_deref(), Some("0em"));
+        assert_eq!(budget.take("width", "-1em").as_deref(), Some("-0em"));
+        // Down is its own budget; a part that does not fit is kept.
+        assert_eq!(budget.take("height", "50em").as_deref(), Some("20em"));
+        assert_eq!(budget.take("depth", "20em").as_deref(), Some("20em"));
+        assert_eq!(budget.take("voffset", "30em").as_deref(), Some("20em"));
+        assert_eq!(budget.take("height", "1.5em").as_deref(), Some("0em"));
+        // Operator spacing, delimiter sizes and a thickness are bounded alone.
+        for _ in 0..100 {
+            assert_eq!(
+                budget.take("lspace", "0.2222em").as_deref(),
+                Some("0.2222em")
+            );
+            assert_eq!(
+                budget.take("minsize", "2.470em").as_deref(),
+                Some("2.470em")
+            );
+        }
+        assert_eq!(
+            budget.take("linethickness", "9999em").as_deref(),
+            Some("20em")
+        );
+        assert_eq!(budget.take("width", "thick"), None);
+    }
 
     #[test]
     fn lengths_within_the_bound_pass_as_written_and_others_are_held_to_it() {

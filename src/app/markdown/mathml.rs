@@ -16,7 +16,7 @@
 //! - every length (`width`, `lspace`, `linethickness`, …) is held to ±20 em
 //!   (`math_length`), whatever size the LaTeX asked for.
 
-use super::math_length::{bounded, LENGTH_ATTRIBUTES};
+use super::math_length::{FormulaBudget, LENGTH_ATTRIBUTES};
 
 /// MathML elements that pass, with their attributes filtered (also the
 /// sanitizer's MathML elements, `sanitize.rs`).
@@ -117,6 +117,8 @@ pub(super) fn allow_listed(raw: &str) -> Option<String> {
     let mut out = String::with_capacity(raw.len());
     // Open elements: the name and whether it was written (false: unwrapped).
     let mut open: Vec<(&str, bool)> = Vec::new();
+    // One formula: its lengths share one budget per axis.
+    let mut budget = FormulaBudget::default();
     let mut rest = raw;
     while let Some(lt) = rest.find('<') {
         push_text(&mut out, &rest[..lt])?;
@@ -144,7 +146,7 @@ pub(super) fn allow_listed(raw: &str) -> Option<String> {
         let written = if ELEMENTS.contains(&name) {
             out.push('<');
             out.push_str(name);
-            push_attributes(&mut out, attributes)?;
+            push_attributes(&mut out, attributes, &mut budget)?;
             out.push_str(if self_closing { "/>" } else { ">" });
             true
         } else if UNWRAPPED.contains(&name) {
@@ -188,16 +190,17 @@ fn push_text(out: &mut String, text: &str) -> Option<()> {
 }
 
 /// Writes the allowed attributes of an element; `style` becomes classes.
-fn push_attributes(out: &mut String, attributes: &str) -> Option<()> {
+fn push_attributes(out: &mut String, attributes: &str, budget: &mut FormulaBudget) -> Option<()> {
     let mut classes: Vec<&str> = Vec::new();
     for (name, value) in parse_attributes(attributes)? {
         if name == "style" {
             classes.extend(value.split(';').filter_map(style_class));
         } else if ATTRIBUTES.contains(&name) && plain_value(value) {
             let value = if LENGTH_ATTRIBUTES.contains(&name) {
-                // A length past the bound is held to it; one that does not
-                // read as a length is dropped.
-                match bounded(value) {
+                // A length past the bound, or past what is left of the
+                // formula's, is held to it; one that does not read as a
+                // length is dropped.
+                match budget.take(name, value) {
                     Some(value) => value,
                     None => continue,
                 }
