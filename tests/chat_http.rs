@@ -124,7 +124,7 @@ const SKY: &str = r#"{"request":{"messages":[{"role":"user","content":"Why is th
 #[tokio::test]
 async fn demo_turn_streams_thinking_then_answer_then_done() {
     let (events, _) = run(app(Pace::INSTANT), SKY).await;
-    check_stream(&events).expect("DESIGN §2 rules hold");
+    check_stream(&events).expect("design §2 rules hold");
     assert_eq!(
         events[0], STARTED,
         "the demo's reasoning is its own, in full"
@@ -156,7 +156,7 @@ async fn demo_turn_streams_thinking_then_answer_then_done() {
 #[tokio::test]
 async fn a_paced_turn_arrives_as_many_body_frames_not_one() {
     let (events, frames) = run(app(Pace::scaled(0.05)), SKY).await;
-    check_stream(&events).expect("DESIGN §2 rules hold");
+    check_stream(&events).expect("design §2 rules hold");
     assert!(
         frames > 10,
         "events are flushed as they happen, got {frames} frames"
@@ -185,7 +185,7 @@ async fn bad_requests_are_in_band_errors() {
         r#"{"request":{"messages":[{"role":"assistant","content":"hi"}]}}"#,
     ] {
         let (events, _) = run(app(Pace::INSTANT), body).await;
-        check_stream(&events).expect("DESIGN §2 rules hold");
+        check_stream(&events).expect("design §2 rules hold");
         assert!(
             matches!(
                 &events[..],
@@ -297,7 +297,7 @@ async fn the_turn_stream_tells_proxies_not_to_buffer_or_store_it() {
 async fn the_kill_switch_keeps_thinking_off_the_wire() {
     let app = without_thinking();
     let (events, _) = run(app, SKY).await;
-    check_stream(&events).expect("DESIGN §2 rules hold");
+    check_stream(&events).expect("design §2 rules hold");
     assert!(events.iter().all(|e| !matches!(
         e,
         TurnEvent::ThinkingStart | TurnEvent::ThinkingDelta { .. } | TurnEvent::ThinkingEnd { .. }

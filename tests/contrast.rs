@@ -54,7 +54,7 @@ fn readme_figure() -> f64 {
 #[test]
 fn every_text_token_meets_the_readme_figure_on_every_surface_in_both_themes() {
     let figure = readme_figure();
-    // Never below WCAG AA (DESIGN §4), whatever the README says.
+    // Never below WCAG AA (design §4), whatever the README says.
     assert!(figure >= 4.5, "README figure {figure} is below 4.5:1");
     let css = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/style/main.css"))
         .expect("css");

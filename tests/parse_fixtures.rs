@@ -16,7 +16,7 @@ fn fixture(name: &str) -> (Vec<TurnEvent>, String, String) {
     let answer = std::fs::read_to_string(format!("{dir}/expected/{name}.answer.txt"))
         .expect("expected answer");
     let events = parse_recording(&input, &ParseOptions::default()).expect("dialect detected");
-    check_stream(&events).expect("DESIGN §2 rules hold");
+    check_stream(&events).expect("design §2 rules hold");
     (events, thinking, answer)
 }
 

@@ -127,7 +127,7 @@ fn assert_complete(received: &Received) {
     );
     let lines = received.bytes.split(|b| *b == b'\n').count() - 1;
     assert_eq!(lines, received.events.len(), "one event per line");
-    check_stream(&received.events).expect("DESIGN §2 rules hold");
+    check_stream(&received.events).expect("design §2 rules hold");
     let thinking = thinking_text(&received.events);
     let answer = answer_text(&received.events);
     assert_eq!(thinking, REASONING);

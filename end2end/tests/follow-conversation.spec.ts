@@ -2,7 +2,7 @@ import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 import type { Locator, Page } from '@playwright/test';
 
-// The conversation follows what the model is doing (DESIGN §4, issue 19):
+// The conversation follows what the model is doing (design §4, issue 19):
 // sessions of several turns, a reader who scrolls, reloads, a phone.
 // `mock:long-reasoning` streams reasoning taller than the Thinking block's box
 // and a several-paragraph answer, in about four seconds.

@@ -148,7 +148,7 @@ pub fn AssistantMessage(
         })
     };
     // Which note an ended turn without answer text gets: only a model that
-    // reasoned "finished thinking" (DESIGN §4); under the kill switch no
+    // reasoned "finished thinking" (design §4); under the kill switch no
     // reasoning reaches the browser, so that note never mentions thinking.
     let empty_outcome = Memo::new(move |_| {
         // No note while events may arrive: reading the texts only once the

@@ -1,9 +1,9 @@
-//! When the shown conversation is saved (DESIGN §5): every change between
+//! When the shown conversation is saved (design §5): every change between
 //! turns, and at most about once a second while a turn streams, spaced out
 //! further as saves grow costly. Only the timing lives here: no storage, no
 //! clock (the caller passes the time).
 
-/// How often a streaming turn is saved, at most (DESIGN §5).
+/// How often a streaming turn is saved, at most (design §5).
 pub const SAVE_INTERVAL_MS: f64 = 1000.0;
 /// A save rewrites the whole conversation, so it costs more as a turn grows:
 /// while streaming, the next save waits this many times as long as the last one
@@ -51,7 +51,7 @@ mod tests {
 
     #[test]
     fn streaming_saves_space_out_as_saves_grow_slower_within_bounds() {
-        // Small conversations: once a second, as DESIGN §5 says.
+        // Small conversations: once a second, as design §5 says.
         assert_eq!(next_save_interval(2.0, true), SAVE_INTERVAL_MS);
         // A 40 ms save (a turn of megabytes) waits 2 s: saving stays at 1/50.
         assert_eq!(next_save_interval(40.0, true), 2000.0);

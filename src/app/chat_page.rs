@@ -233,9 +233,6 @@ pub fn ChatPage() -> impl IntoView {
                             inert=true
                             aria-hidden="true"
                         ></div>
-                        // Right after its box, so no frame shows the conversation
-                        // area without the snapshot (the parser may yield anywhere).
-                        <restore_shell::SnapshotScript />
                         <div class="conversation-content" node_ref=stick.content>
                             <Show when=move || session.messages.with(Vec::is_empty)>
                                 <div class="empty-state">

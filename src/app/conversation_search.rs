@@ -1,4 +1,4 @@
-//! The search box above the conversation list (issue 22): finds stored
+//! The search box above the conversation list: finds stored
 //! conversations by words in titles, questions, answers and reasoning, and
 //! lists them with the matching snippet in place of the list while a query
 //! is typed. Ctrl+K / Cmd+K focuses it from anywhere. The scan itself is

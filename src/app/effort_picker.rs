@@ -1,5 +1,5 @@
-//! "Reasoning effort": how hard the model thinks for the next message
-//! (issue 20). It offers only the chosen model's words (`POST /api/models`
+//! "Reasoning effort": how hard the model thinks for the next message.
+//! It offers only the chosen model's words (`POST /api/models`
 //! lists them, weakest first) and remembers the choice per model across
 //! reloads; each turn keeps the effort it was asked at.
 

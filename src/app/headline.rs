@@ -1,4 +1,4 @@
-//! The view's side of headlines (DESIGN §3). Extraction and `<topic>` stripping
+//! The view's side of headlines (design §3). Extraction and `<topic>` stripping
 //! are pure and live in `crate::turn::headline`, shared with the reducer and
 //! the history migration, so the header, the stored record and the shown text
 //! agree; this module adds what only the folded preview needs.

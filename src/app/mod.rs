@@ -70,6 +70,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             </head>
             <body>
                 <App />
+                // After the app's HTML, before hydration: the conversation as it looked.
+                <restore_shell::SnapshotScript />
             </body>
         </html>
     }

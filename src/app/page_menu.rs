@@ -2,7 +2,7 @@
 //! import (Markdown or JSON, with or without reasoning, this conversation or
 //! all of them). Wide screens show them in the top bar; on a phone they sit
 //! behind one "Options" button, so the conversation keeps the screen
-//! (DESIGN §4).
+//! (design §4).
 
 use leptos::prelude::*;
 

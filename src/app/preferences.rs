@@ -1,5 +1,5 @@
 //! The user's display preference for thinking blocks, persisted in
-//! localStorage and shared through context (DESIGN §4).
+//! localStorage and shared through context (design §4).
 
 use leptos::prelude::*;
 

@@ -1,4 +1,4 @@
-//! Reload without a flash (DESIGN §5). History lives in localStorage, which
+//! Reload without a flash (design §5). History lives in localStorage, which
 //! the server cannot see, so the server renders the empty conversation and the
 //! app loads history after hydration. For a returning user that would paint
 //! the "Ask a reasoning model something hard" welcome until the WASM loads.
@@ -13,7 +13,7 @@
 //! The conversation itself paints in the first frame too, as it looked:
 //! when the page goes away (and when a turn ends) [`capture_snapshot`] keeps
 //! the HTML of the conversation's latest messages beside the quick-restore
-//! copy, and a second inline script, parsed right after that box, puts it into an
+//! copy, and a second inline script at the end of `<body>` puts it into an
 //! empty, inert box at the top of the conversation before hydration (through
 //! a Trusted Types policy of its own, `pensive-restore`, used for that one
 //! string) and scrolls to the bottom. The app's own messages stay hidden
@@ -61,10 +61,11 @@ pub const REVEAL_TIMEOUT_MS: u64 = 3000;
 /// can settle a few pixels taller after the script measured it).
 const SNAPSHOT_SCRIPT: &str = r#"(function(){try{var t=window.trustedTypes,u=0,p=t&&t.createPolicy("pensive-restore",{createHTML:function(h){if(u++)throw 0;return h}}),s=localStorage,r=JSON.parse(s.getItem("pensive.snapshot")||"null"),b=document.getElementById("restore-snapshot");if(!r||!b||typeof r.html!=="string"||r.id!==s.getItem("pensive.current")||!document.documentElement.classList.contains("restoring"))return;b.innerHTML=p?p.createHTML(r.html):r.html;var m=b.parentElement,c=document.documentElement.classList,o=function(){if(c.contains("restoring"))m.scrollTop=m.scrollHeight;else if(w)w.disconnect()},w=window.ResizeObserver&&new ResizeObserver(o);o();if(w){w.observe(m);w.observe(b)}}catch(e){}})()"#;
 
-/// The snapshot script, placed right after the snapshot's box: it runs as
-/// soon as the parser reaches it, so no frame can show the conversation area
-/// without the snapshot. It touches nothing but that box and the area's
-/// scroll position; hydration leaves a script element as it is.
+/// The snapshot script, for the end of `<body>` (after the app, which it
+/// never touches but for the empty box). At the end, so that the page's
+/// layout is whole when it scrolls the view to the bottom: run right after
+/// its box, a frame painted before the composer was parsed showed the latest
+/// answer lower than the next (follow-conversation.spec.ts).
 #[component]
 pub fn SnapshotScript() -> impl IntoView {
     let nonce = leptos::nonce::use_nonce();

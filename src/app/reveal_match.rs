@@ -1,4 +1,4 @@
-//! Opening a search result at its match (issue 22). Once the conversation
+//! Opening a search result at its match. Once the conversation
 //! is shown, the message holding the match comes into view; a match in
 //! reasoning opens that Thinking block, and one in a tool's arguments or
 //! result opens that tool step (each through its own header button, as

@@ -1,5 +1,5 @@
 //! A reasoning block: streams open with a live timer, folds when the answer
-//! starts, and stays one click away (DESIGN §4). Its header names it by its
+//! starts, and stays one click away (design §4). Its header names it by its
 //! latest headline (`<topic>` label or bold-only line) while it streams and
 //! afterwards; a block whose reasoning the provider hides shows a live header
 //! from its first signal, with nothing to expand.
@@ -68,7 +68,7 @@ pub fn ThinkingBlock(
     let body_id = format!("thinking-body-{id}");
     let has_text = Memo::new(move |_| block.text.with(|t| !t.trim().is_empty()));
     // Shown while it streams, even before any text (hidden reasoning), and
-    // afterwards unless it ended empty (DESIGN §3).
+    // afterwards unless it ended empty (design §3).
     let visible = Memo::new(move |_| {
         block
             .meta

@@ -1,4 +1,4 @@
-//! A tool step in the turn's timeline (DESIGN §4): the tool and its server,
+//! A tool step in the turn's timeline (design §4): the tool and its server,
 //! its state and server-measured duration in a header that folds; its
 //! arguments (as they stream in, or whole) and its result one click away,
 //! folded by default. Everything a tool or a model wrote here is untrusted
@@ -28,7 +28,7 @@ const CHOICES: [(Decision, &str, &str); 3] = [
     (Decision::Deny, "deny", "Deny"),
 ];
 
-/// How much of a result the step shows before "Show all" (DESIGN: 4 KB).
+/// How much of a result the step shows before "Show all" (4 KB).
 pub const SHOWN_OUTPUT_BYTES: usize = 4 * 1024;
 
 /// The header's words for a step: "calculate · builtin · done · 0.1s".

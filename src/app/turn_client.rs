@@ -3,7 +3,7 @@
 //! without `done`/`error` becomes an `error` event, so the caller always sees
 //! exactly one terminal event.
 //!
-//! The server itself never ends a stream without one of them (DESIGN §2), so
+//! The server itself never ends a stream without one of them (design §2), so
 //! a body that breaks off or simply stops means the connection between the
 //! browser and Pensive went (server killed, proxy cut, network gone): the
 //! user is told so in plain words, and what arrived is kept by the caller.

@@ -1,4 +1,4 @@
-//! The conversation follows what the model is doing (DESIGN §4): while the
+//! The conversation follows what the model is doing (design §4): while the
 //! reader has not scrolled up, the view stays at the bottom as the turn grows
 //! (live Thinking header, the reasoning's last line, then the answer's); once
 //! they scroll up by wheel, touch, keyboard or scrollbar it stays where they

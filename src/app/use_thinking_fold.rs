@@ -1,4 +1,4 @@
-//! Whether a reasoning block is open or folded (DESIGN §4), owned by the turn
+//! Whether a reasoning block is open or folded (design §4), owned by the turn
 //! that lists the block and passed down to it, as thaw's Accordion owns its
 //! items' state: the block's header clicks and this policy write the same
 //! signal. Never reads the block's text.

@@ -1,4 +1,4 @@
-//! "Answer now" (issue 20): the user ends a model's thinking and gets the
+//! "Answer now": the user ends a model's thinking and gets the
 //! answer at once. Two paths:
 //!
 //! - llama.cpp (`provider = "llamacpp"`): the running completion is told to

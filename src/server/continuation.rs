@@ -1,4 +1,4 @@
-//! "Continue" (issue 30, item 5): an answer cut at the output limit goes on
+//! "Continue": an answer cut at the output limit goes on
 //! from where it stopped. The browser sends the conversation with the cut
 //! answer as the last assistant message and `continue_answer: true`; here the
 //! request gets a user message asking to go on. Every dialect hands the cut

@@ -2,7 +2,7 @@
 //! server when reasoning must not. Thinking events are dropped, reasoning
 //! token counts removed, and answer text is held back while it may still turn
 //! out to be reasoning: a model whose template prefilled `<think>` writes its
-//! reasoning as plain text and only then a lone `</think>` (DESIGN §3), so the
+//! reasoning as plain text and only then a lone `</think>` (design §3), so the
 //! normalizer first sends that reasoning as answer text and says
 //! `answer_was_thinking` only at the closing tag.
 //!
@@ -40,7 +40,7 @@ impl HiddenThinking {
     pub fn push(&mut self, event: TurnEvent, out: &mut Vec<TurnEvent>) {
         match event {
             // After a thinking block a lone closing tag is literal text
-            // (DESIGN §3): the answer held so far is the answer.
+            // (design §3): the answer held so far is the answer.
             TurnEvent::ThinkingStart => self.release(out),
             TurnEvent::ReasoningSource { .. }
             | TurnEvent::ThinkingDelta { .. }

@@ -1,5 +1,5 @@
 //! The reasoning normalizer: turns dialect-neutral provider deltas into the
-//! `TurnEvent` stream and keeps every producer rule of DESIGN §2 in one place
+//! `TurnEvent` stream and keeps every producer rule of design §2 in one place
 //! (thinking ends before answer text, empty text never switches mode, one
 //! terminal event, durations from the server's clock). No I/O: the caller
 //! passes the elapsed time.
@@ -131,7 +131,7 @@ impl Normalizer {
             }
             Delta::ToolCallStart { id, name } => {
                 // Thinking ends before the call starts, and the text before
-                // it is settled answer text (DESIGN §2).
+                // it is settled answer text (design §2).
                 self.close_block(now_ms, &mut out);
                 if !self.held_whitespace.is_empty() {
                     out.push(TurnEvent::AnswerDelta {

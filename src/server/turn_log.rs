@@ -1,4 +1,4 @@
-//! One tracing line per turn (DESIGN §6): counts only, never prompt or
+//! One tracing line per turn (design §6): counts only, never prompt or
 //! reasoning text. The line is written when the turn's stream is dropped, so a
 //! client that disconnects is logged too (outcome `cancelled`).
 

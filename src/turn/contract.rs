@@ -1,4 +1,4 @@
-//! The producer rules of DESIGN §2 as a checker, so every test of every event
+//! The producer rules of design §2 as a checker, so every test of every event
 //! producer (demo model, dialects, `pensive parse`) asserts the same contract.
 
 use super::event::TurnEvent;

@@ -1,4 +1,4 @@
-//! The wire contract between server and browser (DESIGN §2): one `TurnEvent` per
+//! The wire contract between server and browser (design §2): one `TurnEvent` per
 //! NDJSON line. Pure data, no I/O; every producer and consumer shares these types.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Headlines of reasoning text (DESIGN §3): `<topic>…</topic>` labels and lines
+//! Headlines of reasoning text (design §3): `<topic>…</topic>` labels and lines
 //! that are only bold text (`**Checking the units**`), the way OpenAI and
 //! Gemini title their summaries. The latest one names the block. Pure, and
 //! shared: the reducer keeps a block's headline as its text grows, the history

@@ -1,4 +1,4 @@
-//! The persisted conversation model (DESIGN §5) and its versioned envelope.
+//! The persisted conversation model (design §5) and its versioned envelope.
 //! Pure: the browser's storage module does the I/O around `encode`/`decode`.
 
 use serde::{Deserialize, Serialize};
@@ -109,7 +109,7 @@ impl Conversation {
 
     /// The messages to send to the model: user text, and per assistant turn
     /// its answer text, tool calls and results (`replay`); thinking is never
-    /// sent back (DESIGN §5), and continuity only to the model that wrote
+    /// sent back (design §5), and continuity only to the model that wrote
     /// it. A question the server refused (too large, over a limit) is left
     /// out with its refusal: the model never saw it, and resending it would
     /// only be refused again.

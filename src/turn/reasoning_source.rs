@@ -1,4 +1,4 @@
-//! Where a thinking block's text comes from (issue 20, item 4): the model's
+//! Where a thinking block's text comes from: the model's
 //! full reasoning, the provider's summary of it, nothing readable (the
 //! provider hid it), or reasoning the user cut short with "Answer now".
 //! Named in the block's header (its accessible text) and in exports.

@@ -1,9 +1,9 @@
 //! How a stored turn goes back to the model in later requests, in the
-//! neutral shape (DESIGN §2): per round of the tool loop, an assistant
+//! neutral shape (design §2): per round of the tool loop, an assistant
 //! message with its text, its calls and the provider's continuity, then one
 //! tool message per call; the final answer last. Readable thinking never
 //! goes back; continuity only to the model that wrote it (a switch of model
-//! drops it on purpose, DESIGN §3). Pure.
+//! drops it on purpose, design §3). Pure.
 
 use super::reducer::{Block, ToolState, ToolStep, Turn};
 use super::request::{ChatMessage, Role};

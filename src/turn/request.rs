@@ -20,7 +20,7 @@ pub enum Role {
 /// One message of the conversation sent to the model, in the neutral shape
 /// each dialect's encoder turns into the provider's own. Assistant messages
 /// carry their answer text, their tool calls and the provider's opaque
-/// `continuity`: readable thinking is never sent back (DESIGN §5), except
+/// `continuity`: readable thinking is never sent back (design §5), except
 /// inside continuity where a provider requires it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatMessage {

@@ -1,4 +1,4 @@
-//! Search in stored conversations (issue 22, item 3): the one text of a
+//! Search in stored conversations: the one text of a
 //! conversation that a search scans, and the matcher that finds a query in
 //! it. Pure: no I/O here; history stores the text beside each record and
 //! the page scans it.

@@ -1,4 +1,4 @@
-//! Tool calls in the wire contract (DESIGN §2): how a call's result ended,
+//! Tool calls in the wire contract (design §2): how a call's result ended,
 //! whether it waits for the user, and the neutral shape in which earlier
 //! calls and results travel back to the model. Pure data.
 
@@ -91,7 +91,7 @@ pub struct ToolSpec {
 }
 
 /// Most tool calls in one turn; the calls past it are not run and the turn
-/// ends with `finish_reason: "tool_limit"` (DESIGN §6).
+/// ends with `finish_reason: "tool_limit"` (design §6).
 pub const TOOL_CALL_LIMIT: usize = 12;
 
 /// Time the tools of one turn may run in all before the turn stops with

@@ -1,4 +1,4 @@
-//! The lines under a turn's answer (issue 30, items 5 and 6): which model
+//! The lines under a turn's answer: which model
 //! wrote it and at what effort ("qwen3-32b · low effort"), and whether the
 //! answer was cut at the output limit ("Cut off at the length limit (16,000
 //! tokens)"). The page and the Markdown export say the same words. Pure.
@@ -27,7 +27,7 @@ pub enum TimedPart {
 /// The time line of a turn that used tools: thinking and tool time apart,
 /// each summed ("Thought 14s \u{b7} 3 tools 4.1s"); `None` without tools.
 /// Thinking never includes tool time: each block's duration ends before
-/// the next call starts (DESIGN §2).
+/// the next call starts (design §2).
 pub fn time_line_of(parts: impl IntoIterator<Item = TimedPart>) -> Option<String> {
     use super::duration::{format_duration, DurationStyle};
     let (mut thought, mut thought_ms) = (false, 0u64);

@@ -1,4 +1,4 @@
-//! Conversation history (DESIGN §5, docs/history.md). Conversations live in
+//! Conversation history (design §5, docs/history.md). Conversations live in
 //! IndexedDB ([`idb`]), which holds hundreds of MB; localStorage keeps what
 //! the first frame needs synchronously ([`local`]): the list, which one is
 //! current, and a quick-restore copy of it. Records older builds kept in

@@ -352,7 +352,7 @@ fn escaped(text: &str) -> String {
     out
 }
 
-/// Nesting (issue 21, item 1): no input nests the HTML deeper than the cap.
+/// Nesting: no input nests the HTML deeper than the cap.
 #[cfg(test)]
 mod depth_tests {
     use super::*;

@@ -1,5 +1,5 @@
 //! What the providers' own model lists say about each configured model, read
-//! once at start-up (issue 30, item 4): Ollama's `POST /api/show`
+//! once at start-up: Ollama's `POST /api/show`
 //! (`capabilities` has `thinking`), OpenRouter's `GET /models`
 //! (`supported_parameters` has `reasoning`), Gemini's `GET models/{name}`
 //! (`thinking`). What is read wins over Pensive's family table and loses to

@@ -1,4 +1,4 @@
-//! Server configuration from the environment (DESIGN §6); the TOML file of
+//! Server configuration from the environment (design §6); the TOML file of
 //! several models is read in `file`. Secrets (API key, upstream URL) stay in
 //! here and in the providers: nothing public is derived from them except
 //! through `PublicModel`.

@@ -1,4 +1,4 @@
-//! The streaming tag extractor (DESIGN §3): splits answer text into answer,
+//! The streaming tag extractor (design §3): splits answer text into answer,
 //! reasoning and the tags between them. Text is passed through byte for byte,
 //! a possible tag split across chunks is held back until decided (never shown
 //! half), and per-chunk work is proportional to the chunk plus the held-back

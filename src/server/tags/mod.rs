@@ -1,5 +1,5 @@
 //! Inline reasoning tags in answer text (`<think>…</think>` and friends), per
-//! DESIGN §3, split by job: the tag pairs a model uses (`sets`), matching one
+//! design §3, split by job: the tag pairs a model uses (`sets`), matching one
 //! tag at a position (`matcher`), the Markdown context that decides whether a
 //! tag counts (`context`: line start, code fences, code spans) and the
 //! streaming extractor that puts them together (`extractor`).

@@ -1,6 +1,6 @@
 //! What of a tool's output reaches the model and the page: at most
 //! `MAX_OUTPUT_BYTES`, cut at a char boundary, with a marker saying how much
-//! was cut (DESIGN §6: 64 KB).
+//! was cut (design §6: 64 KB).
 
 /// Most bytes of a tool's output sent on.
 pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;

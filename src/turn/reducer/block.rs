@@ -90,7 +90,7 @@ impl Thinking {
     }
 }
 
-/// Reasoning with no readable text and no opaque signal (DESIGN §3 "empty").
+/// Reasoning with no readable text and no opaque signal (design §3 "empty").
 pub fn is_empty_reasoning(text: &str, opaque: bool) -> bool {
     !opaque && text.trim().is_empty()
 }

@@ -1,5 +1,5 @@
 //! The turn reducer: folds `TurnEvent`s into the ordered blocks of an assistant
-//! turn plus its state (DESIGN §4). The result is both what the view renders and
+//! turn plus its state (design §4). The result is both what the view renders and
 //! what history stores. Pure: the caller passes the clock.
 //!
 //! `apply` reports what changed so a view can update only the block that grew;
@@ -132,7 +132,7 @@ impl Turn {
     /// Folds one event in; `now_ms` is the caller's clock.
     pub fn apply(&mut self, event: TurnEvent, now_ms: f64) -> Vec<Change> {
         if !self.status.is_live() {
-            return Vec::new(); // nothing counts after the end (DESIGN §2)
+            return Vec::new(); // nothing counts after the end (design §2)
         }
         if matches!(&event, TurnEvent::ThinkingDelta { text } | TurnEvent::AnswerDelta { text } if text.is_empty())
         {
@@ -323,7 +323,7 @@ impl Turn {
     }
 }
 
-/// Headlines, visibility and the empty-turn note (issue 11). Kept apart from
+/// Headlines, visibility and the empty-turn note. Kept apart from
 /// `tests` below, which other work extends.
 #[cfg(test)]
 mod outcome_tests {
@@ -996,7 +996,7 @@ mod change_tests {
     }
 }
 
-/// "Continue" on an answer cut at the output limit (issue 30, item 5).
+/// "Continue" on an answer cut at the output limit.
 #[cfg(test)]
 mod continue_tests {
     use super::*;

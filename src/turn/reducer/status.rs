@@ -34,7 +34,7 @@ pub struct ShownError {
     pub message: String,
 }
 
-/// The note an ended turn without answer text gets (DESIGN §4). The one
+/// The note an ended turn without answer text gets (design §4). The one
 /// predicate the view and the tests share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EmptyOutcome {

@@ -175,7 +175,7 @@ impl Turn {
     }
 }
 
-/// "Answer now" and where reasoning comes from (issue 20, items 3 and 4).
+/// "Answer now" and where reasoning comes from.
 #[cfg(test)]
 mod answer_now_tests {
     use super::*;

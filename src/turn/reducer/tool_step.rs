@@ -1,5 +1,5 @@
 //! A tool step of a turn: one call the model made, its arguments as they
-//! streamed in, its state and its result (DESIGN §4), and how the reducer
+//! streamed in, its state and its result (design §4), and how the reducer
 //! folds the four tool events into it.
 
 use serde::{Deserialize, Serialize};

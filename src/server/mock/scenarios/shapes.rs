@@ -90,7 +90,7 @@ pub(super) fn deltas(name: &str) -> Vec<Delta> {
             ]
             .concat()
         }
-        // The nesting that made the sanitizer's parse quadratic (issue 21):
+        // The nesting that made the sanitizer's parse quadratic:
         // 100 KB of nested list markers as reasoning, 100 KB of nested
         // quote markers as the answer, in 4 KB chunks.
         "nested-markdown" => {

@@ -32,7 +32,7 @@ const KIMI: &str = "https://api.moonshot.ai/v1";
 const VLLM: &str = "http://127.0.0.1:8000/v1";
 const OLLAMA: &str = "http://127.0.0.1:11434";
 
-/// Every row of issue 30's item 2: (dialect, base URL, model id).
+/// Every (dialect, base URL, model id) whose request rules are checked.
 const ROWS: &[(Dialect, &str, &str)] = &[
     (Dialect::Anthropic, ANTHROPIC, "claude-3-7-sonnet-latest"),
     (Dialect::Anthropic, ANTHROPIC, "claude-opus-4-1"),
