@@ -1,6 +1,6 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
-import type { Locator } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 
 /**
  * A reasoning model writes math in four forms: `$…$`, `$$…$$`, `\(…\)` and
@@ -88,6 +88,28 @@ test('math in reasoning and answer renders as MathML, prices stay text, the same
   await chat.expectNoConsoleErrors();
 });
 
+/** Imports a conversation of one question and `text` as its answer, which opens. */
+async function importAnswer(page: Page, id: string, question: string, text: string) {
+  const file = {
+    version: 3,
+    conversation: {
+      id,
+      title: question,
+      created_at: 1,
+      updated_at: 2,
+      messages: [
+        { role: 'user', content: question },
+        { role: 'assistant', blocks: [{ kind: 'answer', text }], status: 'done' },
+      ],
+    },
+  };
+  await page.getByTestId('import-json').setInputFiles({
+    name: `${id}.json`,
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(file)),
+  });
+}
+
 /**
  * LaTeX's display style: ∑ and ∏ large with their limits above and below, ∫
  * large with its limits at its side, lim text-sized with its limit below.
@@ -113,24 +135,7 @@ test('display math draws ∑, ∏ and ∫ large with limits where LaTeX puts the
     ...OPERATORS.map(({ tex }) => `$$${tex}$$`),
     `Inline: ${OPERATORS.map(({ tex }) => `$${tex}$`).join(', ')}.`,
   ].join('\n\n');
-  const file = {
-    version: 3,
-    conversation: {
-      id: 'operators',
-      title: 'Large operators',
-      created_at: 1,
-      updated_at: 2,
-      messages: [
-        { role: 'user', content: 'Show the large operators' },
-        { role: 'assistant', blocks: [{ kind: 'answer', text }], status: 'done' },
-      ],
-    },
-  };
-  await page.getByTestId('import-json').setInputFiles({
-    name: 'operators.json',
-    mimeType: 'application/json',
-    buffer: Buffer.from(JSON.stringify(file)),
-  });
+  await importAnswer(page, 'operators', 'Show the large operators', text);
   const answer = chat.assistant().getByTestId('answer');
   await expect(answer.locator('math[display="block"]')).toHaveCount(OPERATORS.length);
   await expect(answer.locator('math:not([display])')).toHaveCount(OPERATORS.length);
@@ -206,24 +211,7 @@ test('one formula is bounded as a whole: sixty 20 em spaces scroll inside their 
   const bars = String.raw`|\hspace{20em}`.repeat(60) + '|';
   const rows = String.raw`\begin{matrix}` + String.raw`x \\ `.repeat(600) + String.raw`\end{matrix}`;
   const text = [`Across: $${bars}$ and inline.`, `$$${bars}$$`, `$$${rows}$$`].join('\n\n');
-  const file = {
-    version: 3,
-    conversation: {
-      id: 'bounded',
-      title: 'Bounded formulas',
-      created_at: 1,
-      updated_at: 2,
-      messages: [
-        { role: 'user', content: 'Draw long bars' },
-        { role: 'assistant', blocks: [{ kind: 'answer', text }], status: 'done' },
-      ],
-    },
-  };
-  await page.getByTestId('import-json').setInputFiles({
-    name: 'bounded.json',
-    mimeType: 'application/json',
-    buffer: Buffer.from(JSON.stringify(file)),
-  });
+  await importAnswer(page, 'bounded', 'Draw long bars', text);
   const answer = chat.assistant().getByTestId('answer');
   await expect(answer.locator('math')).toHaveCount(3);
   await expect(answer.locator('code.math-error')).toHaveCount(0);

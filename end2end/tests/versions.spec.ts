@@ -13,6 +13,17 @@ const EDITED = 'Which code? mock:tag-in-code';
 const EDITED_ANSWER = 'That is all.';
 const FOLLOW_UP = 'And after that? mock:normal';
 
+/** Edits the first question to `text` and waits for the answer: two versions, the new one shown. */
+async function editFirstQuestion(chat: ChatPage, text: string) {
+  const question = chat.page.getByTestId('user-message').first();
+  await question.getByTestId('edit').click();
+  await chat.page.getByTestId('edit-input').fill(text);
+  await chat.page.getByTestId('edit-send').click();
+  await expect(question.getByTestId('version-count')).toHaveText('2 / 2');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.page.getByTestId('user-text')).toHaveText([text]);
+}
+
 test('Edit and Regenerate keep every version of a turn; the shown one is the next turn\'s context; they survive a reload and an export/import', async ({ page }, testInfo) => {
   const chat = new ChatPage(page);
   await chat.open(MOCKED);
@@ -32,12 +43,7 @@ test('Edit and Regenerate keep every version of a turn; the shown one is the nex
   await expect(previous).toHaveCount(0);
 
   // Edit: the new question is asked; the first one and its answer stay, one step back.
-  await question.getByTestId('edit').click();
-  await page.getByTestId('edit-input').fill(EDITED);
-  await page.getByTestId('edit-send').click();
-  await expect(count).toHaveText('2 / 2');
-  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
-  await expect(page.getByTestId('user-text')).toHaveText([EDITED]);
+  await editFirstQuestion(chat, EDITED);
   await expect(chat.assistant().getByTestId('answer')).toContainText(EDITED_ANSWER);
   await expect(page.getByTestId('assistant-message')).toHaveCount(1);
   await expect(previous).toBeEnabled();
@@ -130,13 +136,8 @@ test('search finds words in a version that Edit replaced, lists every match, and
   const count = question.getByTestId('version-count');
   await chat.send(FIRST);
   await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
-  await question.getByTestId('edit').click();
-  await page.getByTestId('edit-input').fill(EDITED);
-  await page.getByTestId('edit-send').click();
-  await expect(count).toHaveText('2 / 2');
-  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
   // The first question and its answer are hidden now.
-  await expect(page.getByTestId('user-text')).toHaveText([EDITED]);
+  await editFirstQuestion(chat, EDITED);
 
   const box = page.getByTestId('search-conversations');
   const results = page.getByTestId('search-result');
