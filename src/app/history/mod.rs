@@ -137,8 +137,9 @@ pub fn load_quick() -> Loaded {
     Loaded::default()
 }
 
-/// Several newer records give the same notice: say it once.
-#[cfg(feature = "hydrate")]
+/// Several newer records give the same notice: say it once. (Pure: natively
+/// tested.)
+#[cfg(any(feature = "hydrate", test))]
 fn dedupe(notices: &mut Vec<Notice>) {
     let mut seen = std::collections::HashSet::new();
     notices.retain(|n| seen.insert(n.message.clone()));
@@ -262,8 +263,9 @@ pub fn unlisted_ids(index: &[Summary], stored: &std::collections::HashSet<String
 }
 
 /// Keeps the old list's lines (order, titles) and takes each record's size
-/// from `rebuilt`; a record the old list lost is added.
-#[cfg(feature = "hydrate")]
+/// from `rebuilt`; a record the old list lost is added. (Pure: natively
+/// tested.)
+#[cfg(any(feature = "hydrate", test))]
 fn merge_sizes(old: Vec<Summary>, rebuilt: &[Summary]) -> Vec<Summary> {
     let mut index = old;
     for line in &mut index {
@@ -823,14 +825,75 @@ pub async fn search(query: String, mut found: impl FnMut(SearchHit), cancelled: 
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_stored_record_that_the_list_lacks_is_found() {
-        let line = |id: &str| Summary {
+    fn line(id: &str) -> Summary {
+        Summary {
             id: id.into(),
             title: String::new(),
             updated_at: 0.0,
             bytes: 0,
-        };
+        }
+    }
+
+    #[test]
+    fn an_older_list_keeps_its_order_and_titles_takes_sizes_and_gains_what_it_lost() {
+        let old = vec![
+            Summary {
+                title: "Renamed by hand".into(),
+                updated_at: 2.0,
+                ..line("b")
+            },
+            Summary {
+                updated_at: 1.0,
+                ..line("a")
+            },
+        ];
+        let rebuilt = vec![
+            Summary {
+                title: "From the record".into(),
+                updated_at: 2.0,
+                bytes: 200,
+                ..line("b")
+            },
+            Summary {
+                updated_at: 1.0,
+                bytes: 100,
+                ..line("a")
+            },
+            Summary {
+                updated_at: 3.0,
+                bytes: 300,
+                ..line("c")
+            },
+        ];
+        let merged = merge_sizes(old, &rebuilt);
+        let seen: Vec<(&str, &str, u64)> = merged
+            .iter()
+            .map(|s| (s.id.as_str(), s.title.as_str(), s.bytes))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("c", "", 300),
+                ("b", "Renamed by hand", 200),
+                ("a", "", 100)
+            ]
+        );
+    }
+
+    #[test]
+    fn the_same_notice_is_said_once_in_the_order_first_found() {
+        let mut notices = vec![
+            Notice::plain("newer"),
+            Notice::plain("unreadable"),
+            Notice::plain("newer"),
+        ];
+        dedupe(&mut notices);
+        let messages: Vec<&str> = notices.iter().map(|n| n.message.as_str()).collect();
+        assert_eq!(messages, ["newer", "unreadable"]);
+    }
+
+    #[test]
+    fn a_stored_record_that_the_list_lacks_is_found() {
         let stored: std::collections::HashSet<String> =
             ["b", "a", "c"].iter().map(|s| s.to_string()).collect();
         assert_eq!(unlisted_ids(&[line("a")], &stored), ["b", "c"]);
