@@ -170,7 +170,10 @@ impl UseChatSessionReturn {
 
     /// Shows a conversation (loaded from history, imported, undeleted).
     pub fn show(&self, conversation: Conversation) {
-        if self.conversation.with_value(|c| *c != conversation) {
+        // Compared only when a refused save left something to keep.
+        if self.unsaved.with_value(Option::is_some)
+            && self.conversation.with_value(|c| *c != conversation)
+        {
             self.keep_unsaved_before_leaving();
         }
         self.set_current_id.set(conversation.id.clone());

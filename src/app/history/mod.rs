@@ -70,14 +70,17 @@ pub enum Saved {
     NotStored { reason: String, record: String },
 }
 
-/// What a user reads when the list could not be written (localStorage full)
-/// after the record was stored.
+/// How a stored record's save ended, given how writing the list went: what a
+/// user reads when localStorage refused the list (full).
 #[cfg(feature = "hydrate")]
-fn unlisted(err: &crate::app::storage::StorageError) -> String {
-    format!(
-        "The conversation is saved, but the list of conversations could not be updated ({err}). \
-         It is listed again when this page loads; make room to keep the list current."
-    )
+fn listed(list_write: Result<(), crate::app::storage::StorageError>) -> Saved {
+    match list_write {
+        Ok(()) => Saved::Stored,
+        Err(err) => Saved::Unlisted(format!(
+            "The conversation is saved, but the list of conversations could not be updated ({err}). \
+             It is listed again when this page loads; make room to keep the list current."
+        )),
+    }
 }
 
 /// What a user reads when IndexedDB refuses a save: the conversation stays
@@ -438,12 +441,9 @@ pub fn save(
             let item = encoded.item();
             match idb::write(&[item], idb::Existing::ReplaceUnless(refuse_newer)).await {
                 Ok(_) => {
-                    let listed = local::upsert_stored(line);
+                    let list_write = local::upsert_stored(line);
                     channel::announce(&encoded.id);
-                    settled(match listed {
-                        Ok(()) => Saved::Stored,
-                        Err(err) => Saved::Unlisted(unlisted(&err)),
-                    });
+                    settled(listed(list_write));
                 }
                 Err(err) => settled(Saved::NotStored {
                     reason: kept_in_memory(&err),
@@ -524,7 +524,7 @@ pub async fn save_all(
                 ..c.summary()
             })
             .collect();
-        let listed = local::update_index(|stored| {
+        let list_write = local::update_index(|stored| {
             for line in &lines {
                 crate::turn::message::upsert_summary(stored, line.clone());
             }
@@ -535,10 +535,7 @@ pub async fn save_all(
         for c in conversations {
             channel::announce(&c.id);
         }
-        Ok(match listed {
-            Ok(()) => Saved::Stored,
-            Err(err) => Saved::Unlisted(unlisted(&err)),
-        })
+        Ok(listed(list_write))
     }
     #[cfg(not(feature = "hydrate"))]
     {
