@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { plantLocalStorage, UNREADABLE_RECORD } from './fixtures/stored';
 import { focusRing, measureTextContrast, movingElements, type FocusRing, type TextSample } from './fixtures/a11y';
 import type { Page } from '@playwright/test';
 
@@ -180,11 +181,7 @@ test("every visible text, in every state, in both themes, meets the README's con
   };
   const chat = new ChatPage(page);
   // An unreadable record: the empty-conversation welcome and a notice with a download link.
-  await page.addInitScript(() => {
-    if (sessionStorage.getItem('planted')) return;
-    sessionStorage.setItem('planted', '1');
-    localStorage.setItem('pensive.conversation.broken', '{"version":1, this is not json');
-  });
+  await plantLocalStorage(page, { 'pensive.conversation.broken': UNREADABLE_RECORD });
   await chat.open(MOCKED);
   await expect(page.getByTestId('download-backup')).toBeVisible();
   await measure('first visit, notice');

@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { plantLocalStorage, UNREADABLE_RECORD } from './fixtures/stored';
 
 // Every state a user meets, scanned by axe-core against WCAG 2.2 A and AA
 // (issue 23, item 2), in the light and the dark theme. A rule may be
@@ -40,11 +41,7 @@ test('axe finds no WCAG 2.2 AA violation in any state, in either theme', async (
   const scans: Scan[] = [];
   const chat = new ChatPage(page);
   // An unreadable record: the welcome with a notice and a download link.
-  await page.addInitScript(() => {
-    if (sessionStorage.getItem('planted')) return;
-    sessionStorage.setItem('planted', '1');
-    localStorage.setItem('pensive.conversation.broken', '{"version":1, this is not json');
-  });
+  await plantLocalStorage(page, { 'pensive.conversation.broken': UNREADABLE_RECORD });
   await chat.open(MOCKED);
   await expect(page.getByTestId('download-backup')).toBeVisible();
   await scanBothThemes(page, 'empty, with a notice', scans);

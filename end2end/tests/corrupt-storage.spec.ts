@@ -1,6 +1,6 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
-import { storedRecords } from './fixtures/stored';
+import { plantLocalStorage, storedRecords, UNREADABLE_RECORD } from './fixtures/stored';
 
 test('unreadable saved data is kept in a backup, the user is told, and the rest loads; newer data stays in place', async ({ page }) => {
   const good = {
@@ -10,14 +10,12 @@ test('unreadable saved data is kept in a backup, the user is told, and the rest 
       messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', blocks: [{ kind: 'answer', text: 'hello' }], status: 'done' }],
     },
   };
-  await page.addInitScript((good) => {
-    if (sessionStorage.getItem('planted')) return;
-    sessionStorage.setItem('planted', '1');
-    localStorage.setItem('pensive.conversation.good', JSON.stringify(good));
-    localStorage.setItem('pensive.conversation.broken', '{"version":1, this is not json');
-    localStorage.setItem('pensive.conversation.future', JSON.stringify({ version: 99, conversation: {} }));
-    localStorage.setItem('pensive.current', 'broken');
-  }, good);
+  await plantLocalStorage(page, {
+    'pensive.conversation.good': JSON.stringify(good),
+    'pensive.conversation.broken': UNREADABLE_RECORD,
+    'pensive.conversation.future': JSON.stringify({ version: 99, conversation: {} }),
+    'pensive.current': 'broken',
+  });
   const chat = new ChatPage(page);
   await page.goto(`${MOCKED}/`);
   await chat.hydrated();

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
-import { storedRecords } from './fixtures/stored';
+import { plantLocalStorage, storedRecords } from './fixtures/stored';
 
 // History lives in IndexedDB (docs/history.md); localStorage keeps the list,
 // the current id and a quick-restore copy for the first frame.
@@ -53,17 +53,12 @@ const legacyKeys = (page: Page) =>
   page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('pensive.conversation.')));
 
 test('records of versions 1 and 2 in localStorage move to IndexedDB on first load, losing nothing', async ({ page }) => {
-  await page.addInitScript(
-    ([v1, v2, index]) => {
-      if (sessionStorage.getItem('planted')) return;
-      sessionStorage.setItem('planted', '1');
-      localStorage.setItem('pensive.conversation.from-v1', v1);
-      localStorage.setItem('pensive.conversation.from-v2', v2);
-      localStorage.setItem('pensive.index', index);
-      localStorage.setItem('pensive.current', 'from-v2');
-    },
-    [V1_RECORD, V2_RECORD, V2_INDEX],
-  );
+  await plantLocalStorage(page, {
+    'pensive.conversation.from-v1': V1_RECORD,
+    'pensive.conversation.from-v2': V2_RECORD,
+    'pensive.index': V2_INDEX,
+    'pensive.current': 'from-v2',
+  });
   const chat = new ChatPage(page);
   await chat.open(MOCKED);
   // The first frame after hydration shows the current one from its old record.

@@ -1,7 +1,7 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 import type { Page } from '@playwright/test';
-import { putRecords, storedRecords } from './fixtures/stored';
+import { plantLocalStorage, putRecords, storedRecords } from './fixtures/stored';
 
 // After a deploy, a tab opened on the new version may write history in a newer
 // schema while a tab of the old version is still open. The old tab must leave
@@ -32,21 +32,13 @@ const CURRENT_INDEX = JSON.stringify({
 });
 
 /** Plants `entries` in localStorage once, before the app first loads. */
-async function plant(page: Page, entries: Record<string, string>) {
-  await page.addInitScript((entries) => {
-    if (sessionStorage.getItem('planted')) return;
-    sessionStorage.setItem('planted', '1');
-    for (const [key, value] of Object.entries(entries)) localStorage.setItem(key, value);
-  }, entries);
-}
-
 const storage = (page: Page) =>
   page.evaluate(() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k)!])));
 
 const backups = async (page: Page) => Object.keys(await storage(page)).filter((k) => k.startsWith('pensive.backup.'));
 
 test('a conversation saved by a newer version is skipped with a notice and stays where it is, untouched', async ({ page }) => {
-  await plant(page, {
+  await plantLocalStorage(page, {
     'pensive.index': CURRENT_INDEX,
     'pensive.conversation.good': GOOD_RECORD,
     'pensive.conversation.future': FUTURE_RECORD,
@@ -84,7 +76,7 @@ test('an index saved by a newer version is left as it is: this tab lists what it
     'pensive.conversation.good': GOOD_RECORD,
     'pensive.conversation.future': FUTURE_RECORD,
   };
-  await plant(page, planted);
+  await plantLocalStorage(page, planted);
   const chat = new ChatPage(page);
   await chat.open(MOCKED);
   const notice = page.getByTestId('notice').filter({ hasText: 'saves nothing' });

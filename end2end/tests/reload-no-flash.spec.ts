@@ -1,5 +1,6 @@
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { plantLocalStorage, UNREADABLE_RECORD } from './fixtures/stored';
 import type { Page } from '@playwright/test';
 
 /** What one animation frame showed. */
@@ -73,11 +74,7 @@ test('a first-time visitor sees the welcome from the first frame', async ({ page
 });
 
 test('when the only stored conversation is unreadable, the welcome appears once history is loaded', async ({ page }) => {
-  await page.addInitScript(() => {
-    if (sessionStorage.getItem('planted')) return;
-    sessionStorage.setItem('planted', '1');
-    localStorage.setItem('pensive.conversation.broken', '{"version":1, this is not json');
-  });
+  await plantLocalStorage(page, { 'pensive.conversation.broken': UNREADABLE_RECORD });
   const chat = new ChatPage(page);
   await chat.open(MOCKED);
   await expect(page.getByTestId('notice').first()).toContainText('could not be opened');
