@@ -3,7 +3,7 @@
 //! answer was cut at the output limit ("Cut off at the length limit (16,000
 //! tokens)"). The page and the Markdown export say the same words. Pure.
 
-use super::reducer::{Turn, TurnModel, TurnStatus};
+use super::reducer::{Turn, TurnModel};
 use super::Effort;
 
 /// The model line: its name and, when known, the effort it was asked at.
@@ -70,14 +70,10 @@ pub fn time_line(turn: &Turn) -> Option<String> {
     }))
 }
 
-/// Whether the turn ended at the output limit (`finish_reason: "length"`).
-/// Or at a tool limit (`tool_limit`, `tool_time_limit`): each offers Continue.
+/// Whether the turn ended at a limit that Continue can take up
+/// ([`Turn::is_cut_off`]).
 pub fn is_cut_off(turn: &Turn) -> bool {
-    turn.status == TurnStatus::Done
-        && matches!(
-            turn.finish_reason.as_deref(),
-            Some("length" | "tool_limit" | "tool_time_limit")
-        )
+    turn.is_cut_off()
 }
 
 /// The note of an answer cut at the output limit, naming the limit when the
@@ -134,6 +130,7 @@ pub fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::turn::reducer::TurnStatus;
 
     #[test]
     fn a_turn_stopped_at_the_tool_limit_says_so() {

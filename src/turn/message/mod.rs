@@ -6,13 +6,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::turn::reducer::{Block, BlockState, Turn, TurnStatus};
 use crate::turn::request::ChatMessage;
-use crate::turn::versions::Versions;
 
 mod envelope;
+pub mod versions;
 pub use envelope::{
     decode, decode_file, decode_index, encode, encode_all, encode_index, newer_index_version,
     newer_version,
 };
+use versions::Versions;
 
 /// Current schema version written by this build. 2: thinking blocks carry
 /// their `headline` (the label naming them). 3: a question may carry the

@@ -107,11 +107,22 @@ impl Turn {
         }
     }
 
+    /// Whether the turn ended at the output limit (`finish_reason: "length"`)
+    /// or at a tool limit (`tool_limit`, `tool_time_limit`): each offers
+    /// Continue.
+    pub fn is_cut_off(&self) -> bool {
+        self.status == TurnStatus::Done
+            && matches!(
+                self.finish_reason.as_deref(),
+                Some("length" | "tool_limit" | "tool_time_limit")
+            )
+    }
+
     /// "Continue" on an answer cut at the output limit: the turn waits again
     /// and the continuation's answer text joins its last answer block.
     /// Nothing to do for a turn that was not cut.
     pub fn resume_to_continue(&mut self, now_ms: f64) -> Vec<Change> {
-        if !crate::turn::turn_footer::is_cut_off(self) {
+        if !self.is_cut_off() {
             return Vec::new();
         }
         self.status = TurnStatus::Waiting;
