@@ -9,34 +9,12 @@ use async_stream::stream;
 use axum::body::Bytes;
 
 use super::endless::endless_body;
+use super::frame::{frame_bytes, Chunk};
+use super::state::Control;
 use crate::server::mock::encoders;
 use crate::server::mock::scenarios::{Fault, Scenario};
 use crate::server::providers::delta::Delta;
-use crate::server::providers::framing::WireEvent;
 use crate::server::providers::wire::Dialect;
-
-/// One piece of a response body, or the error that resets the connection.
-pub(super) type Chunk = Result<Bytes, std::io::Error>;
-
-/// One event's bytes as the dialect frames it: an NDJSON line or an SSE event.
-pub(super) fn frame_bytes(dialect: Dialect, frame: &WireEvent) -> String {
-    if dialect.is_ndjson() {
-        format!("{}\n", frame.data)
-    } else {
-        match &frame.event {
-            Some(name) => format!("event: {name}\ndata: {}\n\n", frame.data),
-            None => format!("data: {}\n\n", frame.data),
-        }
-    }
-}
-
-/// A chat stream started with `reasoning_control: true` (llama.cpp): its
-/// completion id, and the flag `POST /v1/chat/completions/control` raises to
-/// end its reasoning.
-pub(super) struct Control {
-    pub id: String,
-    pub ended: tokio::sync::watch::Receiver<bool>,
-}
 
 /// Only reasoning (or nothing): what an ended reasoning leaves out.
 fn reasoning_only(deltas: &[Delta]) -> bool {

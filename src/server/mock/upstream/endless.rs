@@ -7,7 +7,7 @@ use axum::body::Bytes;
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::body::{frame_bytes, Chunk};
+use super::frame::{frame_bytes, Chunk};
 use super::state::{stream_response, MockState};
 use crate::server::mock::encoders::Encoder;
 use crate::server::mock::scenarios::{Endless, ENDLESS_BYTES, TRICKLE_FOR, TRICKLE_PAUSE};

@@ -29,6 +29,7 @@ mod body;
 mod conversation;
 mod echo;
 mod endless;
+mod frame;
 mod replay;
 pub mod rules;
 mod state;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use async_stream::stream;
 use axum::body::Bytes;
 
-use super::body::Chunk;
+use super::frame::Chunk;
 
 /// Splits a recording into the raw text of each event (blank-line separated
 /// for SSE, one per line for NDJSON), so replay keeps `event:` lines.

@@ -14,8 +14,16 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::body::Chunk;
+use super::frame::Chunk;
 use crate::server::providers::wire::Dialect;
+
+/// A chat stream started with `reasoning_control: true` (llama.cpp): its
+/// completion id, and the flag `POST /v1/chat/completions/control` raises to
+/// end its reasoning.
+pub(super) struct Control {
+    pub id: String,
+    pub ended: tokio::sync::watch::Receiver<bool>,
+}
 
 /// One request the mock received.
 #[derive(Debug, Clone, Serialize)]
@@ -82,12 +90,12 @@ impl MockState {
     }
 
     /// A new controllable stream: its completion id and its flag.
-    pub(super) fn new_control(&self) -> Option<super::body::Control> {
+    pub(super) fn new_control(&self) -> Option<Control> {
         let mut controls = self.controls.lock().ok()?;
         let id = format!("chatcmpl-mock-{}", controls.len() + 1);
         let (sender, ended) = tokio::sync::watch::channel(false);
         controls.insert(id.clone(), sender);
-        Some(super::body::Control { id, ended })
+        Some(Control { id, ended })
     }
 
     /// Ends the reasoning of the stream `id`; false for an unknown id.
