@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use super::headline::{last_line, strip_topics};
 use super::scroll_pin::Pin;
 use super::streaming_markdown::StreamingMarkdown;
-use super::trusted_html::decoration;
+use super::thinking_header::ThinkingHeader;
 use super::turn_view::{BlockView, ThinkingMeta};
 use super::use_copy::{use_copy, UseCopyReturn};
 use crate::turn::block_label::{ended_label, source_note};
@@ -198,55 +198,20 @@ pub fn ThinkingBlock(
         <Show when=move || visible.get()>
             <section class=state_class data-testid="thinking-block">
                 <div class="thinking-header-row">
-                    <button
-                        class="thinking-header"
-                        aria-expanded=move || expandable.get().then(|| open.get().to_string())
-                        aria-controls={
-                            let id = body_id.clone();
-                            move || expandable.get().then(|| id.clone())
-                        }
-                        disabled=move || !expandable.get()
-                        aria-description=move || source.get()
-                        on:click=move |_| {
-                            restore_scroll.set_value(!open.get_untracked());
-                            open.update(|o| *o = !*o);
-                        }
-                    >
-                        {decoration("chevron")}
-                        <span class="thinking-label">{move || label.get()}</span>
-                        {move || {
-                            topic
-                                .get()
-                                .map(|name| {
-                                    let full = name.clone();
-                                    // The whole label on hover when the header cuts it.
-                                    view! {
-                                        <span class="thinking-topic-sep">" \u{b7} "</span>
-                                        <span
-                                            class="thinking-topic"
-                                            data-testid="thinking-topic"
-                                            title=full
-                                        >
-                                            {name}
-                                        </span>
-                                    }
-                                })
-                        }}
-                        {move || {
-                            preview
-                                .get()
-                                .map(|line| {
-                                    view! {
-                                        <span
-                                            class="thinking-preview"
-                                            data-testid="thinking-preview"
-                                        >
-                                            {line}
-                                        </span>
-                                    }
-                                })
-                        }}
-                    </button>
+                    <ThinkingHeader
+                        label
+                        expanded=Signal::derive(move || expandable.get().then(|| open.get()))
+                        controls=Some(body_id.clone())
+                        description=source
+                        topic
+                        preview
+                        on_toggle=Some(
+                            Callback::new(move |_| {
+                                restore_scroll.set_value(!open.get_untracked());
+                                open.update(|o| *o = !*o);
+                            }),
+                        )
+                    />
                     <Show when=move || offer_answer_now.get()>
                         <button
                             class="copy-button answer-now"
