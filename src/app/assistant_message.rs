@@ -8,7 +8,7 @@ use super::thinking_block::ThinkingBlock;
 use super::thinking_header::ThinkingHeader;
 use super::tool_step::ToolStepView;
 use super::trusted_html::decoration;
-use super::turn_footer::TurnFooter;
+use super::turn_footer::{turn_note, TurnFooter};
 use super::turn_view::{BlockKind, BlockView, TurnView};
 use super::use_thinking_fold::use_thinking_fold;
 use crate::turn::duration::{
@@ -181,16 +181,7 @@ pub fn AssistantMessage(
                     })
             }}
             <For each=move || blocks.get() key=|b| b.key children=render_block />
-            {move || {
-                tokens_note()
-                    .map(|note| {
-                        view! {
-                            <p class="turn-note turn-tokens" data-testid="reasoning-tokens">
-                                {note}
-                            </p>
-                        }
-                    })
-            }}
+            {turn_note("turn-note turn-tokens", "reasoning-tokens", tokens_note)}
             <Show when=waiting>
                 <div class="waiting-indicator" data-testid="waiting">
                     {decoration("pulse")}

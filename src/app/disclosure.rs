@@ -46,3 +46,46 @@ pub fn DisclosureButton(
         </button>
     }
 }
+
+/// The button rendered on the server, as a screen reader meets it.
+#[cfg(all(test, feature = "ssr"))]
+mod render_tests {
+    use super::*;
+    use crate::app::thinking_block::render_tests::open_tag;
+
+    fn render(expanded: Option<bool>) -> String {
+        Owner::new().with(|| {
+            view! {
+                <DisclosureButton
+                    class="tool-step-header"
+                    expanded=Signal::stored(expanded)
+                    controls=Some("tool-body-7".to_owned())
+                >
+                    <span>"calculate"</span>
+                </DisclosureButton>
+            }
+            .to_html()
+        })
+    }
+
+    #[test]
+    fn it_says_whether_the_box_is_open_and_which_element_it_shows() {
+        let html = render(Some(false));
+        let tag = open_tag(&html, "tool-step-header").unwrap_or_default();
+        assert!(tag.contains("aria-expanded=\"false\""), "{tag}");
+        assert!(tag.contains("aria-controls=\"tool-body-7\""), "{tag}");
+        assert!(!tag.contains("disabled"), "{tag}");
+        assert!(html.contains("calculate"), "{html}");
+        let html = render(Some(true));
+        assert!(html.contains("aria-expanded=\"true\""), "{html}");
+    }
+
+    #[test]
+    fn with_nothing_to_unfold_it_is_a_disabled_header_without_either() {
+        let html = render(None);
+        let tag = open_tag(&html, "tool-step-header").unwrap_or_default();
+        assert!(tag.contains("disabled"), "{tag}");
+        assert!(!tag.contains("aria-expanded"), "{tag}");
+        assert!(!tag.contains("aria-controls"), "{tag}");
+    }
+}

@@ -107,3 +107,22 @@ fn earlier_label(hidden: usize) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn show_earlier_says_how_many_it_adds_and_how_many_stay_hidden() {
+        assert_eq!(earlier_label(1), "Show the earlier message");
+        assert_eq!(earlier_label(12), "Show the 12 earlier messages");
+        assert_eq!(
+            earlier_label(RENDER_WINDOW),
+            format!("Show the {RENDER_WINDOW} earlier messages")
+        );
+        assert_eq!(
+            earlier_label(1_940),
+            format!("Show {RENDER_WINDOW} earlier messages (1,940 not shown)")
+        );
+    }
+}

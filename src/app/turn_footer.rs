@@ -110,17 +110,11 @@ pub fn TurnFooter(
     };
 
     view! {
-        {move || {
-            empty_outcome
-                .get()
-                .map(|outcome| {
-                    view! {
-                        <p class="turn-note" data-testid="empty-outcome">
-                            {outcome.note()}
-                        </p>
-                    }
-                })
-        }}
+        {turn_note(
+            "turn-note",
+            "empty-outcome",
+            move || empty_outcome.get().map(|outcome| outcome.note()),
+        )}
         {move || {
             turn.error
                 .get()
@@ -132,16 +126,7 @@ pub fn TurnFooter(
                     }
                 })
         }}
-        {move || {
-            cut_note()
-                .map(|note| {
-                    view! {
-                        <p class="turn-note turn-cut" data-testid="cut-off">
-                            {note}
-                        </p>
-                    }
-                })
-        }}
+        {turn_note("turn-note turn-cut", "cut-off", cut_note)}
         <Show when=continuable>
             <div class="turn-actions">
                 <button
@@ -154,26 +139,8 @@ pub fn TurnFooter(
                 </button>
             </div>
         </Show>
-        {move || {
-            time_line()
-                .map(|line| {
-                    view! {
-                        <p class="turn-note turn-times" data-testid="turn-times">
-                            {line}
-                        </p>
-                    }
-                })
-        }}
-        {move || {
-            model_line()
-                .map(|line| {
-                    view! {
-                        <p class="turn-note turn-model" data-testid="turn-model">
-                            {line}
-                        </p>
-                    }
-                })
-        }}
+        {turn_note("turn-note turn-times", "turn-times", time_line)}
+        {turn_note("turn-note turn-model", "turn-model", model_line)}
         <Show when=move || turn.status.get() == TurnStatus::Stopped>
             <p class="turn-note" data-testid="turn-stopped">
                 "Stopped."
@@ -200,5 +167,83 @@ pub fn TurnFooter(
                 </button>
             </div>
         </Show>
+    }
+}
+
+/// A note under the turn (`<p class=…>`), shown while `text` has one.
+pub fn turn_note<T, F>(class: &'static str, testid: &'static str, text: F) -> impl IntoView
+where
+    T: IntoView + 'static,
+    F: Fn() -> Option<T> + Send + Sync + 'static,
+{
+    move || {
+        text().map(|text| {
+            view! {
+                <p class=class data-testid=testid>
+                    {text}
+                </p>
+            }
+        })
+    }
+}
+
+/// The footer rendered on the server for turns that ended in different ways.
+#[cfg(all(test, feature = "ssr"))]
+mod render_tests {
+    use super::*;
+    use crate::app::thinking_block::render_tests::text_of;
+    use crate::turn::reducer::Turn;
+    use crate::turn::TurnEvent;
+
+    fn render(events: Vec<TurnEvent>, is_last: bool, stop: bool) -> String {
+        Owner::new().with(|| {
+            let mut turn = Turn::new(0.0);
+            for (i, event) in events.into_iter().enumerate() {
+                turn.apply(event, 1_000.0 + i as f64);
+            }
+            if stop {
+                turn.stop(5_000.0);
+            }
+            let turn = TurnView::new(&turn);
+            let on_retry = Some(Callback::new(|_| {}));
+            view! { <TurnFooter turn is_last on_retry on_continue=None /> }.to_html()
+        })
+    }
+
+    fn answered() -> Vec<TurnEvent> {
+        vec![
+            TurnEvent::AnswerDelta {
+                text: "Blue.".into(),
+            },
+            TurnEvent::Done {
+                finish_reason: Some("stop".into()),
+                output_limit: None,
+            },
+        ]
+    }
+
+    #[test]
+    fn a_whole_answer_offers_regenerate_on_the_last_turn_and_copy_on_every_turn() {
+        let html = render(answered(), true, false);
+        assert!(html.contains("data-testid=\"regenerate\""), "{html}");
+        assert!(text_of(&html).contains("Copy answer"), "{html}");
+        assert!(!html.contains("data-testid=\"retry\""), "{html}");
+        let html = render(answered(), false, false);
+        assert!(!html.contains("data-testid=\"regenerate\""), "{html}");
+        assert!(text_of(&html).contains("Copy answer"), "{html}");
+    }
+
+    #[test]
+    fn a_stopped_turn_says_so_and_offers_retry() {
+        let html = render(
+            vec![TurnEvent::AnswerDelta {
+                text: "Half".into(),
+            }],
+            true,
+            true,
+        );
+        assert!(html.contains("data-testid=\"turn-stopped\""), "{html}");
+        assert!(html.contains("data-testid=\"retry\""), "{html}");
+        assert!(!html.contains("data-testid=\"regenerate\""), "{html}");
     }
 }
