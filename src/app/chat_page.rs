@@ -4,23 +4,22 @@
 
 use leptos::prelude::*;
 
-use super::api::{list_models, list_tool_servers, PublicModel};
+use super::api::{list_models, list_tool_servers};
 use super::composer::Composer;
-use super::effort_picker::EffortPicker;
-use super::history::Notice;
 use super::jump_to_latest::JumpToLatest;
 use super::message_list::MessageList;
+use super::model_line::ModelLine;
+use super::notice_list::NoticeList;
 use super::page_menu::PageMenu;
 use super::preferences::provide_fold_preference;
 use super::restore_shell;
 use super::reveal_match::reveal_match;
 use super::sidebar::Sidebar;
-use super::tools_control::ToolsControl;
 use super::undo_delete::UndoDelete;
-use super::use_chat_session::{use_chat_session, UseChatSessionReturn};
+use super::use_chat_session::use_chat_session;
 use super::use_conversations::use_conversations;
 use super::use_import_export::use_import_export;
-use super::use_notices::{use_notices, UseNoticesReturn};
+use super::use_notices::use_notices;
 use super::use_page_lifecycle::use_page_lifecycle;
 use super::use_stick_to_bottom::use_stick_to_bottom;
 
@@ -68,10 +67,6 @@ pub fn ChatPage() -> impl IntoView {
         session.send(text);
     });
 
-    let notice_list = move || {
-        let list: Vec<(usize, Notice)> = notices.notices.get().into_iter().enumerate().collect();
-        list
-    };
     view! {
         <div class="layout">
             <Sidebar
@@ -86,56 +81,14 @@ pub fn ChatPage() -> impl IntoView {
             <div class="page">
                 <header class="topbar">
                     <h1 class="brand">"Pensive"</h1>
-                    // Its own box: a Suspense must be the last child of its
-                    // parent to hydrate (siblings after it went unmatched).
-                    <div class="model-line">
-                        <Suspense fallback=|| ()>
-                            {move || {
-                                models
-                                    .get()
-                                    .and_then(Result::ok)
-                                    .map(|list| {
-                                        view! {
-                                            {model_chooser(session, list.clone())}
-                                            <EffortPicker
-                                                models=list
-                                                model=session.model
-                                                effort=session.effort
-                                                on_change=Callback::new(move |e| session.pick_effort(e))
-                                            />
-                                        }
-                                    })
-                            }}
-                            {move || {
-                                tool_servers
-                                    .get()
-                                    .and_then(Result::ok)
-                                    .filter(|servers| !servers.is_empty())
-                                    .map(|servers| {
-                                        view! {
-                                            <ToolsControl
-                                                servers
-                                                off=session.tools_off
-                                                on_switch=Callback::new(move |(name, on)| {
-                                                    session.switch_tool_server(name, on)
-                                                })
-                                            />
-                                        }
-                                    })
-                            }}
-                        </Suspense>
-                    </div>
+                    <ModelLine session models tool_servers />
                     <PageMenu
                         preference=fold_preference
                         files
                         empty=Signal::derive(move || session.messages.with(Vec::is_empty))
                     />
                 </header>
-                <For
-                    each=notice_list
-                    key=|(i, n)| (*i, n.message.clone())
-                    children=move |(_, notice)| notice_view(notices, notice)
-                />
+                <NoticeList notices />
                 <UndoDelete conversations />
                 <div class="conversation-wrap">
                     <main
@@ -170,82 +123,5 @@ pub fn ChatPage() -> impl IntoView {
                 <Composer running on_send=send on_stop=Callback::new(move |_| session.stop()) />
             </div>
         </div>
-    }
-}
-
-/// A notice about saved data, with a download of anything quarantined.
-fn notice_view(notices: UseNoticesReturn, notice: Notice) -> impl IntoView {
-    let message = notice.message.clone();
-    let download = notice.backup.map(|raw| {
-        let href = format!(
-            "data:application/json;charset=utf-8,{}",
-            percent_encode(&raw)
-        );
-        view! {
-            <a href=href download="pensive-backup.json" data-testid="download-backup">
-                "Download it"
-            </a>
-        }
-    });
-    view! {
-        <div class="notice" role="alert" data-testid="notice">
-            <span>{notice.message}</span>
-            {download}
-            <button on:click=move |_| notices.dismiss(&message)>"Dismiss"</button>
-        </div>
-    }
-}
-
-/// Percent-encodes text for a `data:` URL.
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 3 / 2);
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(byte as char)
-            }
-            _ => out.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    out
-}
-
-/// One model: a badge. Several: a picker bound to the conversation's model.
-fn model_chooser(session: UseChatSessionReturn, models: Vec<PublicModel>) -> AnyView {
-    if models.len() < 2 {
-        return models.into_iter().next().map(model_badge).into_any();
-    }
-    let default = models.first().map(|m| m.id.clone()).unwrap_or_default();
-    view! {
-        <label class="preference">
-            <span>"Model: "</span>
-            <select
-                aria-label="Model"
-                data-testid="model-picker"
-                on:change=move |ev| session.pick_model(event_target_value(&ev))
-                prop:value=move || session.model.get().unwrap_or_else(|| default.clone())
-            >
-                {models
-                    .into_iter()
-                    .map(|m| view! { <option value=m.id.clone()>{m.label}</option> })
-                    .collect_view()}
-            </select>
-        </label>
-    }
-    .into_any()
-}
-
-fn model_badge(model: PublicModel) -> impl IntoView {
-    view! {
-        <span class="model-badge" data-testid="model-badge" class:demo=model.demo>
-            {model.label}
-            {model
-                .demo
-                .then(|| {
-                    view! {
-                        <span class="demo-note">" \u{b7} built-in demo, no API key needed"</span>
-                    }
-                })}
-        </span>
     }
 }

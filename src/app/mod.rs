@@ -20,6 +20,8 @@ pub mod lazy_renderer;
 pub mod markdown;
 pub mod message_list;
 pub mod message_view;
+pub mod model_line;
+pub mod notice_list;
 pub mod page_menu;
 pub mod preferences;
 pub mod restore_shell;
