@@ -289,4 +289,32 @@ mod render_tests {
         assert!(html.contains("data-testid=\"waiting\""), "{html}");
         assert!(!html.contains("empty answer"), "{html}");
     }
+
+    #[test]
+    fn reasoning_counted_without_a_block_is_one_disabled_header() {
+        let html = render(
+            vec![
+                TurnEvent::AnswerDelta { text: "42".into() },
+                TurnEvent::Usage(Usage {
+                    reasoning_tokens: Some(640),
+                    ..Usage::default()
+                }),
+                done(),
+            ],
+            5_000.0,
+        );
+        let header =
+            crate::app::thinking_block::render_tests::open_tag(&html, "class=\"thinking-header\"")
+                .unwrap_or_default();
+        assert!(header.contains("disabled"), "{header}");
+        assert!(!header.contains("aria-expanded"), "{header}");
+        assert!(
+            text_of(&html).starts_with("Reasoned for 1s \u{b7} 640 tokens"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("reasoning-tokens"),
+            "said in the header, not again"
+        );
+    }
 }
