@@ -78,7 +78,7 @@ export function perChunkRows(samples: Sample[], before: number, chunks: number, 
     rows.push(info(`${field} time per chunk, first 10%`, perChunk(0, tenth, field) * 1000, 'µs'));
     rows.push(info(`${field} time per chunk, last 10%`, perChunk(chunks - tenth, chunks, field) * 1000, 'µs'));
   }
-  // Of that, the streaming view's own frames (src/app/streaming_markdown.rs).
+  // Of that, the streaming view's own frames (src/app/streaming_markdown/).
   for (const [field, what] of [
     ['render', 'asking the renderer (main thread)'],
     ['page', 'applying its frames to the page (main thread)'],

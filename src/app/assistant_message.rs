@@ -5,17 +5,17 @@ use leptos::prelude::*;
 
 use super::streaming_markdown::StreamingMarkdown;
 use super::thinking_block::ThinkingBlock;
+use super::thinking_header::ThinkingHeader;
 use super::tool_step::ToolStepView;
 use super::trusted_html::decoration;
+use super::turn_footer::{turn_note, TurnFooter};
 use super::turn_view::{BlockKind, BlockView, TurnView};
-use super::use_copy::{use_copy, UseCopyReturn};
 use super::use_thinking_fold::use_thinking_fold;
 use crate::turn::duration::{
     format_duration,
     DurationStyle::{Clock, Seconds},
 };
-use crate::turn::reducer::{is_empty_reasoning, is_shown, EmptyOutcome, TurnStatus};
-use crate::turn::turn_footer::{time_line_of, TimedPart};
+use crate::turn::reducer::{is_shown, TurnStatus};
 use crate::turn::{Decision, ReasoningSource};
 
 /// An assistant turn as it streams or as replayed from history.
@@ -139,37 +139,6 @@ pub fn AssistantMessage(
         let doing = if cut_short() { "Answering" } else { "Thinking" };
         format!("{doing}\u{2026} {}", format_duration(elapsed, Clock))
     };
-    let answer_text = move || {
-        blocks.with(|bs| {
-            bs.iter()
-                .filter(|b| b.kind == BlockKind::Answer)
-                .map(|b| b.text.get())
-                .collect::<String>()
-        })
-    };
-    // Which note an ended turn without answer text gets: only a model that
-    // reasoned "finished thinking" (design §4); under the kill switch no
-    // reasoning reaches the browser, so that note never mentions thinking.
-    let empty_outcome = Memo::new(move |_| {
-        // No note while events may arrive: reading the texts only once the
-        // turn has ended keeps a streaming chunk from re-reading the answer.
-        if turn.status.get().is_live() {
-            return None;
-        }
-        let reasoned = blocks.with(|bs| {
-            bs.iter().any(|b| {
-                b.kind == BlockKind::Thinking
-                    && b.meta
-                        .with(|m| b.text.with(|t| !is_empty_reasoning(t, m.opaque)))
-            })
-        });
-        EmptyOutcome::of(
-            turn.status.get(),
-            &answer_text(),
-            reasoned,
-            reasoning_tokens.get(),
-        )
-    });
     // No block, but the provider counted reasoning: one header-only block.
     let hidden_reasoning = move || {
         let tokens = reasoning_tokens.get().filter(|n| *n > 0)?;
@@ -193,59 +162,6 @@ pub fn AssistantMessage(
         let tokens = reasoning_tokens.get().filter(|n| *n > 0)?;
         Some(format!("{tokens} reasoning tokens"))
     };
-    let retryable = move || {
-        on_retry.is_some() && matches!(turn.status.get(), TurnStatus::Error | TurnStatus::Stopped)
-    };
-    // Cut at the output limit: the note, and Continue on the last turn.
-    let cut_note = move || {
-        if turn.status.get() != TurnStatus::Done {
-            return None;
-        }
-        turn.cut_note.get()
-    };
-    let continuable = move || cut_note().is_some() && is_last.get() && on_continue.is_some();
-    let continue_answer = move |_| {
-        if let Some(go_on) = on_continue {
-            go_on.run(());
-        }
-    };
-    // Thinking and tool time apart, once the turn has ended ("Thought 14s
-    // · 3 tools 4.1s"); only for a turn that used tools.
-    let time_line = move || {
-        if turn.status.get().is_live() {
-            return None;
-        }
-        blocks.with(|bs| {
-            time_line_of(bs.iter().filter_map(|b| match b.kind {
-                BlockKind::Thinking => b.meta.with(|m| {
-                    b.text
-                        .with(|t| !is_empty_reasoning(t, m.opaque))
-                        .then_some(TimedPart::Thought(m.duration_ms))
-                }),
-                BlockKind::Tool => Some(TimedPart::Tool(
-                    b.tool.with(|s| s.as_ref().and_then(|s| s.duration_ms)),
-                )),
-                BlockKind::Answer => None,
-            }))
-        })
-    };
-    // Who wrote the turn, once it has ended.
-    let model_line = move || {
-        if turn.status.get().is_live() {
-            return None;
-        }
-        turn.model_line.get_value()
-    };
-    let UseCopyReturn { copied, copy } = use_copy();
-    let copy_answer = move |_| copy.run(answer_text());
-    // Retry (after an error or a stop) and Regenerate (after a whole answer)
-    // ask the same thing: this turn again.
-    let retry = move |_| {
-        if let Some(retry) = on_retry {
-            retry.run(());
-        }
-    };
-
     view! {
         <div
             class="message assistant"
@@ -258,122 +174,21 @@ pub fn AssistantMessage(
                         view! {
                             <section class="thinking done" data-testid="thinking-block">
                                 <div class="thinking-header-row">
-                                    <button class="thinking-header" disabled=true>
-                                        {decoration("chevron")}
-                                        <span class="thinking-label">{label}</span>
-                                    </button>
+                                    <ThinkingHeader label />
                                 </div>
                             </section>
                         }
                     })
             }}
             <For each=move || blocks.get() key=|b| b.key children=render_block />
-            {move || {
-                tokens_note()
-                    .map(|note| {
-                        view! {
-                            <p class="turn-note turn-tokens" data-testid="reasoning-tokens">
-                                {note}
-                            </p>
-                        }
-                    })
-            }}
+            {turn_note("turn-note turn-tokens", "reasoning-tokens", tokens_note)}
             <Show when=waiting>
                 <div class="waiting-indicator" data-testid="waiting">
                     {decoration("pulse")}
                     {waiting_label}
                 </div>
             </Show>
-            {move || {
-                empty_outcome
-                    .get()
-                    .map(|outcome| {
-                        view! {
-                            <p class="turn-note" data-testid="empty-outcome">
-                                {outcome.note()}
-                            </p>
-                        }
-                    })
-            }}
-            {move || {
-                turn.error
-                    .get()
-                    .map(|e| {
-                        view! {
-                            <p class="turn-error" role="alert" data-testid="turn-error">
-                                {e.message}
-                            </p>
-                        }
-                    })
-            }}
-            {move || {
-                cut_note()
-                    .map(|note| {
-                        view! {
-                            <p class="turn-note turn-cut" data-testid="cut-off">
-                                {note}
-                            </p>
-                        }
-                    })
-            }}
-            <Show when=continuable>
-                <div class="turn-actions">
-                    <button
-                        class="copy-button"
-                        data-testid="continue"
-                        title="Ask the model to go on from where it stopped"
-                        on:click=continue_answer
-                    >
-                        "Continue"
-                    </button>
-                </div>
-            </Show>
-            {move || {
-                time_line()
-                    .map(|line| {
-                        view! {
-                            <p class="turn-note turn-times" data-testid="turn-times">
-                                {line}
-                            </p>
-                        }
-                    })
-            }}
-            {move || {
-                model_line()
-                    .map(|line| {
-                        view! {
-                            <p class="turn-note turn-model" data-testid="turn-model">
-                                {line}
-                            </p>
-                        }
-                    })
-            }}
-            <Show when=move || turn.status.get() == TurnStatus::Stopped>
-                <p class="turn-note" data-testid="turn-stopped">
-                    "Stopped."
-                </p>
-            </Show>
-            <Show when=retryable>
-                <div class="turn-actions">
-                    <button class="copy-button" data-testid="retry" on:click=retry>
-                        "Retry"
-                    </button>
-                </div>
-            </Show>
-            <Show when=move || !turn.status.get().is_live() && !answer_text().trim().is_empty()>
-                <div class="turn-actions">
-                    <Show when=move || {
-                        is_last.get() && on_retry.is_some() && turn.status.get() == TurnStatus::Done
-                    }>
-                        <button class="copy-button" data-testid="regenerate" on:click=retry>
-                            "Regenerate"
-                        </button>
-                    </Show>
-                    <button class="copy-button" on:click=copy_answer>
-                        {move || if copied.get() { "Copied" } else { "Copy answer" }}
-                    </button>
-                </div>
-            </Show>
+            <TurnFooter turn is_last on_retry on_continue />
         </div>
     }
 }
@@ -473,5 +288,33 @@ mod render_tests {
         let html = render(vec![], 5_500.0);
         assert!(html.contains("data-testid=\"waiting\""), "{html}");
         assert!(!html.contains("empty answer"), "{html}");
+    }
+
+    #[test]
+    fn reasoning_counted_without_a_block_is_one_disabled_header() {
+        let html = render(
+            vec![
+                TurnEvent::AnswerDelta { text: "42".into() },
+                TurnEvent::Usage(Usage {
+                    reasoning_tokens: Some(640),
+                    ..Usage::default()
+                }),
+                done(),
+            ],
+            5_000.0,
+        );
+        let header =
+            crate::app::thinking_block::render_tests::open_tag(&html, "class=\"thinking-header\"")
+                .unwrap_or_default();
+        assert!(header.contains("disabled"), "{header}");
+        assert!(!header.contains("aria-expanded"), "{header}");
+        assert!(
+            text_of(&html).starts_with("Reasoned for 1s \u{b7} 640 tokens"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("reasoning-tokens"),
+            "said in the header, not again"
+        );
     }
 }

@@ -10,8 +10,9 @@ use leptos::html::Div;
 use leptos::prelude::*;
 
 use super::headline::{last_line, strip_topics};
+use super::scroll_pin::Pin;
 use super::streaming_markdown::StreamingMarkdown;
-use super::trusted_html::decoration;
+use super::thinking_header::ThinkingHeader;
 use super::turn_view::{BlockView, ThinkingMeta};
 use super::use_copy::{use_copy, UseCopyReturn};
 use crate::turn::block_label::{ended_label, source_note};
@@ -128,9 +129,10 @@ pub fn ThinkingBlock(
     };
 
     let body_ref = NodeRef::<Div>::new();
-    let stick_to_bottom = StoredValue::new(true);
-    // Where the reader had scrolled to, put back when the block is reopened.
-    let reader_scroll_top = StoredValue::new(0);
+    // The body follows its end while it streams and the reader has not
+    // scrolled up (the same rule as the conversation's); where the reader
+    // stood is put back when the block is reopened.
+    let pin = StoredValue::new(Pin::inner_box());
     let restore_scroll = StoredValue::new(false);
     // Where the pin last put the view.
     let pinned_top = StoredValue::new(None::<i32>);
@@ -148,17 +150,11 @@ pub fn ThinkingBlock(
             if !streaming.get_untracked() && Some(top) == pinned_top.get_value() {
                 return;
             }
-            let moved_up = top < reader_scroll_top.get_value();
-            reader_scroll_top.set_value(top);
-            // Only the reader moving up unpins. Our own pin scrolls down, but
-            // its scroll event arrives a frame later, when more text may
-            // already have grown the box: "not at the bottom" then is not
-            // the reader leaving it (under load that unpinned for good).
-            if el.scroll_height() - top - el.client_height() < 24 {
-                stick_to_bottom.set_value(true);
-            } else if moved_up {
-                stick_to_bottom.set_value(false);
-            }
+            let (height, client) = (el.scroll_height(), el.client_height());
+            // The body never glides, so the clock plays no part.
+            pin.update_value(|p| {
+                p.scrolled(f64::from(top), f64::from(height), f64::from(client), 0.0)
+            });
         }
     };
     // Pinned to the bottom while the reader has not scrolled up, measured
@@ -170,14 +166,17 @@ pub fn ThinkingBlock(
             return;
         };
         // Only a live block follows its end; a finished one is read from its top.
-        if stick_to_bottom.get_value() && streaming.get_untracked() {
+        if pin.with_value(|p| p.following) && streaming.get_untracked() {
             el.set_scroll_top(el.scroll_height());
             // What the pin's own scroll event will show: a reader scrolling up
             // in the same frame shows less, even if the box grew meanwhile.
-            reader_scroll_top.set_value(el.scroll_top());
-            pinned_top.set_value(Some(el.scroll_top()));
+            let top = el.scroll_top();
+            pin.update_value(|p| p.pinned_at(f64::from(top)));
+            pinned_top.set_value(Some(top));
         } else if restore {
-            el.set_scroll_top(reader_scroll_top.get_value());
+            // Tops are whole pixels here: the pin only ever holds the
+            // body's own `scroll_top` values, or 0.
+            el.set_scroll_top(pin.with_value(Pin::last_top) as i32);
         }
     });
 
@@ -186,8 +185,7 @@ pub fn ThinkingBlock(
     Effect::new(move |was_streaming: Option<bool>| {
         let now_streaming = streaming.get();
         if was_streaming == Some(true) && !now_streaming {
-            reader_scroll_top.set_value(0);
-            stick_to_bottom.set_value(false);
+            pin.update_value(Pin::rest_at_top);
         }
         now_streaming
     });
@@ -200,55 +198,20 @@ pub fn ThinkingBlock(
         <Show when=move || visible.get()>
             <section class=state_class data-testid="thinking-block">
                 <div class="thinking-header-row">
-                    <button
-                        class="thinking-header"
-                        aria-expanded=move || expandable.get().then(|| open.get().to_string())
-                        aria-controls={
-                            let id = body_id.clone();
-                            move || expandable.get().then(|| id.clone())
-                        }
-                        disabled=move || !expandable.get()
-                        aria-description=move || source.get()
-                        on:click=move |_| {
-                            restore_scroll.set_value(!open.get_untracked());
-                            open.update(|o| *o = !*o);
-                        }
-                    >
-                        {decoration("chevron")}
-                        <span class="thinking-label">{move || label.get()}</span>
-                        {move || {
-                            topic
-                                .get()
-                                .map(|name| {
-                                    let full = name.clone();
-                                    // The whole label on hover when the header cuts it.
-                                    view! {
-                                        <span class="thinking-topic-sep">" \u{b7} "</span>
-                                        <span
-                                            class="thinking-topic"
-                                            data-testid="thinking-topic"
-                                            title=full
-                                        >
-                                            {name}
-                                        </span>
-                                    }
-                                })
-                        }}
-                        {move || {
-                            preview
-                                .get()
-                                .map(|line| {
-                                    view! {
-                                        <span
-                                            class="thinking-preview"
-                                            data-testid="thinking-preview"
-                                        >
-                                            {line}
-                                        </span>
-                                    }
-                                })
-                        }}
-                    </button>
+                    <ThinkingHeader
+                        label
+                        expanded=Signal::derive(move || expandable.get().then(|| open.get()))
+                        controls=Some(body_id.clone())
+                        description=source
+                        topic
+                        preview
+                        on_toggle=Some(
+                            Callback::new(move |_| {
+                                restore_scroll.set_value(!open.get_untracked());
+                                open.update(|o| *o = !*o);
+                            }),
+                        )
+                    />
                     <Show when=move || offer_answer_now.get()>
                         <button
                             class="copy-button answer-now"

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use leptos::prelude::*;
 
+use super::disclosure::DisclosureButton;
 use super::trusted_html::decoration;
 use super::turn_view::BlockView;
 use crate::turn::duration::{format_duration, DurationStyle};
@@ -122,13 +123,12 @@ pub fn ToolStepView(
             data-testid="tool-step"
             data-state=move || state.get().map(state_name).unwrap_or("running")
         >
-            <button
+            <DisclosureButton
                 class="tool-step-header"
-                aria-expanded=move || shown().to_string()
-                aria-controls=body_id
-                on:click=move |_| open.update(|o| *o = !*o)
+                expanded=Signal::derive(move || Some(shown()))
+                controls=Some(body_id)
+                on_toggle=Some(Callback::new(move |_| open.update(|o| *o = !*o)))
             >
-                {decoration("chevron")}
                 {decoration("tool-icon")}
                 <span class="tool-name" data-testid="tool-name">
                     {move || parts.get().map(|p| p.0).unwrap_or_default()}
@@ -139,7 +139,7 @@ pub fn ToolStepView(
                 <span class="tool-state" data-testid="tool-state">
                     {move || parts.get().map(|p| p.2).unwrap_or_default()}
                 </span>
-            </button>
+            </DisclosureButton>
             <div
                 class="tool-step-body"
                 id=body_id_attr

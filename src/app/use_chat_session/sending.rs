@@ -1,0 +1,305 @@
+//! Sending a turn and following it as it streams: the question and an
+//! empty turn join the conversation, the request streams into the live turn
+//! (one event at a time, each change passed to its view), and the turn ends
+//! by itself, by Stop, or is carried on by "Continue".
+
+use futures::future::{AbortHandle, Abortable};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::UseChatSessionReturn;
+use crate::app::browser::{now_ms, random_id, wall_ms};
+use crate::app::message_view::MessageView;
+use crate::app::turn_client::stream_turn;
+use crate::app::turn_view::TurnView;
+use crate::turn::duration::{format_duration, DurationStyle::Spoken};
+use crate::turn::message::{Conversation, Message};
+use crate::turn::reducer::{Change, Turn, TurnModel};
+use crate::turn::tool_listing::enabled_servers;
+use crate::turn::turn_footer::is_cut_off;
+use crate::turn::{ChatRequest, TurnEvent};
+
+impl UseChatSessionReturn {
+    /// Starts a turn for the user's text.
+    pub fn send(&self, text: String) {
+        self.ask(text, None);
+    }
+
+    /// Asks `text`: at the end of the conversation, or (`again_at`) as a new
+    /// version of the turn whose question is at that index, the version shown
+    /// until now kept with what followed it (`turn::versions`).
+    pub(super) fn ask(&self, text: String, again_at: Option<usize>) {
+        let now = now_ms();
+        let Some(request) = self.append_user_turn(&text, now, again_at) else {
+            return;
+        };
+        self.set_current_id
+            .set(self.conversation.with_value(|c| c.id.clone()));
+        // The question and its turn as the conversation holds them (with the
+        // versions count and the effort it asks at).
+        let views: Vec<MessageView> = self.conversation.with_value(|c| {
+            let start = c.messages.len().saturating_sub(2);
+            c.messages
+                .iter()
+                .skip(start)
+                .map(|m| self.views.view_of(m))
+                .collect()
+        });
+        self.set_messages.update(|m| {
+            if let Some(at) = again_at {
+                m.truncate(at);
+            }
+            m.extend(views);
+        });
+        self.set_clock.set(now);
+        self.set_announcement.set("Thinking".into());
+        self.save();
+        self.start_stream(request);
+    }
+
+    /// Adds the user's message (at the end, or as a new version of the turn
+    /// asked at `again_at`) and an empty turn to the conversation (giving a
+    /// new one its id, title and model), and returns what to ask the server.
+    fn append_user_turn(
+        &self,
+        text: &str,
+        now: f64,
+        again_at: Option<usize>,
+    ) -> Option<ChatRequest> {
+        let wall = wall_ms();
+        let picked = self.model.get_untracked();
+        let effort = self.effort.get_untracked();
+        self.conversation.try_update_value(|c| {
+            if c.id.is_empty() {
+                // Switches set before the first message belong to it.
+                let tools_off = std::mem::take(&mut c.tools_off);
+                *c = Conversation::new(format!("c{}", wall as u64), wall);
+                c.tools_off = tools_off;
+            }
+            if c.title.is_empty() {
+                c.title = text
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .take(60)
+                    .collect();
+            }
+            match again_at {
+                Some(at) => {
+                    if !c.start_version(at, text.to_owned()) {
+                        return None;
+                    }
+                }
+                None => c.messages.push(Message::user(text)),
+            }
+            if c.model.is_none() {
+                c.model = picked;
+            }
+            let request = ChatRequest {
+                messages: c.to_chat_messages(),
+                model: c.model.clone(),
+                effort,
+                ..ChatRequest::default()
+            };
+            let mut turn = Turn::new(now);
+            let model = self.models.with_value(|models| {
+                let id = c.model.as_deref();
+                models
+                    .iter()
+                    .find(|m| Some(m.id.as_str()) == id)
+                    .or_else(|| models.first().filter(|_| id.is_none()))
+                    .cloned()
+            });
+            // What the server will use when the request names no effort.
+            turn.effort = effort.or_else(|| model.as_ref().and_then(|m| m.default_effort));
+            turn.model = model.map(|m| TurnModel {
+                id: m.id,
+                label: m.label,
+            });
+            c.messages.push(Message::Assistant(turn));
+            c.updated_at = wall;
+            Some(request)
+        })?
+    }
+
+    /// Streams `request` into the live turn (given a fresh `turn_id`), until
+    /// it ends, Stop is pressed, or "Answer now" replaces it.
+    pub(super) fn start_stream(&self, mut request: ChatRequest) {
+        request.turn_id = Some(random_id());
+        let conversation = self.current_id.get_untracked();
+        request.allowed_tools = self
+            .allowed_tools
+            .with_value(|allowed| allowed.get(&conversation).cloned().unwrap_or_default());
+        request.tools = self.conversation.with_value(|c| {
+            self.tool_servers
+                .with_value(|known| enabled_servers(known, &c.tools_off))
+        });
+        self.live_request.set_value(Some(request.clone()));
+        let generation = self.stream_generation.get_value() + 1;
+        self.stream_generation.set_value(generation);
+        let session = *self;
+        let ticker = set_interval_with_handle(
+            move || session.set_clock.set(now_ms()),
+            std::time::Duration::from_millis(250),
+        )
+        .ok();
+        let (handle, registration) = AbortHandle::new_pair();
+        self.running.set(Some(handle));
+        spawn_local(async move {
+            let turn = stream_turn(request, move |event| session.apply(event));
+            let _ = Abortable::new(turn, registration).await;
+            if let Some(ticker) = ticker {
+                ticker.clear();
+            }
+            // A stream "Answer now" replaced hands the turn to the new one.
+            if session.stream_generation.get_value() == generation {
+                session.finish_turn();
+            }
+        });
+    }
+
+    /// Folds one event into the live turn and its view.
+    fn apply(&self, event: TurnEvent) {
+        if self.leaving.get_value() || self.live_view().is_none() {
+            return; // the conversation changed under a late event
+        }
+        let now = now_ms();
+        if let Some(text) = announcement_for(&event) {
+            self.set_announcement.set(text);
+        }
+        self.update_live_turn(|turn| turn.apply(event, now));
+        crate::app::browser::count_applied_event();
+        if self.autosave.with_value(|a| a.is_due(now)) {
+            self.save();
+        }
+    }
+
+    /// Changes the live turn (the conversation's last message) and passes
+    /// what changed to its view.
+    pub(super) fn update_live_turn(&self, change: impl FnOnce(&mut Turn) -> Vec<Change>) {
+        let Some(view) = self.live_view() else { return };
+        let changes = self
+            .conversation
+            .try_update_value(|c| match c.messages.last_mut() {
+                Some(Message::Assistant(turn)) => change(turn),
+                _ => Vec::new(),
+            });
+        view.sync(changes.unwrap_or_default());
+    }
+
+    /// The key of the last message shown (which turn is live).
+    pub(super) fn live_key(&self) -> Option<usize> {
+        self.messages
+            .with_untracked(|m| m.last().map(MessageView::key))
+    }
+
+    pub(super) fn live_view(&self) -> Option<TurnView> {
+        self.messages.with_untracked(|m| match m.last() {
+            Some(MessageView::Assistant { turn, .. }) => Some(*turn),
+            _ => None,
+        })
+    }
+
+    /// Stop pressed: freeze the turn where it is.
+    pub fn stop(&self) {
+        if let Some(handle) = self.running.get_untracked() {
+            handle.abort();
+        }
+        let now = now_ms();
+        self.update_live_turn(|turn| turn.stop(now));
+        self.set_announcement.set("Stopped".into());
+        self.finish_turn();
+    }
+
+    /// Stops the streaming turn, if one streams, before the conversation shown changes.
+    pub fn stop_if_running(&self) {
+        if self.is_running() {
+            self.stop();
+        }
+    }
+
+    fn finish_turn(&self) {
+        if self.is_running() {
+            self.running.set(None);
+        }
+        self.live_request.set_value(None);
+        if !self.leaving.get_value() {
+            self.save();
+        }
+    }
+
+    /// "Continue" on the last turn, cut at the output limit: asks the model
+    /// to go on from where it stopped; the rest joins the same answer
+    /// (`server::continuation`, docs/decisions.md).
+    pub fn continue_answer(&self) {
+        let cut = self.with_conversation(
+            |c| matches!(c.messages.last(), Some(Message::Assistant(turn)) if is_cut_off(turn)),
+        );
+        if self.is_running() || !cut {
+            return;
+        }
+        let now = now_ms();
+        self.update_live_turn(|turn| turn.resume_to_continue(now));
+        if let Some(view) = self.live_view() {
+            view.started_at_ms.set(now);
+        }
+        let request = self.with_conversation(|c| ChatRequest {
+            messages: c.to_chat_messages(),
+            model: c.model.clone(),
+            continue_answer: true,
+            ..ChatRequest::default()
+        });
+        self.set_clock.set(now);
+        self.set_announcement.set("Continuing".into());
+        self.save();
+        self.start_stream(request);
+    }
+}
+
+/// What the polite status line says for an event (never the streaming text).
+fn announcement_for(event: &TurnEvent) -> Option<String> {
+    match event {
+        TurnEvent::ThinkingStart => Some("Thinking".into()),
+        TurnEvent::ThinkingEnd { duration_ms, .. } => Some(format!(
+            "Thought for {}",
+            format_duration(*duration_ms as f64, Spoken)
+        )),
+        TurnEvent::Done { .. } => Some("Answer complete".into()),
+        TurnEvent::Error { message, .. } => Some(format!("Error: {message}")),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::turn::ErrorKind;
+
+    #[test]
+    fn the_status_line_says_what_happened_and_never_the_streaming_text() {
+        assert_eq!(
+            announcement_for(&TurnEvent::ThinkingStart).as_deref(),
+            Some("Thinking")
+        );
+        let ended = TurnEvent::ThinkingEnd {
+            duration_ms: 12_000,
+            opaque: false,
+        };
+        assert_eq!(
+            announcement_for(&ended).as_deref(),
+            Some("Thought for 12 seconds")
+        );
+        let failed = TurnEvent::error(ErrorKind::Network, "The connection was lost.");
+        assert_eq!(
+            announcement_for(&failed).as_deref(),
+            Some("Error: The connection was lost.")
+        );
+        assert_eq!(
+            announcement_for(&TurnEvent::ThinkingDelta {
+                text: "secret plan".into()
+            }),
+            None
+        );
+    }
+}
