@@ -70,12 +70,6 @@ pub fn time_line(turn: &Turn) -> Option<String> {
     }))
 }
 
-/// Whether the turn ended at a limit that Continue can take up
-/// ([`Turn::is_cut_off`]).
-pub fn is_cut_off(turn: &Turn) -> bool {
-    turn.is_cut_off()
-}
-
 /// The note of an answer cut at the output limit, naming the limit when the
 /// server sent one. A turn stopped at the tool-call limit carries that limit
 /// in the same field (`done.output_limit`); turns stored before it was sent
@@ -211,8 +205,8 @@ mod tests {
         let mut turn = Turn::new(0.0);
         turn.status = TurnStatus::Done;
         turn.finish_reason = Some("length".into());
-        assert!(is_cut_off(&turn));
+        assert!(turn.is_cut_off());
         turn.status = TurnStatus::Stopped;
-        assert!(!is_cut_off(&turn));
+        assert!(!turn.is_cut_off());
     }
 }

@@ -16,7 +16,6 @@ use crate::turn::duration::{format_duration, DurationStyle::Spoken};
 use crate::turn::message::{Conversation, Message};
 use crate::turn::reducer::{Change, Turn, TurnModel};
 use crate::turn::tool_listing::enabled_servers;
-use crate::turn::turn_footer::is_cut_off;
 use crate::turn::{ChatRequest, TurnEvent};
 
 impl UseChatSessionReturn {
@@ -234,7 +233,7 @@ impl UseChatSessionReturn {
     /// (`server::continuation`, docs/decisions.md).
     pub fn continue_answer(&self) {
         let cut = self.with_conversation(
-            |c| matches!(c.messages.last(), Some(Message::Assistant(turn)) if is_cut_off(turn)),
+            |c| matches!(c.messages.last(), Some(Message::Assistant(turn)) if turn.is_cut_off()),
         );
         if self.is_running() || !cut {
             return;
