@@ -202,10 +202,22 @@ mod export_tests {
     }
 }
 
+// The worker client's rules, pure so that they are tested natively; the
+// browser body (`worker`) carries out what they decide.
+#[cfg(any(feature = "hydrate", test))]
+mod queue;
+#[cfg(feature = "hydrate")]
+mod requests;
+#[cfg(any(feature = "hydrate", test))]
+mod stream_sync;
 #[cfg(feature = "hydrate")]
 mod worker;
+/// In the browser: the worker client.
 #[cfg(feature = "hydrate")]
-use worker as imp;
+mod imp {
+    pub use super::requests::{export_markdown, Stream};
+    pub use super::worker::{failed, idle, ready, start_loading};
+}
 
 /// A frame as the renderer's module sends it (JSON). Only the module's
 /// sanitizer makes HTML fit for the page, so `Fragment` cannot be read
