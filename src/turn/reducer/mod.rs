@@ -18,8 +18,8 @@ mod status;
 mod thinking;
 mod tool_step;
 
-pub use block::{is_empty_reasoning, is_shown, Block, BlockState, Thinking};
-pub use change::{Change, ThinkingMeta, TurnProgress};
+pub use block::{is_empty_reasoning, is_shown, Block, BlockState, Thinking, ThinkingMeta};
+pub use change::{Change, TurnProgress};
 pub use status::{EmptyOutcome, ShownError, TurnStatus};
 pub use tool_step::{ToolState, ToolStep};
 
