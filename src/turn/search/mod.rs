@@ -42,11 +42,13 @@
 //! (Latin, Greek, Cyrillic…: É/é, Σ/σ, Д/д), so offsets in the folded text are
 //! offsets in the original; others (ẞ/ß, İ) match only as written.
 
-use std::borrow::Cow;
-use std::cell::RefCell;
-use std::ops::Range;
+mod matcher;
+mod words;
 
-use memchr::memmem;
+use std::borrow::Cow;
+
+pub use matcher::{find_range, find_ranges};
+pub use words::{may_match, word_list, WORDS_LAYOUT};
 
 use super::message::{Conversation, Message};
 use super::reducer::Block;
@@ -211,68 +213,6 @@ fn push_messages<'c>(
     }
 }
 
-/// The layout tag that starts every word list.
-pub const WORDS_LAYOUT: &str = "w1";
-
-/// Splits texts and queries alike: a query's word holds neither.
-fn is_break(c: char) -> bool {
-    c.is_whitespace() || c.is_control()
-}
-
-/// The word list of `c`, whose search text is `search_text`: its distinct
-/// runs of non-blank characters, folded as a non-ASCII query folds text (for
-/// an ASCII query that finds the same occurrences as its ASCII folding), one
-/// per line after the `w1` line. Empty while a turn of `c` is live: the next
-/// save would make a list of the whole conversation again, at every save of
-/// the stream; searches read the text of such a conversation instead.
-pub fn word_list(c: &Conversation, search_text: &str) -> String {
-    let live = c.messages.iter().any(|m| match m {
-        Message::Assistant(turn) => turn.status.is_live(),
-        Message::User { .. } => false,
-    });
-    if live {
-        return String::new();
-    }
-    let body = memchr::memchr(HEADER_END, search_text.as_bytes())
-        .map_or("", |end| &search_text[end + 1..]);
-    let mut folded = Vec::new();
-    fold_unicode(body, &mut folded);
-    // Folding maps a character to one of the same length: still UTF-8.
-    let folded = String::from_utf8_lossy(&folded);
-    // Distinct first (a long text repeats most of its words), then sorted
-    // so the same conversation always gives the same list.
-    let distinct: std::collections::HashSet<&str> =
-        folded.split(is_break).filter(|w| !w.is_empty()).collect();
-    let mut words: Vec<&str> = distinct.into_iter().collect();
-    words.sort_unstable();
-    let mut out = String::with_capacity(
-        WORDS_LAYOUT.len() + words.iter().map(|w| w.len() + 1).sum::<usize>() + 1,
-    );
-    out.push_str(WORDS_LAYOUT);
-    out.push('\n');
-    for word in words {
-        out.push_str(word);
-        out.push('\n');
-    }
-    out
-}
-
-/// Whether a conversation with this word list may match `query`: false only
-/// when some word of the query is in none of its words. A list of another
-/// layout, or none (empty), cannot tell: true.
-pub fn may_match(word_list: &str, query: &str) -> bool {
-    let Some(list) = word_list
-        .strip_prefix(WORDS_LAYOUT)
-        .and_then(|rest| rest.strip_prefix('\n'))
-    else {
-        return true;
-    };
-    query
-        .split(is_break)
-        .filter(|w| !w.is_empty())
-        .all(|word| memmem::find(list.as_bytes(), fold_str(word).as_bytes()).is_some())
-}
-
 /// The first match of `query` in a search text, with its place and snippet;
 /// `None` when the query has no words, or nothing matches.
 pub fn find(text: &str, query: &str) -> Option<Hit> {
@@ -314,164 +254,6 @@ pub fn find_all(text: &str, query: &str, limit: usize) -> Vec<Hit> {
             })
         })
         .collect()
-}
-
-/// Where `query` first occurs in `haystack` (a byte range at char
-/// boundaries), by the matching rules of the module doc. Also used to find a
-/// hit again in the rendered page.
-pub fn find_range(haystack: &str, query: &str) -> Option<Range<usize>> {
-    find_ranges(haystack, query, 1).pop()
-}
-
-/// Where `query` occurs in `haystack`, the first `limit` places that do not
-/// overlap, in order (the text is folded once for all of them).
-pub fn find_ranges(haystack: &str, query: &str, limit: usize) -> Vec<Range<usize>> {
-    let words: Vec<String> = query
-        .split(is_break)
-        .filter(|w| !w.is_empty())
-        .map(fold_str)
-        .collect();
-    let Some(first) = words.first() else {
-        return Vec::new();
-    };
-    let ascii = words.iter().all(|w| w.is_ascii());
-    FOLDED.with(|folded| {
-        let mut folded = folded.borrow_mut();
-        folded.clear();
-        if ascii {
-            fold_ascii(haystack, &mut folded);
-        } else {
-            fold_unicode(haystack, &mut folded);
-        }
-        let finder = memmem::Finder::new(first.as_bytes());
-        let mut found = Vec::new();
-        let mut from = 0;
-        while found.len() < limit {
-            let Some(at) = finder.find(&folded[from..]) else {
-                break;
-            };
-            let start = from + at;
-            match rest_matches(&folded, start + first.len(), &words[1..]) {
-                Some(end) => {
-                    found.push(start..end);
-                    from = end;
-                }
-                None => from = start + 1,
-            }
-        }
-        found
-    })
-}
-
-thread_local! {
-    /// The folded copy of the text being searched, kept between calls: a
-    /// search folds one text per conversation, and reusing the buffer
-    /// spares a large allocation each time.
-    static FOLDED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Whether `words` follow at `at` in `folded`, each after a run of
-/// whitespace; the end of the match if they do.
-fn rest_matches(folded: &[u8], mut at: usize, words: &[String]) -> Option<usize> {
-    for word in words {
-        let spaces = whitespace_len(&folded[at..]);
-        if spaces == 0 {
-            return None;
-        }
-        at += spaces;
-        if !folded[at..].starts_with(word.as_bytes()) {
-            return None;
-        }
-        at += word.len();
-    }
-    Some(at)
-}
-
-/// The length of the run of whitespace at the start of `bytes` (valid UTF-8
-/// from a char boundary, as the folded text is at a word's end).
-fn whitespace_len(bytes: &[u8]) -> usize {
-    let mut len = 0;
-    while let Some(&b) = bytes.get(len) {
-        if b.is_ascii_whitespace() {
-            len += 1;
-        } else if b >= 0x80 {
-            let ch = std::str::from_utf8(&bytes[len..(len + 4).min(bytes.len())])
-                .or_else(|e| std::str::from_utf8(&bytes[len..len + e.valid_up_to()]))
-                .ok()
-                .and_then(|s| s.chars().next());
-            match ch {
-                Some(ch) if ch.is_whitespace() => len += ch.len_utf8(),
-                _ => break,
-            }
-        } else {
-            break;
-        }
-    }
-    len
-}
-
-/// A letter's lowercase when it is one letter of the same UTF-8 length, so
-/// folding keeps every byte offset; otherwise the letter itself.
-fn fold_char(ch: char) -> char {
-    let mut lower = ch.to_lowercase();
-    match (lower.next(), lower.next()) {
-        (Some(l), None) if l.len_utf8() == ch.len_utf8() => l,
-        _ => ch,
-    }
-}
-
-fn fold_str(word: &str) -> String {
-    word.chars().map(fold_char).collect()
-}
-
-/// An ASCII query can only match ASCII: lowercasing bytes is enough, and a
-/// tight loop the compiler vectorizes.
-fn fold_ascii(text: &str, out: &mut Vec<u8>) {
-    out.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
-}
-
-/// Runs of ASCII go through the byte loop; two-byte letters (Latin, Greek,
-/// Cyrillic, …) through a table; only the rest is decoded and looked up.
-fn fold_unicode(mut text: &str, out: &mut Vec<u8>) {
-    out.reserve(text.len());
-    let two_byte = two_byte_folds();
-    let mut buf = [0; 4];
-    loop {
-        let ascii = text
-            .bytes()
-            .position(|b| !b.is_ascii())
-            .unwrap_or(text.len());
-        fold_ascii(&text[..ascii], out);
-        text = &text[ascii..];
-        let mut rest = text.chars();
-        let Some(ch) = rest.next() else {
-            return;
-        };
-        let code = ch as usize;
-        if (0x80..0x800).contains(&code) {
-            out.extend_from_slice(&two_byte[code - 0x80]);
-        } else {
-            out.extend_from_slice(fold_char(ch).encode_utf8(&mut buf).as_bytes());
-        }
-        text = rest.as_str();
-    }
-}
-
-/// The folded UTF-8 of every two-byte letter (U+0080 to U+07FF), made once:
-/// looking a letter's lowercase up in the Unicode tables costs more than
-/// the rest of the scan.
-fn two_byte_folds() -> &'static [[u8; 2]] {
-    static TABLE: std::sync::OnceLock<Vec<[u8; 2]>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        (0x80..0x800_u32)
-            .filter_map(char::from_u32)
-            .map(|ch| {
-                let mut buf = [0; 4];
-                let folded = fold_char(ch).encode_utf8(&mut buf).as_bytes();
-                [folded[0], folded[1]]
-            })
-            .collect()
-    })
 }
 
 /// A tag: its version path (`<question>.<version>>` for each version to show,
