@@ -51,7 +51,7 @@ function longAnswer(topic: string): string {
   return Array.from({ length: 30 }, (_, i) => `Paragraph ${i} about the ${topic}, long enough to fill a line or two of the page.`).join('\n\n');
 }
 
-/** An all-conversations export (src/turn/message.rs `encode_all`); its first is shown after import. */
+/** An all-conversations export (src/turn/message/envelope.rs `encode_all`); its first is shown after import. */
 function exportFile(): string {
   return JSON.stringify({
     version: 3,
