@@ -319,6 +319,28 @@ mod tests {
         queue
     }
 
+    /// The deadline timer of request `id` of worker `generation`.
+    fn armed(generation: u64, id: u64, after_ms: f64) -> Effect<&'static str> {
+        ArmDeadline {
+            generation,
+            id,
+            after_ms,
+        }
+    }
+
+    /// Worker 1 replaced by worker 2, which is started before `answers` so
+    /// that asking again reaches it.
+    fn replaced(answers: Vec<Effect<&'static str>>) -> Vec<Effect<&'static str>> {
+        let mut effects = vec![
+            DisarmDeadline,
+            Terminate,
+            Restarted(1),
+            StartWorker { generation: 2 },
+        ];
+        effects.extend(answers);
+        effects
+    }
+
     fn submit(queue: &mut Queue<&'static str>, name: &'static str) -> Vec<Effect<&'static str>> {
         let (id, effects) = queue.submit(2_000.0, name);
         assert!(id.is_some(), "{name} was sent");
@@ -344,23 +366,13 @@ mod tests {
         let mut queue = loaded();
         let (id, effects) = queue.submit(2_000.0, "a");
         assert_eq!(id, Some(0));
-        let armed = ArmDeadline {
-            generation: 1,
-            id: 0,
-            after_ms: 2_000.0,
-        };
-        assert_eq!(effects, vec![armed]);
+        assert_eq!(effects, vec![armed(1, 0, 2_000.0)]);
         // Waiting behind "a" is not held against "b": no timer for it yet.
         let (id, effects) = queue.submit(30_000.0, "b");
         assert_eq!((id, effects), (Some(1), vec![]));
         let (answered, effects) = queue.reply(1);
         assert_eq!(answered, Some("a"));
-        let armed = ArmDeadline {
-            generation: 1,
-            id: 1,
-            after_ms: 30_000.0,
-        };
-        assert_eq!(effects, vec![DisarmDeadline, armed]);
+        assert_eq!(effects, vec![DisarmDeadline, armed(1, 1, 30_000.0)]);
         assert!(!queue.idle());
         let (answered, effects) = queue.reply(1);
         assert_eq!((answered, effects), (Some("b"), vec![DisarmDeadline]));
@@ -373,12 +385,7 @@ mod tests {
         queue.start();
         queue.started(1);
         assert_eq!(submit(&mut queue, "a"), vec![]);
-        let armed = ArmDeadline {
-            generation: 1,
-            id: 0,
-            after_ms: 2_000.0,
-        };
-        assert_eq!(queue.loaded(1), vec![armed, Loaded]);
+        assert_eq!(queue.loaded(1), vec![armed(1, 0, 2_000.0), Loaded]);
     }
 
     #[test]
@@ -389,26 +396,16 @@ mod tests {
         let effects = queue.deadline_passed(1, 0);
         assert_eq!(
             effects,
-            vec![
-                DisarmDeadline,
-                Terminate,
-                Restarted(1),
-                // Started before the answers, so that asking again reaches it.
-                StartWorker { generation: 2 },
+            replaced(vec![
                 Answer("a", Outcome::CutShort),
                 Answer("b", Outcome::Restarted),
-            ]
+            ])
         );
         assert!(queue.idle());
         queue.started(2);
         // The new worker's deadlines wait for it to load.
         assert_eq!(submit(&mut queue, "c"), vec![]);
-        let armed = ArmDeadline {
-            generation: 2,
-            id: 2,
-            after_ms: 2_000.0,
-        };
-        assert_eq!(queue.loaded(2), vec![armed, Loaded]);
+        assert_eq!(queue.loaded(2), vec![armed(2, 2, 2_000.0), Loaded]);
     }
 
     #[test]
@@ -446,14 +443,10 @@ mod tests {
         let effects = queue.worker_error(1);
         assert_eq!(
             effects,
-            vec![
-                DisarmDeadline,
-                Terminate,
-                Restarted(1),
-                StartWorker { generation: 2 },
+            replaced(vec![
                 Answer("a", Outcome::CutShort),
                 Answer("b", Outcome::Restarted),
-            ]
+            ])
         );
     }
 
@@ -466,13 +459,7 @@ mod tests {
         assert_eq!(answered, Some("a"));
         assert_eq!(
             queue.broke(),
-            vec![
-                DisarmDeadline,
-                Terminate,
-                Restarted(1),
-                StartWorker { generation: 2 },
-                Answer("b", Outcome::Restarted),
-            ]
+            replaced(vec![Answer("b", Outcome::Restarted)])
         );
     }
 
