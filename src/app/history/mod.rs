@@ -13,7 +13,8 @@
 //!
 //! This file is the facade: the types and the calls the hooks make. The
 //! browser body is `browser/` (IndexedDB, localStorage, the channel); what
-//! loading decides about the list is `reconcile`, pure and tested natively.
+//! loading decides about the list is `reconcile`, and what a user reads of
+//! a save that ended badly `save_outcome`, both pure and tested natively.
 //! On the server and in native tests `in_process` stands in: nothing is
 //! stored, and every call answers at once.
 
@@ -27,6 +28,8 @@ mod in_process;
 use in_process as imp;
 #[cfg(any(feature = "hydrate", test))]
 mod reconcile;
+#[cfg(any(feature = "hydrate", test))]
+mod save_outcome;
 
 use crate::turn::message::{Conversation, Summary};
 

@@ -4,37 +4,11 @@
 //! index or record is never replaced or deleted: the write is refused with
 //! the words the user reads, and the conversation stays on screen.
 
+use super::super::save_outcome::{kept_in_memory, listed};
 use super::super::Saved;
 use super::{channel, idb, local};
 use crate::app::storage::{self, StorageError};
 use crate::turn::message::{encode, newer_version, upsert_summary, Conversation, Summary};
-
-/// How a stored record's save ended, given how writing the list went: what a
-/// user reads when localStorage refused the list (full).
-fn listed(list_write: Result<(), StorageError>) -> Saved {
-    match list_write {
-        Ok(()) => Saved::Stored,
-        Err(err) => Saved::Unlisted(format!(
-            "The conversation is saved, but the list of conversations could not be updated ({err}). \
-             It is listed again when this page loads; make room to keep the list current."
-        )),
-    }
-}
-
-/// What a user reads when IndexedDB refuses a save: the conversation stays
-/// on screen (in memory), the last stored state stays stored.
-fn kept_in_memory(err: &StorageError) -> String {
-    match err {
-        StorageError::Full => "Could not save: browser storage is full. This conversation is \
-            kept in this tab only, until you make room (delete or export old conversations); \
-            everything saved before is kept."
-            .to_owned(),
-        // The words loading used: one notice, however many saves fail.
-        StorageError::Unavailable => StorageError::Unavailable.to_string(),
-        StorageError::Newer(message) => message.clone(),
-        other => format!("{other} This conversation is kept in this tab only for now."),
-    }
-}
 
 pub fn save(
     conversation: &Conversation,
