@@ -14,6 +14,9 @@
 //! with a notice ([`Rendered::TooSlow`]); every other stream asks again of
 //! the new worker ([`Rendered::Again`]) and the rest of the page keeps
 //! rendering. A render that crashes the module is treated the same way.
+//! These rules are `queue.rs`'s (pure, tested natively); `worker.rs` carries
+//! them out with the browser's worker and timers, and `requests.rs` says
+//! what a stream or an export asks.
 //!
 //! Until the worker is ready [`ready`] is false and the views that render
 //! Markdown wait for it (milliseconds after hydration on a local network;

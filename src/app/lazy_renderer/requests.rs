@@ -1,7 +1,7 @@
 //! The two things the page asks of the renderer's worker: the next frame of
 //! a growing text (a [`Stream`]) and a Markdown export, and what each
-//! answer means for the view that asked. Sending, deadlines and
-//! replacing the worker are `worker.rs`'s.
+//! answer means for the view that asked. Sending them is `worker.rs`'s;
+//! their deadlines and when the worker is replaced are `queue.rs`'s rules.
 
 use std::cell::RefCell;
 use std::rc::Rc;
