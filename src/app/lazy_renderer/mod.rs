@@ -14,6 +14,9 @@
 //! with a notice ([`Rendered::TooSlow`]); every other stream asks again of
 //! the new worker ([`Rendered::Again`]) and the rest of the page keeps
 //! rendering. A render that crashes the module is treated the same way.
+//! These rules are `queue.rs`'s (pure, tested natively); `worker.rs` carries
+//! them out with the browser's worker and timers, and `requests.rs` says
+//! what a stream or an export asks.
 //!
 //! Until the worker is ready [`ready`] is false and the views that render
 //! Markdown wait for it (milliseconds after hydration on a local network;
@@ -202,10 +205,22 @@ mod export_tests {
     }
 }
 
+// The worker client's rules, pure so that they are tested natively; the
+// browser body (`worker`) carries out what they decide.
+#[cfg(any(feature = "hydrate", test))]
+mod queue;
+#[cfg(feature = "hydrate")]
+mod requests;
+#[cfg(any(feature = "hydrate", test))]
+mod stream_sync;
 #[cfg(feature = "hydrate")]
 mod worker;
+/// In the browser: the worker client.
 #[cfg(feature = "hydrate")]
-use worker as imp;
+mod imp {
+    pub use super::requests::{export_markdown, Stream};
+    pub use super::worker::{failed, idle, ready, start_loading};
+}
 
 /// A frame as the renderer's module sends it (JSON). Only the module's
 /// sanitizer makes HTML fit for the page, so `Fragment` cannot be read

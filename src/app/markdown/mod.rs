@@ -27,7 +27,7 @@
 //!   enabling an option later cannot open a hole here.
 //!
 //! - math (`$…$`, `$$…$$`, and `\(…\)`, `\[…\]` via `delimiters.rs`) becomes
-//!   MathML that passes an allow-list of its own (`math.rs`, `mathml.rs`), or
+//!   MathML that passes an allow-list of its own (`math/`), or
 //!   its source as code; a closing `$` followed by a digit ends no formula
 //!   ("$5-$10" is two prices), the rule Pandoc adds to pulldown-cmark's.
 //!
@@ -42,11 +42,9 @@
 pub mod check;
 pub mod code_block;
 mod delimiters;
+mod escape;
 pub mod highlight;
-mod latex_check;
 mod math;
-mod math_length;
-mod mathml;
 mod remend;
 mod sanitize;
 pub mod stream_render;
@@ -62,6 +60,7 @@ use pulldown_cmark::{
 use pulldown_cmark_escape::{escape_href, escape_html};
 
 use delimiters::Prepared;
+use escape::escaped;
 use highlight::LineHighlighter;
 
 /// URL schemes a link may use. Anything else with a scheme (javascript:, data:,
@@ -342,14 +341,6 @@ fn code_language(info: &str) -> CowStr<'static> {
     } else {
         String::new()
     })
-}
-
-/// `text` escaped for HTML text or a quoted attribute value.
-fn escaped(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    // Writing into a String cannot fail.
-    let _ = escape_html(&mut out, text);
-    out
 }
 
 /// Nesting: no input nests the HTML deeper than the cap.

@@ -3,12 +3,12 @@
 //! classes and URL schemes the renderer itself emits. Pure; runs on both sides.
 //!
 //! Defence in depth: the event filter (`markdown.rs`) and the MathML allow-list
-//! (`mathml.rs`) already make the output inert, so on the renderer's own output
+//! (`math/mathml.rs`) already make the output inert, so on the renderer's own output
 //! this pass changes nothing a browser would see (the tests below hold it to
 //! that, token by token). It is here for the day one of them has a hole: then
 //! a script, a handler, a `style`, an id, a foreign class or a script URL still
 //! never reaches the page. MathML elements and attributes come from the lists
-//! in `mathml.rs`, so the two cannot drift apart; `markdown/check.rs` keeps lists
+//! in `math/mathml.rs`, so the two cannot drift apart; `markdown/check.rs` keeps lists
 //! of its own on purpose, as an independent judge of both.
 //!
 //! html5ever keeps MathML in the MathML namespace, and ammonia removes any
@@ -36,7 +36,8 @@ use std::sync::OnceLock;
 
 use ammonia::{Builder, UrlRelative};
 
-use super::{code_block, highlight, mathml, LINK_SCHEMES};
+use super::math::mathml;
+use super::{code_block, highlight, LINK_SCHEMES};
 
 /// HTML elements the renderer writes and the attributes each may carry, besides
 /// `class` (`CLASSES`) and the fixed values in `FIXED_VALUES`. `rel` is not
@@ -160,7 +161,7 @@ fn configured() -> Builder<'static> {
 }
 
 /// Values for attributes whose names passed: a code block's classes, and the
-/// plain values `mathml.rs` lets MathML attributes have.
+/// plain values `math/mathml.rs` lets MathML attributes have.
 fn attribute_value<'a>(element: &str, attribute: &str, value: &'a str) -> Option<Cow<'a, str>> {
     if element == "code" && attribute == "class" {
         return code_class(value);
@@ -311,7 +312,7 @@ mod tests {
         );
     }
 
-    /// Formulas of the math tests (`math.rs`, `markdown.rs`, the `math` scenario):
+    /// Formulas of the math tests (`math/mod.rs`, `markdown.rs`, the `math` scenario):
     /// every element, attribute and layout class the converter writes for them.
     const FORMULAS: &[&str] = &[
         r"\frac{1}{3}",

@@ -5,7 +5,7 @@
 //! for the mock upstream, is `mock::encoders`.
 
 use serde::de::{DeserializeOwned, IgnoredAny};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::server::providers::delta::Delta;
@@ -141,6 +141,95 @@ impl Dialect {
     }
 }
 
+/// How a model is asked to think, where its dialect has a choice
+/// (`thinking = "…"` in the configuration forces one; otherwise the family
+/// decides).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThinkingStyle {
+    /// Anthropic `thinking: {type: "adaptive"}` + `output_config.effort`.
+    Adaptive,
+    /// Anthropic `thinking: {type: "enabled", budget_tokens}`; Gemini `thinkingBudget`.
+    Budget,
+    /// Gemini `thinkingLevel`; Ollama `think: "low" | "medium" | "high"`.
+    Level,
+    /// Chat completions `reasoning_effort` (Responses always uses `reasoning.effort`).
+    Effort,
+    /// Chat completions `chat_template_kwargs: {enable_thinking}` (vLLM, SGLang, llama.cpp).
+    Template,
+    /// Chat completions `thinking: {type: "enabled" | "disabled"}` (DeepSeek,
+    /// Kimi); Ollama `think: true | false`.
+    Switch,
+    /// No thinking parameter at all.
+    None,
+}
+
+impl ThinkingStyle {
+    /// Parses the configuration's `thinking` value.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "adaptive" => Some(ThinkingStyle::Adaptive),
+            "budget" | "enabled" => Some(ThinkingStyle::Budget),
+            "level" => Some(ThinkingStyle::Level),
+            "effort" => Some(ThinkingStyle::Effort),
+            "template" => Some(ThinkingStyle::Template),
+            "switch" => Some(ThinkingStyle::Switch),
+            "none" | "off" | "disabled" => Some(ThinkingStyle::None),
+            _ => None,
+        }
+    }
+
+    /// The configuration word.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThinkingStyle::Adaptive => "adaptive",
+            ThinkingStyle::Budget => "budget",
+            ThinkingStyle::Level => "level",
+            ThinkingStyle::Effort => "effort",
+            ThinkingStyle::Template => "template",
+            ThinkingStyle::Switch => "switch",
+            ThinkingStyle::None => "none",
+        }
+    }
+
+    /// The styles a dialect can send.
+    pub fn of_dialect(dialect: Dialect) -> &'static [ThinkingStyle] {
+        use ThinkingStyle::*;
+        match dialect {
+            Dialect::Anthropic => &[Adaptive, Budget, None],
+            Dialect::Gemini => &[Level, Budget, None],
+            Dialect::Responses => &[Effort, None],
+            Dialect::Chat => &[Effort, Template, Switch, None],
+            Dialect::Ollama => &[Level, Switch, None],
+        }
+    }
+}
+
+/// Where a model's effort words came from (`POST /api/models` says it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EffortsSource {
+    /// The configuration's `efforts` list.
+    Config,
+    /// The provider's model list (Ollama `/api/show`, OpenRouter `/models`, Gemini `models.get`).
+    Provider,
+    /// Pensive's family tables.
+    Table,
+    /// Nothing is known: no effort is offered or sent.
+    #[default]
+    Unknown,
+}
+
+impl EffortsSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EffortsSource::Config => "config",
+            EffortsSource::Provider => "provider",
+            EffortsSource::Table => "table",
+            EffortsSource::Unknown => "unknown",
+        }
+    }
+}
+
 /// What a provider call needs to know about a model, as plain values: the
 /// configuration's `ModelConfig` holds one, and providers see nothing else of it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -159,7 +248,7 @@ pub struct UpstreamModel {
     pub thinking_budget: Option<u32>,
     /// Anthropic: how thinking is asked for, when the configuration forces it
     /// (`thinking = "adaptive" | "budget" | "none"`); else the name decides.
-    pub thinking: Option<super::reasoning::ThinkingStyle>,
+    pub thinking: Option<ThinkingStyle>,
     /// The configuration's `efforts` list, as written (it wins over the
     /// family table and the provider's model list).
     pub configured_efforts: Option<Vec<Effort>>,
@@ -169,7 +258,7 @@ pub struct UpstreamModel {
     /// `reasoning::resolve`); empty: none may be asked for.
     pub efforts: Vec<Effort>,
     /// Where `efforts` came from.
-    pub efforts_source: super::reasoning::EffortsSource,
+    pub efforts_source: EffortsSource,
     /// The effort used when a request names none.
     pub default_effort: Option<Effort>,
     /// Chat completions on a llama.cpp server (`provider = "llamacpp"`).

@@ -1,7 +1,7 @@
-//! Markdown that no viewer reads as HTML: the export's text passes through
-//! here, so that a model's or an imported file's `<script>` shows as text in
-//! an editor's preview or a note app, and an unclosed fence cannot swallow
-//! what follows it.
+//! Markdown that no viewer reads as HTML: an export is opened later in
+//! viewers that render raw HTML, so every piece of text the model or an
+//! imported file wrote goes through [`inert_markdown`] on its way into one.
+//! Pure.
 
 use std::ops::Range;
 
@@ -149,18 +149,4 @@ fn unclosed_fence(block: &str) -> Option<String> {
         indent <= 3 && last.len() >= length && last.chars().all(|c| c == fence_char)
     });
     (!closed).then(|| fence_char.to_string().repeat(length))
-}
-
-pub(super) fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }

@@ -7,16 +7,16 @@
 //! through [`inert_markdown`], and the only tags in an export are its own
 //! `<details>` and `<summary>`. The JSON export keeps the text as it is.
 
-use crate::turn::block_label::{ended_label, source_note};
-use crate::turn::headline::strip_topics;
-use crate::turn::message::{Conversation, Message};
-use crate::turn::reducer::Block;
-use crate::turn::turn_footer::{cut_note, model_line};
-use crate::turn::versions::VersionPosition;
-
 mod inert;
-use inert::escape_html;
+
 pub use inert::inert_markdown;
+
+use super::block_label::{ended_label, source_note};
+use super::headline::strip_topics;
+use super::message::{Conversation, Message};
+use super::reducer::Block;
+use super::turn_footer::{cut_note, model_line};
+use super::versions::VersionPosition;
 
 /// The largest file an import reads (20 MiB): far above any real conversation
 /// (a long one with heavy reasoning is a few MB), and refused by its size
@@ -252,6 +252,20 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// A file name for an export: the title's letters and digits.
 pub fn file_name(conversation: &Conversation, extension: &str) -> String {
     let stem: String = conversation
@@ -300,10 +314,11 @@ pub fn export_file_name(
 
 #[cfg(test)]
 mod tests {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
     use super::inert::{DIALECTS, GITHUB};
     use super::*;
     use crate::turn::message::{decode, encode};
-    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
     #[test]
     fn an_import_past_its_caps_is_refused_naming_the_cap() {

@@ -1,12 +1,11 @@
-//! The versioned envelope around a stored conversation, the index and an
-//! export of several: encoding, reading with migrations from older schemas,
-//! and telling a newer build's data apart so that it is left untouched.
+//! How a conversation is stored: the versioned envelope around a record, the
+//! index's and Export all's envelopes, the check that leaves a newer build's
+//! data alone, and the migrations that read every older version. Pure.
 
 use serde::{Deserialize, Serialize};
 
+use super::{Conversation, Summary, INDEX_VERSION, SCHEMA_VERSION};
 use crate::turn::headline::headline_of;
-
-use super::{Conversation, DecodeError, Summary, INDEX_VERSION, SCHEMA_VERSION};
 
 /// The stored envelope: `{"version": 1, "conversation": {...}}`.
 #[derive(Serialize, Deserialize)]
@@ -23,6 +22,17 @@ struct Envelope<T> {
 struct AllEnvelope<T> {
     version: u32,
     conversations: Vec<T>,
+}
+
+/// Why a stored record could not be read. The caller keeps the raw text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("the saved data is not readable JSON: {0}")]
+    Unreadable(String),
+    #[error("the saved data comes from a newer version of Pensive (schema {0})")]
+    FutureVersion(u32),
+    #[error("the saved data has an unexpected shape: {0}")]
+    WrongShape(String),
 }
 
 /// The stored index: `{"version": 1, "conversations": [...]}`.
@@ -113,11 +123,11 @@ pub fn encode(conversation: &Conversation, now_ms: f64) -> String {
 }
 
 /// One migration step: turns a record of version `N` into version `N + 1`.
-pub(super) type Migration = fn(serde_json::Value) -> Result<serde_json::Value, DecodeError>;
+type Migration = fn(serde_json::Value) -> Result<serde_json::Value, DecodeError>;
 
 /// `MIGRATIONS[i]` upgrades version `i + 1` to `i + 2`. A schema change adds
 /// one here, with a stored sample of the old version in the tests.
-pub(super) const MIGRATIONS: &[Migration] = &[headlines_from_text, Ok, Ok];
+const MIGRATIONS: &[Migration] = &[headlines_from_text, Ok, Ok];
 
 /// (2 -> 3 is `Ok`: a record of version 2 is one whose turns each have one
 /// version, which version 3 writes the same way. 3 -> 4 is `Ok` too: a
@@ -158,10 +168,7 @@ fn headlines_from_text(mut value: serde_json::Value) -> Result<serde_json::Value
 }
 
 /// Brings a record of `version` up to `SCHEMA_VERSION`, one step at a time.
-pub(super) fn migrate(
-    mut value: serde_json::Value,
-    version: u32,
-) -> Result<serde_json::Value, DecodeError> {
+fn migrate(mut value: serde_json::Value, version: u32) -> Result<serde_json::Value, DecodeError> {
     if version == 0 {
         return Err(DecodeError::WrongShape("version 0 never existed".into()));
     }
@@ -254,4 +261,20 @@ fn decode_value(value: serde_json::Value, version: u32) -> Result<Conversation, 
     let mut conversation = envelope.conversation;
     conversation.settle_loaded_turns();
     Ok(conversation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_known_version_has_a_migration_path_to_the_current_one() {
+        assert_eq!(MIGRATIONS.len() as u32, SCHEMA_VERSION - 1);
+        let v1 = serde_json::json!({"version": 1, "conversation": {}});
+        assert_eq!(
+            migrate(v1.clone(), 1).unwrap(),
+            serde_json::json!({"version": SCHEMA_VERSION, "conversation": {}})
+        );
+        assert!(migrate(v1, 0).is_err());
+    }
 }

@@ -1,18 +1,20 @@
-//! The persisted conversation model (design §5); its versioned envelope is
-//! in `envelope.rs`.
-//! Pure: the browser's storage module does the I/O around `encode`/`decode`.
-
-use serde::{Deserialize, Serialize};
-
-use crate::turn::reducer::{Block, BlockState, Turn, TurnStatus};
-use crate::turn::request::ChatMessage;
+//! The persisted conversation model (design §5) and its versioned envelope
+//! (`envelope`: encoding, decoding and migrating stored records, the index
+//! and Export all's files). Pure: the browser's storage module does the I/O
+//! around `encode`/`decode`.
 
 mod envelope;
 pub mod versions;
+
+use serde::{Deserialize, Serialize};
+
 pub use envelope::{
     decode, decode_file, decode_index, encode, encode_all, encode_index, newer_index_version,
-    newer_version,
+    newer_version, DecodeError,
 };
+
+use super::reducer::{Block, BlockState, Turn, TurnStatus};
+use super::request::ChatMessage;
 use versions::Versions;
 
 /// Current schema version written by this build. 2: thinking blocks carry
@@ -196,17 +198,6 @@ impl Conversation {
     }
 }
 
-/// Why a stored record could not be read. The caller keeps the raw text.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
-    #[error("the saved data is not readable JSON: {0}")]
-    Unreadable(String),
-    #[error("the saved data comes from a newer version of Pensive (schema {0})")]
-    FutureVersion(u32),
-    #[error("the saved data has an unexpected shape: {0}")]
-    WrongShape(String),
-}
-
 /// One line of the conversation list (the index), newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -247,7 +238,6 @@ pub fn upsert_summary(index: &mut Vec<Summary>, summary: Summary) {
 
 #[cfg(test)]
 mod tests {
-    use super::envelope::{migrate, MIGRATIONS};
     use super::*;
     use crate::turn::event::{ErrorKind, TurnEvent};
 
@@ -431,17 +421,6 @@ mod tests {
             Err(DecodeError::FutureVersion(7))
         ));
         assert!(decode_index("[]").is_err());
-    }
-
-    #[test]
-    fn every_known_version_has_a_migration_path_to_the_current_one() {
-        assert_eq!(MIGRATIONS.len() as u32, SCHEMA_VERSION - 1);
-        let v1 = serde_json::json!({"version": 1, "conversation": {}});
-        assert_eq!(
-            migrate(v1.clone(), 1).unwrap(),
-            serde_json::json!({"version": SCHEMA_VERSION, "conversation": {}})
-        );
-        assert!(migrate(v1, 0).is_err());
     }
 
     /// Exactly what a version-1 build stored (no `headline` anywhere): the

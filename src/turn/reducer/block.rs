@@ -1,11 +1,25 @@
 //! The blocks of a turn: a thinking block (its text, state, timer start and
-//! headline) and an answer block, and whether a thinking block is shown.
+//! headline) and an answer block, whether a thinking block is shown, and
+//! what a view shows of a thinking block besides its text (`ThinkingMeta`).
 
 use serde::{Deserialize, Serialize};
 
-use super::change::ThinkingMeta;
 use crate::turn::headline::HeadlineTracker;
 use crate::turn::ReasoningSource;
+
+/// A thinking block's metadata as the view shows it (changes a handful of
+/// times per block, unlike its text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThinkingMeta {
+    pub duration_ms: Option<u64>,
+    pub opaque: bool,
+    pub state: BlockState,
+    /// Where the text comes from (`None`: not known, an older record).
+    pub source: Option<ReasoningSource>,
+    pub started_at_ms: f64,
+    /// The label naming the block (latest `<topic>` or bold-only line).
+    pub headline: Option<String>,
+}
 
 /// Life of one thinking block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

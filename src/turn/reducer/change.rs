@@ -1,24 +1,9 @@
 //! What one `Turn::apply` reports (`Change`) and the values it carries, so a
 //! view mirrors the turn from the changes alone.
 
-use super::block::{Block, BlockState};
+use super::block::{Block, ThinkingMeta};
 use super::status::{ShownError, TurnStatus};
 use crate::turn::event::Usage;
-use crate::turn::ReasoningSource;
-
-/// A thinking block's metadata as the view shows it (changes a handful of
-/// times per block, unlike its text).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ThinkingMeta {
-    pub duration_ms: Option<u64>,
-    pub opaque: bool,
-    pub state: BlockState,
-    /// Where the text comes from (`None`: not known, an older record).
-    pub source: Option<ReasoningSource>,
-    pub started_at_ms: f64,
-    /// The label naming the block (latest `<topic>` or bold-only line).
-    pub headline: Option<String>,
-}
 
 /// The turn-wide values a view shows, as they are after a change.
 #[derive(Debug, Clone, PartialEq)]

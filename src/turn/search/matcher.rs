@@ -1,15 +1,19 @@
-//! The matcher: where a query occurs in a text, by the rules of the search
-//! module's doc (its words in order, any run of whitespace between them,
-//! case folded without moving a byte offset). Kept apart from the search
-//! text's layout because the page also uses it to find a hit again in the
-//! rendered answer.
+//! The matcher: where a query occurs in a text. The query's words in
+//! order, each run of whitespace in the query matching any run of
+//! whitespace (at least one) in the text; case-insensitive by folding both
+//! sides so that every offset in the folded text is an offset in the
+//! original (the rules are in `search`'s module doc). Pure; it knows
+//! nothing of the search text's layout.
 
 use std::cell::RefCell;
 use std::ops::Range;
 
 use memchr::memmem;
 
-use super::is_break;
+/// Splits texts and queries alike: a query's word holds neither.
+pub(super) fn is_break(c: char) -> bool {
+    c.is_whitespace() || c.is_control()
+}
 
 /// Where `query` first occurs in `haystack` (a byte range at char
 /// boundaries), by the matching rules of the module doc. Also used to find a
@@ -67,7 +71,7 @@ thread_local! {
 
 /// Whether `words` follow at `at` in `folded`, each after a run of
 /// whitespace; the end of the match if they do.
-pub(super) fn rest_matches(folded: &[u8], mut at: usize, words: &[String]) -> Option<usize> {
+fn rest_matches(folded: &[u8], mut at: usize, words: &[String]) -> Option<usize> {
     for word in words {
         let spaces = whitespace_len(&folded[at..]);
         if spaces == 0 {
@@ -84,7 +88,7 @@ pub(super) fn rest_matches(folded: &[u8], mut at: usize, words: &[String]) -> Op
 
 /// The length of the run of whitespace at the start of `bytes` (valid UTF-8
 /// from a char boundary, as the folded text is at a word's end).
-pub(super) fn whitespace_len(bytes: &[u8]) -> usize {
+fn whitespace_len(bytes: &[u8]) -> usize {
     let mut len = 0;
     while let Some(&b) = bytes.get(len) {
         if b.is_ascii_whitespace() {
@@ -107,7 +111,7 @@ pub(super) fn whitespace_len(bytes: &[u8]) -> usize {
 
 /// A letter's lowercase when it is one letter of the same UTF-8 length, so
 /// folding keeps every byte offset; otherwise the letter itself.
-pub(super) fn fold_char(ch: char) -> char {
+fn fold_char(ch: char) -> char {
     let mut lower = ch.to_lowercase();
     match (lower.next(), lower.next()) {
         (Some(l), None) if l.len_utf8() == ch.len_utf8() => l,
@@ -121,7 +125,7 @@ pub(super) fn fold_str(word: &str) -> String {
 
 /// An ASCII query can only match ASCII: lowercasing bytes is enough, and a
 /// tight loop the compiler vectorizes.
-pub(super) fn fold_ascii(text: &str, out: &mut Vec<u8>) {
+fn fold_ascii(text: &str, out: &mut Vec<u8>) {
     out.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
 }
 
@@ -155,7 +159,7 @@ pub(super) fn fold_unicode(mut text: &str, out: &mut Vec<u8>) {
 /// The folded UTF-8 of every two-byte letter (U+0080 to U+07FF), made once:
 /// looking a letter's lowercase up in the Unicode tables costs more than
 /// the rest of the scan.
-pub(super) fn two_byte_folds() -> &'static [[u8; 2]] {
+fn two_byte_folds() -> &'static [[u8; 2]] {
     static TABLE: std::sync::OnceLock<Vec<[u8; 2]>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         (0x80..0x800_u32)

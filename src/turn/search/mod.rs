@@ -42,13 +42,13 @@
 //! (Latin, Greek, Cyrillic…: É/é, Σ/σ, Д/д), so offsets in the folded text are
 //! offsets in the original; others (ẞ/ß, İ) match only as written.
 
+mod matcher;
+mod words;
+
 use std::borrow::Cow;
 
-use memchr::memmem;
-
-mod matcher;
 pub use matcher::{find_range, find_ranges};
-use matcher::{fold_str, fold_unicode};
+pub use words::{may_match, word_list, WORDS_LAYOUT};
 
 use super::message::{Conversation, Message};
 use super::reducer::Block;
@@ -211,68 +211,6 @@ fn push_messages<'c>(
             push_messages(parts, &inner, &other.after, m + 1);
         }
     }
-}
-
-/// The layout tag that starts every word list.
-pub const WORDS_LAYOUT: &str = "w1";
-
-/// Splits texts and queries alike: a query's word holds neither.
-fn is_break(c: char) -> bool {
-    c.is_whitespace() || c.is_control()
-}
-
-/// The word list of `c`, whose search text is `search_text`: its distinct
-/// runs of non-blank characters, folded as a non-ASCII query folds text (for
-/// an ASCII query that finds the same occurrences as its ASCII folding), one
-/// per line after the `w1` line. Empty while a turn of `c` is live: the next
-/// save would make a list of the whole conversation again, at every save of
-/// the stream; searches read the text of such a conversation instead.
-pub fn word_list(c: &Conversation, search_text: &str) -> String {
-    let live = c.messages.iter().any(|m| match m {
-        Message::Assistant(turn) => turn.status.is_live(),
-        Message::User { .. } => false,
-    });
-    if live {
-        return String::new();
-    }
-    let body = memchr::memchr(HEADER_END, search_text.as_bytes())
-        .map_or("", |end| &search_text[end + 1..]);
-    let mut folded = Vec::new();
-    fold_unicode(body, &mut folded);
-    // Folding maps a character to one of the same length: still UTF-8.
-    let folded = String::from_utf8_lossy(&folded);
-    // Distinct first (a long text repeats most of its words), then sorted
-    // so the same conversation always gives the same list.
-    let distinct: std::collections::HashSet<&str> =
-        folded.split(is_break).filter(|w| !w.is_empty()).collect();
-    let mut words: Vec<&str> = distinct.into_iter().collect();
-    words.sort_unstable();
-    let mut out = String::with_capacity(
-        WORDS_LAYOUT.len() + words.iter().map(|w| w.len() + 1).sum::<usize>() + 1,
-    );
-    out.push_str(WORDS_LAYOUT);
-    out.push('\n');
-    for word in words {
-        out.push_str(word);
-        out.push('\n');
-    }
-    out
-}
-
-/// Whether a conversation with this word list may match `query`: false only
-/// when some word of the query is in none of its words. A list of another
-/// layout, or none (empty), cannot tell: true.
-pub fn may_match(word_list: &str, query: &str) -> bool {
-    let Some(list) = word_list
-        .strip_prefix(WORDS_LAYOUT)
-        .and_then(|rest| rest.strip_prefix('\n'))
-    else {
-        return true;
-    };
-    query
-        .split(is_break)
-        .filter(|w| !w.is_empty())
-        .all(|word| memmem::find(list.as_bytes(), fold_str(word).as_bytes()).is_some())
 }
 
 /// The first match of `query` in a search text, with its place and snippet;

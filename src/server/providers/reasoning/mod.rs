@@ -20,12 +20,14 @@ pub use gemini::{gemini_family, GeminiFamily};
 pub use open_weight::{chat_efforts, chat_server, kimi_efforts, switch_only_family, ChatServer};
 pub use openai::openai_efforts;
 
-use serde::{Deserialize, Serialize};
-
 use crate::turn::effort::list_words;
 use crate::turn::{Effort, ReasoningSource};
 
 use super::wire::{Dialect, UpstreamModel};
+// How a model thinks and where its efforts came from are fields of the
+// request's `UpstreamModel` (the wire's vocabulary); named here too, beside
+// the families that decide them.
+pub use super::wire::{EffortsSource, ThinkingStyle};
 
 use Effort::{Medium, Off};
 
@@ -41,95 +43,6 @@ impl Efforts {
         Self {
             words: words.to_vec(),
             default,
-        }
-    }
-}
-
-/// How a model is asked to think, where its dialect has a choice
-/// (`thinking = "…"` in the configuration forces one; otherwise the family
-/// decides).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ThinkingStyle {
-    /// Anthropic `thinking: {type: "adaptive"}` + `output_config.effort`.
-    Adaptive,
-    /// Anthropic `thinking: {type: "enabled", budget_tokens}`; Gemini `thinkingBudget`.
-    Budget,
-    /// Gemini `thinkingLevel`; Ollama `think: "low" | "medium" | "high"`.
-    Level,
-    /// Chat completions `reasoning_effort` (Responses always uses `reasoning.effort`).
-    Effort,
-    /// Chat completions `chat_template_kwargs: {enable_thinking}` (vLLM, SGLang, llama.cpp).
-    Template,
-    /// Chat completions `thinking: {type: "enabled" | "disabled"}` (DeepSeek,
-    /// Kimi); Ollama `think: true | false`.
-    Switch,
-    /// No thinking parameter at all.
-    None,
-}
-
-impl ThinkingStyle {
-    /// Parses the configuration's `thinking` value.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "adaptive" => Some(ThinkingStyle::Adaptive),
-            "budget" | "enabled" => Some(ThinkingStyle::Budget),
-            "level" => Some(ThinkingStyle::Level),
-            "effort" => Some(ThinkingStyle::Effort),
-            "template" => Some(ThinkingStyle::Template),
-            "switch" => Some(ThinkingStyle::Switch),
-            "none" | "off" | "disabled" => Some(ThinkingStyle::None),
-            _ => None,
-        }
-    }
-
-    /// The configuration word.
-    pub fn name(self) -> &'static str {
-        match self {
-            ThinkingStyle::Adaptive => "adaptive",
-            ThinkingStyle::Budget => "budget",
-            ThinkingStyle::Level => "level",
-            ThinkingStyle::Effort => "effort",
-            ThinkingStyle::Template => "template",
-            ThinkingStyle::Switch => "switch",
-            ThinkingStyle::None => "none",
-        }
-    }
-
-    /// The styles a dialect can send.
-    pub fn of_dialect(dialect: Dialect) -> &'static [ThinkingStyle] {
-        use ThinkingStyle::*;
-        match dialect {
-            Dialect::Anthropic => &[Adaptive, Budget, None],
-            Dialect::Gemini => &[Level, Budget, None],
-            Dialect::Responses => &[Effort, None],
-            Dialect::Chat => &[Effort, Template, Switch, None],
-            Dialect::Ollama => &[Level, Switch, None],
-        }
-    }
-}
-
-/// Where a model's effort words came from (`POST /api/models` says it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EffortsSource {
-    /// The configuration's `efforts` list.
-    Config,
-    /// The provider's model list (Ollama `/api/show`, OpenRouter `/models`, Gemini `models.get`).
-    Provider,
-    /// Pensive's family tables.
-    Table,
-    /// Nothing is known: no effort is offered or sent.
-    #[default]
-    Unknown,
-}
-
-impl EffortsSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EffortsSource::Config => "config",
-            EffortsSource::Provider => "provider",
-            EffortsSource::Table => "table",
-            EffortsSource::Unknown => "unknown",
         }
     }
 }

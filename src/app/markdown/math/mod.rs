@@ -18,34 +18,25 @@
 //! nothing expands (pulldown-latex expands `\def` up to 64 deep and 1 MB). What
 //! remains to bound is the input, which `latex_check.rs` checks before the
 //! converter sees it (length, nesting, table separators); the converter's
-//! output then goes through the MathML allow-list (`mathml.rs`). A formula
-//! that fails any step shows as its source, as code, and the rest of the
-//! message is untouched.
+//! output then goes through the MathML allow-list (`mathml.rs`), which holds
+//! every length to a bound (`length.rs`). A formula that fails any step
+//! shows as its source, as code ([`MathError`] says why), and the rest of
+//! the message is untouched.
+
+mod error;
+mod latex_check;
+mod length;
+pub(super) mod mathml;
 
 use std::sync::OnceLock;
 
 use math_core::{LatexToMathML, MathCoreConfig, MathDisplay};
 
-use super::escaped;
-use super::latex_check::check;
-use super::mathml::allow_listed;
+pub(crate) use error::MathError;
+use latex_check::check;
+use mathml::allow_listed;
 
-/// Why a formula shows as its source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum MathError {
-    /// Longer than `MAX_FORMULA_BYTES`.
-    TooLong,
-    /// Nests deeper than `MAX_NESTING`.
-    TooDeep,
-    /// A group, `\left` or `\begin` that is never closed, or a close with no open.
-    Unbalanced,
-    /// A table separator where the converter cannot take it (`latex_check`).
-    Misplaced,
-    /// The converter refused it (unknown command, bad syntax, …).
-    Invalid,
-    /// The converter wrote something the allow-list does not accept.
-    Unexpected,
-}
+use super::escape::escaped;
 
 /// `tex` as safe MathML, or, if it cannot be, `source` (the formula with its
 /// delimiters, as written) as escaped text in `<code class="math-error">`.
@@ -78,7 +69,7 @@ fn converter() -> &'static LatexToMathML {
 
 #[cfg(test)]
 mod tests {
-    use super::super::latex_check::{MAX_FORMULA_BYTES, MAX_NESTING};
+    use super::latex_check::{MAX_FORMULA_BYTES, MAX_NESTING};
     use super::*;
 
     #[test]
@@ -398,14 +389,14 @@ mod tests {
         length_attributes(mathml)
             .iter()
             .filter(|(name, _)| names.contains(&name.as_str()))
-            .filter_map(|(_, value)| super::super::math_length::in_em(value))
+            .filter_map(|(_, value)| super::length::in_em(value))
             .map(f64::abs)
             .sum()
     }
 
     #[test]
     fn one_formulas_spaces_are_bounded_as_a_whole() {
-        use super::super::math_length::FORMULA_EM;
+        use super::length::FORMULA_EM;
         // Sixty spaces of 20 em side by side (each within the per-length
         // bound): 1,200 em asked, at most the budget written.
         let spaces = r"\hspace{20em}".repeat(60);
@@ -458,9 +449,9 @@ mod tests {
                 .collect();
             if let Ok(mathml) = to_mathml(&tex, display) {
                 for (name, value) in length_attributes(&mathml) {
-                    let em = super::super::math_length::in_em(&value);
+                    let em = super::length::in_em(&value);
                     proptest::prop_assert!(
-                        em.is_some_and(|em| em.abs() <= super::super::math_length::MAX_EM),
+                        em.is_some_and(|em| em.abs() <= super::length::MAX_EM),
                         "{name}=\"{value}\" from {tex}: {mathml}"
                     );
                 }
@@ -471,7 +462,7 @@ mod tests {
     /// Every (name, value) of a length-valued attribute in `mathml`.
     fn length_attributes(mathml: &str) -> Vec<(String, String)> {
         let mut found = Vec::new();
-        for name in super::super::math_length::LENGTH_ATTRIBUTES {
+        for name in super::length::LENGTH_ATTRIBUTES {
             let needle = format!(" {name}=\"");
             for (at, _) in mathml.match_indices(&needle) {
                 let value = &mathml[at + needle.len()..];

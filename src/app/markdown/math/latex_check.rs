@@ -18,7 +18,7 @@
 
 use std::borrow::Cow;
 
-use super::math::MathError;
+use super::error::MathError;
 
 /// Longest formula converted. Models' formulas are a few hundred bytes.
 pub(crate) const MAX_FORMULA_BYTES: usize = 4096;

@@ -14,13 +14,13 @@
 //! - the HTML the converter puts inside `<mtext>` for `\textbf`, `\href` and
 //!   the like (`<b>`, `<a href>`, `<span style>`) is dropped, its text kept;
 //! - every length (`width`, `lspace`, `linethickness`, …) is held to ±20 em
-//!   (`math_length`), whatever size the LaTeX asked for.
+//!   (`length.rs`), whatever size the LaTeX asked for.
 
-use super::math_length::{FormulaBudget, LENGTH_ATTRIBUTES};
+use super::length::{FormulaBudget, LENGTH_ATTRIBUTES};
 
 /// MathML elements that pass, with their attributes filtered (also the
 /// sanitizer's MathML elements, `sanitize.rs`).
-pub(super) const ELEMENTS: &[&str] = &[
+pub(in crate::app::markdown) const ELEMENTS: &[&str] = &[
     "math",
     "mrow",
     "mi",
@@ -53,7 +53,7 @@ const UNWRAPPED: &[&str] = &["a", "b", "i", "em", "code", "s", "u", "span"];
 
 /// Presentation attributes that pass, with values of `plain_value` only (also
 /// the sanitizer's, on every MathML element).
-pub(super) const ATTRIBUTES: &[&str] = &[
+pub(in crate::app::markdown) const ATTRIBUTES: &[&str] = &[
     "display",
     "displaystyle",
     "scriptlevel",
@@ -79,7 +79,7 @@ pub(super) const ATTRIBUTES: &[&str] = &[
 /// `style` declarations (property, value) the converter writes for tables, and
 /// the class each becomes. Every other declaration is dropped. The classes are
 /// the only ones the sanitizer lets MathML elements keep.
-pub(super) const STYLE_CLASSES: &[(&str, &str, &str)] = &[
+pub(in crate::app::markdown) const STYLE_CLASSES: &[(&str, &str, &str)] = &[
     ("text-align", "left", "math-left"),
     ("text-align", "right", "math-right"),
     ("padding-left", "0", "math-pl0"),
@@ -108,7 +108,7 @@ pub(super) const STYLE_CLASSES: &[(&str, &str, &str)] = &[
 ];
 
 /// Deepest element nesting accepted in the converter's output: a last guard
-/// behind the input limits in `math.rs`.
+/// behind the input limits in `latex_check.rs`.
 const MAX_DEPTH: usize = 256;
 
 /// `raw` rewritten to allow-listed MathML, or `None` if anything in it is not
@@ -256,7 +256,7 @@ fn parse_attributes(mut text: &str) -> Option<Vec<(&str, &str)>> {
 
 /// Values like `true`, `0.1667em`, `double-struck`, `50%`: nothing that could
 /// end the attribute, name a URL or hold an entity.
-pub(super) fn plain_value(value: &str) -> bool {
+pub(in crate::app::markdown) fn plain_value(value: &str) -> bool {
     value.len() <= 64
         && value
             .bytes()

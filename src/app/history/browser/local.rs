@@ -4,7 +4,7 @@
 //! kept here (`pensive.conversation.<id>`), until they are moved to IndexedDB,
 //! and the backups of unreadable data.
 
-use super::Notice;
+use super::super::Notice;
 use crate::app::storage::{self, StorageError};
 use crate::turn::message::{self, upsert_summary, Conversation, DecodeError, Summary};
 
