@@ -16,6 +16,7 @@ mod block;
 mod change;
 mod status;
 mod thinking;
+mod tool_events;
 mod tool_step;
 
 pub use block::{is_empty_reasoning, is_shown, Block, BlockState, Thinking, ThinkingMeta};
