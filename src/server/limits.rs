@@ -265,12 +265,12 @@ mod tests {
         let _streaming = limiter.admit("d", now).expect("admitted");
         assert_eq!(limiter.tracked_clients(), 4, "a rate keeps start times");
         let pruned = limiter.clone();
-        tokio::spawn(crate::server::pruning::prune_forever(move |now| {
+        tokio::spawn(crate::server::http::pruning::prune_forever(move |now| {
             pruned.prune(now)
         }));
         // Paused time: this sleep only lets the clock (and the task's
         // interval) run ahead.
-        tokio::time::sleep(2 * crate::server::pruning::PRUNE_EVERY + WINDOW).await;
+        tokio::time::sleep(2 * crate::server::http::pruning::PRUNE_EVERY + WINDOW).await;
         assert_eq!(
             limiter.tracked_clients(),
             1,

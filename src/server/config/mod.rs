@@ -241,7 +241,7 @@ pub struct SiteAccess {
     pub cookie_secret: Option<Secret>,
     /// Where signed-out sessions are listed, so a sign-out holds across a
     /// restart and in other processes sharing the cookie secret
-    /// (`server::sessions::default_path`; used only with a cookie secret).
+    /// (`server::http::sessions::default_path`; used only with a cookie secret).
     pub revoked_sessions: Option<std::path::PathBuf>,
     /// `PENSIVE_ALLOW_OPEN=1`: serve beyond loopback without an access token.
     pub allow_open: bool,
@@ -518,7 +518,7 @@ fn site_access_from(get: &impl Fn(&str) -> Option<String>) -> Result<SiteAccess,
     };
     Ok(SiteAccess {
         allowed_hosts,
-        revoked_sessions: crate::server::sessions::default_path(get),
+        revoked_sessions: crate::server::http::sessions::default_path(get),
         cookie_secret,
         allow_open,
     })

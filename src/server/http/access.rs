@@ -26,9 +26,9 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Form;
 
 use super::client::{from_the_right, ClientKey};
-use super::limits::Limits;
-use super::providers::secret::Secret;
 use super::sessions::Sessions;
+use crate::server::limits::Limits;
+use crate::server::providers::secret::Secret;
 
 /// The cookie's name over plain HTTP.
 pub const COOKIE: &str = "pensive_access";
@@ -309,11 +309,11 @@ mod tests {
         assert!(access.allow_attempt("b"));
         assert_eq!(access.tracked_clients(), 2);
         let pruned = access.clone();
-        tokio::spawn(crate::server::pruning::prune_forever(move |now| {
+        tokio::spawn(crate::server::http::pruning::prune_forever(move |now| {
             pruned.prune(now)
         }));
         // Paused time: the sleep only lets the clock and the sweep run ahead.
-        tokio::time::sleep(2 * crate::server::pruning::PRUNE_EVERY + WINDOW).await;
+        tokio::time::sleep(2 * crate::server::http::pruning::PRUNE_EVERY + WINDOW).await;
         assert_eq!(access.tracked_clients(), 0, "both went quiet");
         assert!(access.allow_attempt("a"), "a new minute, new attempts");
     }

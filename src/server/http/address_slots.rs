@@ -58,7 +58,8 @@ impl AddressSlots {
 
     /// Addresses with a connection open (entries do not outlive their
     /// connections).
-    pub fn tracked_addresses(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn tracked_addresses(&self) -> usize {
         self.open.lock().map(|open| open.len()).unwrap_or(0)
     }
 }

@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_lc_rs::hmac;
 
-use super::providers::secret::Secret;
+use crate::server::providers::secret::Secret;
 
 /// How long a session lasts from its sign-in.
 pub const SESSION_LIFETIME: Duration = Duration::from_secs(30 * 24 * 60 * 60);
@@ -32,7 +32,7 @@ const ID_BYTES: usize = 16;
 /// `PENSIVE_SESSIONS_FILE`, else `$XDG_STATE_HOME/pensive/revoked-sessions.json`,
 /// else `$HOME/.local/state/pensive/revoked-sessions.json`.
 pub fn default_path(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    super::config::state_file(get, "PENSIVE_SESSIONS_FILE", "revoked-sessions.json")
+    crate::server::config::state_file(get, "PENSIVE_SESSIONS_FILE", "revoked-sessions.json")
 }
 
 /// Issues and checks session values for one access token.

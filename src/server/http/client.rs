@@ -20,7 +20,7 @@ use axum::http::Extensions;
 use axum::middleware::Next;
 use axum::response::Response;
 
-use super::limits::Limits;
+use crate::server::limits::Limits;
 
 /// The client of one request, as `client_key` names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
