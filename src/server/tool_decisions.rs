@@ -51,8 +51,9 @@ impl ToolDecisions {
         tell.is_some_and(|tell| tell.send(decision).is_ok())
     }
 
-    /// How many calls wait (tests, and a bound on what a client may hold).
-    pub fn count(&self) -> usize {
+    /// How many calls wait.
+    #[cfg(test)]
+    pub(crate) fn count(&self) -> usize {
         self.waiting.lock().map_or(0, |w| w.len())
     }
 }

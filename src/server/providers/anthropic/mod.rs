@@ -15,4 +15,4 @@ mod decode;
 mod request;
 
 pub use decode::AnthropicDecoder;
-pub use request::{build_request, explain_refusal, request_body, API_VERSION};
+pub use request::{build_request, explain_refusal};

@@ -14,4 +14,4 @@ mod decode;
 mod request;
 
 pub use decode::GeminiDecoder;
-pub use request::{build_request, request_body};
+pub use request::build_request;

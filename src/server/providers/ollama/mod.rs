@@ -10,4 +10,4 @@ mod decode;
 mod request;
 
 pub use decode::OllamaDecoder;
-pub use request::{build_request, request_body};
+pub use request::build_request;

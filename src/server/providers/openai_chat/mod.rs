@@ -5,7 +5,7 @@
 //! decoding (`decode`) and the live transport (`transport`) each have a file;
 //! the mock upstream's writer is `mock::encoders::openai_chat`.
 
-pub mod control;
+pub(crate) mod control;
 mod decode;
 mod request;
 mod transport;

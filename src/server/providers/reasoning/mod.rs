@@ -11,13 +11,13 @@ mod anthropic;
 #[cfg(test)]
 mod checks;
 mod gemini;
-pub mod names;
+pub(crate) mod names;
 mod open_weight;
 mod openai;
 
 pub use anthropic::AnthropicFamily;
 pub use gemini::{gemini_family, GeminiFamily};
-pub use open_weight::{chat_efforts, chat_server, kimi_efforts, switch_only_family, ChatServer};
+pub use open_weight::{chat_efforts, chat_server, switch_only_family, ChatServer};
 pub use openai::openai_efforts;
 
 use serde::{Deserialize, Serialize};

@@ -13,4 +13,4 @@ mod decode;
 mod request;
 
 pub use decode::ResponsesDecoder;
-pub use request::{build_request, openai_word, request_body};
+pub use request::{build_request, openai_word};
