@@ -12,18 +12,18 @@ use tokio::sync::oneshot;
 use crate::turn::Decision;
 
 /// How long a call waits for the user before it counts as denied.
-pub const DECISION_TIME: Duration = Duration::from_secs(10 * 60);
+pub(crate) const DECISION_TIME: Duration = Duration::from_secs(10 * 60);
 
 type Key = (String, String, String);
 
 /// The calls waiting for a decision.
 #[derive(Debug, Clone, Default)]
-pub struct ToolDecisions {
+pub(crate) struct ToolDecisions {
     waiting: Arc<Mutex<HashMap<Key, oneshot::Sender<Decision>>>>,
 }
 
 /// One waiting call; dropping it (the turn ended) forgets it.
-pub struct Waiting {
+pub(crate) struct Waiting {
     key: Key,
     decisions: ToolDecisions,
     answer: oneshot::Receiver<Decision>,

@@ -92,7 +92,7 @@ impl TurnService {
 
     /// Forgets the per-client counts of clients that went quiet (see
     /// `pruning`).
-    pub fn prune_clients(&self, now: tokio::time::Instant) {
+    pub(crate) fn prune_clients(&self, now: tokio::time::Instant) {
         self.limiter.prune(now);
     }
 
@@ -439,10 +439,10 @@ fn opened_stream(
 }
 
 /// `done.finish_reason` of a turn stopped at the tool-call limit.
-pub const TOOL_LIMIT: &str = "tool_limit";
+pub(crate) const TOOL_LIMIT: &str = "tool_limit";
 
 /// `done.finish_reason` of a turn stopped at its limit of tool time.
-pub const TOOL_TIME_LIMIT: &str = "tool_time_limit";
+pub(crate) const TOOL_TIME_LIMIT: &str = "tool_time_limit";
 
 /// What the model hears when it calls a tool that was not offered to it.
 const SWITCHED_OFF: &str = "That tool is switched off in this conversation.";
@@ -714,9 +714,9 @@ async fn cut_short(
 }
 
 /// Most messages a request may carry.
-pub const MAX_MESSAGES: usize = 500;
+pub(crate) const MAX_MESSAGES: usize = 500;
 /// Most characters in one message.
-pub const MAX_MESSAGE_CHARS: usize = 200_000;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 200_000;
 
 /// Checks the request before any upstream call: `Ok` is the model and the
 /// effort the turn runs at; `Err` is the error to stream.

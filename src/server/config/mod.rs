@@ -51,7 +51,7 @@ impl ProviderKind {
 }
 
 /// The provider name `llamacpp` (also `llama.cpp`, `llama-cpp`).
-pub fn is_llamacpp(name: &str) -> bool {
+pub(crate) fn is_llamacpp(name: &str) -> bool {
     matches!(
         name.trim().to_ascii_lowercase().as_str(),
         "llamacpp" | "llama.cpp" | "llama-cpp"
@@ -129,7 +129,7 @@ impl EffortSettings {
 
 /// Decides `upstream`'s efforts, default and their source from its family,
 /// what its provider said (`facts`) and its configuration.
-pub fn settle_efforts(
+pub(crate) fn settle_efforts(
     dialect: Dialect,
     upstream: &mut UpstreamModel,
     facts: reasoning::ProviderFacts,

@@ -19,7 +19,7 @@ pub(crate) mod ollama;
 pub mod openai_chat;
 pub(crate) mod reasoning;
 pub(crate) mod responses;
-pub(crate) mod secret;
+pub mod secret;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod wire;

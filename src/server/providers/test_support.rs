@@ -17,7 +17,7 @@ pub fn a(text: &str) -> Delta {
 }
 
 /// Splits SSE text into (event name, data) pairs with the real framer.
-pub fn sse_events(text: &str) -> Vec<(Option<String>, String)> {
+pub(crate) fn sse_events(text: &str) -> Vec<(Option<String>, String)> {
     let mut framer = Framer::new(Framing::Sse);
     let mut framed = framer.push(text.as_bytes());
     framed.extend(framer.finish());
@@ -56,7 +56,7 @@ pub fn texts(deltas: &[Delta]) -> (String, String) {
 }
 
 /// Decodes a whole SSE recording with `decoder`.
-pub fn decode_sse(decoder: &mut dyn Decoder, text: &str) -> Vec<Delta> {
+pub(crate) fn decode_sse(decoder: &mut dyn Decoder, text: &str) -> Vec<Delta> {
     sse_events(text)
         .iter()
         .flat_map(|(name, data)| {
@@ -69,7 +69,7 @@ pub fn decode_sse(decoder: &mut dyn Decoder, text: &str) -> Vec<Delta> {
 
 /// A decoder feeding a normalizer, one wire event at a time at a given time:
 /// what a dialect's first-sign tests need to see when a block opens and closes.
-pub struct Timed<D: Decoder> {
+pub(crate) struct Timed<D: Decoder> {
     decoder: D,
     normalizer: Normalizer,
 }

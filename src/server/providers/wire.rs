@@ -27,7 +27,7 @@ pub trait Decoder: Send {
 /// string `type` takes the SSE event name (which repeats it), `Unknown` with
 /// neither; a payload that is not an object reads as one with no fields. Only
 /// events that miss the fast path pay for the second look.
-pub fn decode_tagged<E: DeserializeOwned>(event: &WireEvent) -> Result<E, TurnError> {
+pub(crate) fn decode_tagged<E: DeserializeOwned>(event: &WireEvent) -> Result<E, TurnError> {
     let data = event.data.trim();
     let typed = match serde_json::from_str::<E>(data) {
         Ok(decoded) => return Ok(decoded),
@@ -53,7 +53,7 @@ pub fn decode_tagged<E: DeserializeOwned>(event: &WireEvent) -> Result<E, TurnEr
 /// not a malformed stream.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub enum Loose<T> {
+pub(crate) enum Loose<T> {
     Is(T),
     Other(IgnoredAny),
 }
@@ -227,11 +227,11 @@ impl UpstreamRequest {
 /// The tools a conversation's calls were made to, for dialects that name
 /// each result by its tool (Gemini, Ollama) rather than by its call id.
 #[derive(Default)]
-pub struct CallNames<'a>(Vec<(&'a str, &'a str)>);
+pub(crate) struct CallNames<'a>(Vec<(&'a str, &'a str)>);
 
 impl<'a> CallNames<'a> {
     /// Remembers the calls of an assistant message.
-    pub fn remember(&mut self, calls: &'a [crate::turn::ToolCall]) {
+    pub(crate) fn remember(&mut self, calls: &'a [crate::turn::ToolCall]) {
         self.0
             .extend(calls.iter().map(|c| (c.id.as_str(), c.name.as_str())));
     }

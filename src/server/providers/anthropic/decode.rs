@@ -143,7 +143,7 @@ struct ApiError {
 /// Decodes a Messages event stream (several messages of a tool loop in a row
 /// are fine: each `message_start` resets the token count).
 #[derive(Debug, Default)]
-pub struct AnthropicDecoder {
+pub(crate) struct AnthropicDecoder {
     /// `message_start`'s input tokens, reported with `message_delta`'s output.
     input_tokens: Option<u64>,
     /// Index of the reasoning block started and not yet stopped.
@@ -220,7 +220,7 @@ fn echo_delta(block: serde_json::Value) -> Delta {
 }
 
 /// The continuity key of an Anthropic content block to echo.
-pub const ECHO_KEY: &str = "anthropic_block";
+pub(crate) const ECHO_KEY: &str = "anthropic_block";
 
 impl Decoder for AnthropicDecoder {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {

@@ -76,10 +76,10 @@ struct FunctionCall {
 }
 
 /// The continuity key of a call's thought signature.
-pub const SIGNATURE_KEY: &str = "gemini_signature";
+pub(crate) const SIGNATURE_KEY: &str = "gemini_signature";
 /// Prefix of the ids Pensive gives calls Gemini sent without one (they are
 /// not sent back: Gemini matches such results by name and order).
-pub const MADE_UP_ID: &str = "gemini_call_";
+pub(crate) const MADE_UP_ID: &str = "gemini_call_";
 
 /// Call ids for calls sent without one: unique in the process, so two
 /// responses of one turn never share an id.
@@ -206,7 +206,7 @@ fn stream_error(error: ApiError) -> TurnError {
 
 /// Decodes recorded `streamGenerateContent?alt=sse` chunks.
 #[derive(Debug, Default)]
-pub struct GeminiDecoder {
+pub(crate) struct GeminiDecoder {
     /// The newest usage counts, reported with the finish reason (the final
     /// chunk may leave them out when an earlier one had them).
     latest_usage: Option<Usage>,

@@ -141,7 +141,7 @@ fn stream_error(text: &str) -> TurnError {
 
 /// Decodes Ollama `/api/chat` NDJSON lines (blank lines are skipped).
 #[derive(Debug, Default)]
-pub struct OllamaDecoder {
+pub(crate) struct OllamaDecoder {
     /// Every line stands alone; the field only keeps this a braced struct, built
     /// with `default()` like every decoder (`Dialect::decoder`).
     _stateless: (),

@@ -11,6 +11,6 @@ mod request;
 mod transport;
 
 pub use control::end_reasoning;
-pub use decode::ChatDecoder;
-pub use request::{build_request, request_body};
-pub use transport::open;
+pub(crate) use decode::ChatDecoder;
+pub(crate) use request::build_request;
+pub(crate) use transport::open;

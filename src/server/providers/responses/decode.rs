@@ -199,7 +199,7 @@ struct PartKey {
 /// Decodes a Responses event stream (several responses of a tool loop in a row
 /// are fine: state is keyed by item id, not reset per response).
 #[derive(Debug, Default)]
-pub struct ResponsesDecoder {
+pub(crate) struct ResponsesDecoder {
     /// The part the last reasoning delta came from.
     last_part: Option<PartKey>,
     /// Reasoning items that produced readable text: their `done` is not opaque.
@@ -216,7 +216,7 @@ pub struct ResponsesDecoder {
 
 /// The continuity key of a reasoning item to send back (with its
 /// `encrypted_content`), and of a function call item's own id.
-pub const ITEM_KEY: &str = "responses_item";
+pub(crate) const ITEM_KEY: &str = "responses_item";
 
 /// Most item ids `RecentItems` keeps.
 const MAX_TRACKED_ITEMS: usize = 1024;

@@ -12,5 +12,5 @@
 mod decode;
 mod request;
 
-pub use decode::ResponsesDecoder;
-pub use request::{build_request, openai_word};
+pub(crate) use decode::ResponsesDecoder;
+pub(crate) use request::{build_request, openai_word};
