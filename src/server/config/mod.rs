@@ -182,7 +182,7 @@ impl ModelConfig {
     }
 
     /// Where this model's reasoning text comes from (full or a summary).
-    pub fn reasoning_source(&self) -> crate::turn::ReasoningSource {
+    pub(crate) fn reasoning_source(&self) -> crate::turn::ReasoningSource {
         match self.provider {
             ProviderKind::Demo => crate::turn::ReasoningSource::Full,
             ProviderKind::Wire(dialect) => {

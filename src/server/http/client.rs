@@ -104,7 +104,11 @@ pub(crate) fn share_of(peer: IpAddr) -> IpAddr {
 /// the left-most is taken: then every entry was written by a trusted proxy
 /// (the request skipped an outer one). `None` when the header is absent,
 /// unreadable or empty.
-pub(crate) fn from_the_right(headers: &axum::http::HeaderMap, name: &str, hops: usize) -> Option<String> {
+pub(crate) fn from_the_right(
+    headers: &axum::http::HeaderMap,
+    name: &str,
+    hops: usize,
+) -> Option<String> {
     let mut entries = Vec::new();
     for value in headers.get_all(name) {
         entries.extend(value.to_str().ok()?.split(',').map(str::trim));

@@ -18,7 +18,8 @@ pub(crate) const NON_PAGE_POLICY: &str = "default-src 'none'; style-src 'self'; 
 /// under the policy of its own script's response, not the page's. It may
 /// import the renderer module's JS and fetch and compile its WebAssembly,
 /// from this origin; nothing else (it touches no DOM, so it has no HTML sink).
-pub(crate) const RENDER_WORKER_POLICY: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+pub(crate) const RENDER_WORKER_POLICY: &str =
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
      connect-src 'self'; base-uri 'none'";
 
 /// The policy for a rendered page with this nonce: own scripts and WASM only,

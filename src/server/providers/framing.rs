@@ -35,7 +35,7 @@ impl WireEvent {
     }
 
     /// An event with an SSE event name.
-    pub fn named(event: &str, data: impl Into<String>) -> Self {
+    pub(crate) fn named(event: &str, data: impl Into<String>) -> Self {
         Self {
             event: Some(event.to_owned()),
             data: data.into(),

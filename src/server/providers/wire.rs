@@ -205,7 +205,7 @@ impl std::fmt::Debug for UpstreamRequest {
 impl UpstreamRequest {
     /// `POST {base_url}{path}` with a bearer token when the model has a key
     /// (the OpenAI dialects and Ollama authenticate this way).
-    pub fn bearer(model: &UpstreamModel, path: &str, body: serde_json::Value) -> Self {
+    pub(crate) fn bearer(model: &UpstreamModel, path: &str, body: serde_json::Value) -> Self {
         let headers = model
             .api_key
             .iter()
@@ -237,7 +237,7 @@ impl<'a> CallNames<'a> {
     }
 
     /// The tool of the latest call `id` ("" when none was made).
-    pub fn of(&self, id: &str) -> &'a str {
+    pub(crate) fn of(&self, id: &str) -> &'a str {
         self.0
             .iter()
             .rfind(|(call, _)| *call == id)

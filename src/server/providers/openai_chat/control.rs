@@ -20,7 +20,10 @@ pub(crate) const REASONING_END: &str = "reasoning_end";
 
 /// The control request's URL and body for `completion_id` (tests and the
 /// mock check it).
-pub(crate) fn control_request(model: &UpstreamModel, completion_id: &str) -> (String, serde_json::Value) {
+pub(crate) fn control_request(
+    model: &UpstreamModel,
+    completion_id: &str,
+) -> (String, serde_json::Value) {
     (
         format!(
             "{}/chat/completions/control",

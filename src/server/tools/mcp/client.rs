@@ -100,7 +100,9 @@ impl From<String> for OpenError {
 }
 
 /// The environment a stdio server gets: its config's variables, PATH and HOME.
-pub(crate) fn child_env(config_env: &std::collections::BTreeMap<String, String>) -> Vec<(String, String)> {
+pub(crate) fn child_env(
+    config_env: &std::collections::BTreeMap<String, String>,
+) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = ["PATH", "HOME"]
         .into_iter()
         .filter_map(|name| std::env::var(name).ok().map(|v| (name.to_owned(), v)))
@@ -358,7 +360,7 @@ impl McpServer {
     /// Ends the connection for good: a stdio child gets its stdin closed,
     /// then is killed if it has not exited within a second. Returns once
     /// that is done.
-    pub async fn cancel(&self) {
+    pub(crate) async fn cancel(&self) {
         self.shared.closing.send_replace(true);
         let mut link = self.shared.link.subscribe();
         let _ = tokio::time::timeout(
