@@ -410,11 +410,8 @@ mod tests {
     use crate::turn::{ErrorKind, TurnEvent};
 
     fn decode_all(events: &[(&str, &str)]) -> Vec<Delta> {
-        let mut decoder = AnthropicDecoder::default();
-        events
-            .iter()
-            .flat_map(|(name, data)| decoder.decode(&WireEvent::new(Some(name), data)).unwrap())
-            .collect()
+        let named = events.iter().map(|(name, data)| (Some(*name), *data));
+        decode_events(&mut AnthropicDecoder::default(), named)
     }
 
     #[test]

@@ -231,9 +231,7 @@ mod tests {
     use crate::turn::{ErrorKind, TurnEvent};
 
     fn deltas(data: &str) -> Vec<Delta> {
-        GeminiDecoder::default()
-            .decode(&WireEvent::new(None, data))
-            .unwrap()
+        decode_one::<GeminiDecoder>(data)
     }
 
     #[test]

@@ -408,11 +408,10 @@ impl Decoder for ChatDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::providers::test_support::decode_one;
 
     fn deltas(json: &str) -> Vec<Delta> {
-        ChatDecoder::default()
-            .decode(&WireEvent::new(None, json))
-            .unwrap()
+        decode_one::<ChatDecoder>(json)
     }
 
     #[test]

@@ -564,10 +564,7 @@ mod tests {
     use serde_json::json;
 
     fn decode_all(decoder: &mut ResponsesDecoder, events: &[&str]) -> Vec<Delta> {
-        events
-            .iter()
-            .flat_map(|data| decoder.decode(&WireEvent::new(None, data)).unwrap())
-            .collect()
+        decode_events(decoder, events.iter().map(|data| (None, *data)))
     }
 
     fn deltas(events: &[&str]) -> Vec<Delta> {
@@ -816,15 +813,7 @@ mod tests {
     fn recorded_tool_loop_fixture_decodes_to_the_exact_texts_and_usages() {
         let fixture =
             include_str!("../../../../tests/fixtures/openai-responses-reasoning-summary.sse");
-        let mut decoder = ResponsesDecoder::default();
-        let mut decoded = Vec::new();
-        for (name, data) in sse_events(fixture) {
-            decoded.extend(
-                decoder
-                    .decode(&WireEvent::new(name.as_deref(), &data))
-                    .unwrap(),
-            );
-        }
+        let decoded = decode_sse(&mut ResponsesDecoder::default(), fixture);
         // Expected texts come from concatenating the fixture's
         // `reasoning_summary_text.delta` / `output_text.delta` fields (python3).
         assert_eq!(
