@@ -22,6 +22,18 @@ pub trait Decoder: Send {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError>;
 }
 
+/// An event whose data is one JSON chunk, as `T`: `None` when there is
+/// nothing to decode (empty data, or the `[DONE]` chat-style streams end with).
+pub(crate) fn json_chunk<T: DeserializeOwned>(event: &WireEvent) -> Result<Option<T>, TurnError> {
+    let data = event.data.trim();
+    if data.is_empty() || data == "[DONE]" {
+        return Ok(None);
+    }
+    serde_json::from_str(data)
+        .map(Some)
+        .map_err(|e| TurnError::Malformed(e.to_string()))
+}
+
 /// Reads an event of a dialect whose payloads carry their kind in `type` (a
 /// `#[serde(tag = "type")]` enum with an `Unknown` arm). A payload without a
 /// string `type` takes the SSE event name (which repeats it), `Unknown` with

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::server::providers::delta::Delta;
 use crate::server::providers::framing::WireEvent;
-use crate::server::providers::wire::{Decoder, Loose};
+use crate::server::providers::wire::{json_chunk, Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -395,13 +395,10 @@ pub(crate) struct ChatDecoder {
 
 impl Decoder for ChatDecoder {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
-        let data = event.data.trim();
-        if data.is_empty() || data == "[DONE]" {
-            return Ok(Vec::new());
+        match json_chunk::<ChatChunk>(event)? {
+            Some(chunk) => chunk.into_deltas(&mut self.calls),
+            None => Ok(Vec::new()),
         }
-        serde_json::from_str::<ChatChunk>(data)
-            .map_err(|e| TurnError::Malformed(e.to_string()))?
-            .into_deltas(&mut self.calls)
     }
 }
 
