@@ -347,7 +347,8 @@ mod tests {
     use crate::server::mock::scripted::Pace;
     use crate::turn::{ChatMessage, Effort, ReasoningSource};
 
-    fn ask(model: Option<&str>, effort: Option<Effort>) -> ChatRequest {
+    /// A one-question request naming `model` and `effort`.
+    pub(super) fn ask(model: Option<&str>, effort: Option<Effort>) -> ChatRequest {
         ChatRequest {
             messages: vec![ChatMessage::user("Why?")],
             model: model.map(str::to_owned),

@@ -81,16 +81,8 @@ fn effort_for(model: &ModelConfig, asked: Option<Effort>) -> Result<Option<Effor
 mod tests {
     use super::*;
     use crate::server::mock::scripted::Pace;
-    use crate::turn::{ChatMessage, ErrorKind};
-
-    fn ask(model: Option<&str>, effort: Option<Effort>) -> ChatRequest {
-        ChatRequest {
-            messages: vec![ChatMessage::user("Why?")],
-            model: model.map(str::to_owned),
-            effort,
-            ..ChatRequest::default()
-        }
-    }
+    use crate::server::turn_service::tests::ask;
+    use crate::turn::ErrorKind;
 
     #[test]
     fn an_effort_the_model_does_not_take_is_refused_naming_the_ones_it_does() {
