@@ -82,3 +82,41 @@ async fn cut_short(
         _ = over_time => Cut::OverTime,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_turn_ends_at_its_time_limit_with_over_time() {
+        let (_shutdown, ending) = tokio::sync::watch::channel(false);
+        let started = tokio::time::Instant::now();
+        let mut end = TurnEnd::new(ending, Duration::from_secs(5));
+        let error = end.reached().await;
+        assert_eq!(started.elapsed(), Duration::from_secs(5));
+        assert!(matches!(error, TurnError::OverTime { limit } if limit == Duration::from_secs(5)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_shutdown_ends_a_turn_before_its_limit() {
+        let (shutdown, ending) = tokio::sync::watch::channel(false);
+        let mut end = TurnEnd::new(ending, Duration::from_secs(60));
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            shutdown.send_replace(true);
+            // Kept open: a dropped sender is not a shutdown.
+            std::future::pending::<()>().await;
+        });
+        assert!(matches!(end.reached().await, TurnError::Shutdown));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_limit_and_no_shutdown_never_end_a_turn() {
+        let (shutdown, ending) = tokio::sync::watch::channel(false);
+        let mut end = TurnEnd::new(ending, Duration::ZERO);
+        // A service dropped without a shutdown: its closed channel is no signal.
+        drop(shutdown);
+        let waited = tokio::time::timeout(Duration::from_secs(3600), end.reached()).await;
+        assert!(waited.is_err(), "still running after an hour");
+    }
+}

@@ -361,3 +361,166 @@ fn cut_during_calls(
     events.extend(normalizer.fail(error, now_ms));
     events
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::active_turns::ActiveTurns;
+    use crate::server::providers::delta::Delta;
+    use crate::server::redact::Redactor;
+    use crate::server::turn_log::TurnLog;
+    use crate::turn::Role;
+    use serde_json::json;
+
+    fn outlet() -> Outlet {
+        Outlet {
+            _active: ActiveTurns::default().enter(),
+            _answer_now: None,
+            log: TurnLog::new("m", "demo"),
+            hidden: None,
+            source: None,
+            redactor: Redactor::default(),
+            output_limit: None,
+            tool_call_limit: Some(1),
+            tool_time_limit_secs: None,
+        }
+    }
+
+    /// A response that asked for `names`, each with `{"expression": "1+1"}`.
+    fn asking_for(names: &[&str]) -> ToolRound {
+        let mut response = ToolRound::default();
+        for (n, name) in names.iter().enumerate() {
+            let id = format!("call_{n}");
+            response.observe(&Delta::ToolCallStart {
+                id: id.clone(),
+                name: (*name).into(),
+            });
+            response.observe(&Delta::ToolCallWhole {
+                id,
+                arguments: json!({"expression": "1+1"}),
+            });
+        }
+        response
+    }
+
+    fn request(tools: &ToolBox) -> ChatRequest {
+        ChatRequest {
+            messages: vec![ChatMessage::user("Add")],
+            tool_specs: tools.offered(None),
+            ..ChatRequest::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_round_past_the_call_limit_runs_nothing_and_ends_the_turn() {
+        let tools = ToolBox::default();
+        let decisions = ToolDecisions::default();
+        let limits = Limits {
+            max_tool_calls: 1,
+            ..Limits::default()
+        };
+        let mut tool_loop = ToolLoop::new(&tools, &decisions, "c", &limits);
+        let (mut request, mut normalizer, mut outlet) =
+            (request(&tools), Normalizer::default(), outlet());
+        let names = ["builtin__calculate", "builtin__calculate"];
+        let (mut round, announced) = tool_loop.announce(
+            asking_for(&names),
+            None,
+            &mut request,
+            &mut normalizer,
+            &mut outlet,
+            0,
+        );
+        let ready = announced
+            .iter()
+            .filter(|e| matches!(e, TurnEvent::ToolCallReady { .. }))
+            .count();
+        assert_eq!(ready, 2, "{announced:?}");
+        assert_eq!(
+            request.messages.last().map(|m| m.role),
+            Some(Role::Assistant)
+        );
+        let (_, ending) = tokio::sync::watch::channel(false);
+        let mut end = TurnEnd::new(ending, Duration::ZERO);
+        let decided = tool_loop
+            .decide(&mut round, &mut request, &mut end, &mut normalizer, || 0)
+            .await;
+        assert!(decided.is_ok());
+        let outcomes = tool_loop
+            .run(&round, &mut end, &mut normalizer, || 0)
+            .await
+            .unwrap();
+        assert!(outcomes.iter().all(|o| o.status == ToolStatus::Cancelled
+            && o.output == "Not run: the turn reached its limit of 1 tool calls."));
+        let (reported, ended) = tool_loop.report(
+            round,
+            outcomes,
+            &mut request,
+            &mut normalizer,
+            &mut outlet,
+            || 0,
+        );
+        assert!(ended);
+        assert_eq!(
+            reported.last(),
+            Some(&TurnEvent::Done {
+                finish_reason: Some(TOOL_LIMIT.into()),
+                output_limit: Some(1),
+            })
+        );
+        let results = request
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .count();
+        assert_eq!(results, 2, "each call's result goes back to the model");
+    }
+
+    #[tokio::test]
+    async fn a_tool_not_offered_never_runs_and_the_model_hears_why() {
+        let tools = ToolBox::default();
+        let decisions = ToolDecisions::default();
+        let limits = Limits::default();
+        let mut tool_loop = ToolLoop::new(&tools, &decisions, "c", &limits);
+        let (mut request, mut normalizer, mut outlet) =
+            (request(&tools), Normalizer::default(), outlet());
+        let (mut round, announced) = tool_loop.announce(
+            asking_for(&["builtin__calculate", "elsewhere__erase"]),
+            None,
+            &mut request,
+            &mut normalizer,
+            &mut outlet,
+            0,
+        );
+        let approvals: Vec<Approval> = announced
+            .iter()
+            .filter_map(|e| match e {
+                TurnEvent::ToolCallReady { approval, .. } => Some(*approval),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(approvals[1], Approval::NotNeeded, "it asks no one");
+        let (_, ending) = tokio::sync::watch::channel(false);
+        let mut end = TurnEnd::new(ending, Duration::ZERO);
+        tool_loop
+            .decide(&mut round, &mut request, &mut end, &mut normalizer, || 0)
+            .await
+            .unwrap();
+        let outcomes = tool_loop
+            .run(&round, &mut end, &mut normalizer, || 0)
+            .await
+            .unwrap();
+        assert_eq!(outcomes[0].status, ToolStatus::Ok, "{:?}", outcomes[0]);
+        assert_eq!(outcomes[1].status, ToolStatus::Denied);
+        assert_eq!(outcomes[1].output, SWITCHED_OFF);
+        let (_, ended) = tool_loop.report(
+            round,
+            outcomes,
+            &mut request,
+            &mut normalizer,
+            &mut outlet,
+            || 0,
+        );
+        assert!(!ended, "the model is asked again");
+    }
+}
