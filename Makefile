@@ -26,7 +26,7 @@ FUZZ_SECONDS ?= 60
 ## make run: build (release) and serve on $(ADDR) — the demo model unless a provider is configured.
 ## Release builds (scripts/build-release.sh: the browser bundle with a pinned nightly, the
 ## renderer's own module) write a brotli and a gzip copy beside every site file; the server
-## sends the one the browser accepts (src/server/static_files.rs). In debug, `cargo leptos
+## sends the one the browser accepts (src/server/http/static_files.rs). In debug, `cargo leptos
 ## build` builds the renderer too (bin-cargo-command: scripts/cargo-leptos-server.sh).
 run: $(if $(filter release,$(PROFILE)),setup-release,setup-build)
 ifeq ($(PROFILE),release)

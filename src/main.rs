@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use leptos::config::get_configuration;
+use pensive::server::http::router::build_router;
+use pensive::server::http::serve::{serve as serve_app, ServeLimits};
 use pensive::server::mock::upstream::{replay_events, serve_on, MockConfig, MockState};
 use pensive::server::parse::{parse_recording, ParseOptions};
 use pensive::server::providers::wire::Dialect;
-use pensive::server::router::build_router;
-use pensive::server::serve::{serve as serve_app, ServeLimits};
 use pensive::server::tags::TagSet;
 use pensive::server::tools::{hashes::ToolHashes, mcp, ToolBox};
 use pensive::server::{AppConfig, TurnService};
@@ -282,7 +282,7 @@ async fn serve() -> Result<(), String> {
         options.output_name = "pensive".into();
     }
     let addr = options.site_addr;
-    let exposure = pensive::server::access::check_exposure(
+    let exposure = pensive::server::http::access::check_exposure(
         addr,
         config.access_token.is_some(),
         config.site_access.allow_open,

@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use leptos::config::LeptosOptions;
 use pensive::server::config::{EffortSettings, ModelConfig, ProviderKind};
+use pensive::server::http::router::build_router;
 use pensive::server::mock::scripted::Pace;
 use pensive::server::mock::upstream::MockState;
 use pensive::server::providers::wire::{Dialect, UpstreamModel};
-use pensive::server::router::build_router;
 use pensive::server::tags::TagSet;
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::{Effort, ErrorKind, TurnEvent};

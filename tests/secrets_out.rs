@@ -15,7 +15,7 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use leptos::config::LeptosOptions;
-use pensive::server::router::build_router;
+use pensive::server::http::router::build_router;
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::TurnEvent;
 use serde_json::json;

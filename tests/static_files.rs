@@ -12,7 +12,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use leptos::config::LeptosOptions;
-use pensive::server::router::build_router;
+use pensive::server::http::router::build_router;
 use pensive::server::{AppConfig, TurnService};
 use tower::ServiceExt;
 

@@ -26,9 +26,9 @@ pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
             axum::http::HeaderValue::from_static("no-store"),
         );
     }
-    // The router's middleware named the client (`server::client`).
+    // The router's middleware named the client (`server::http::client`).
     let client = use_context::<axum::http::request::Parts>()
-        .map(|parts| crate::server::client::ClientKey::of(&parts.extensions));
+        .map(|parts| crate::server::http::client::ClientKey::of(&parts.extensions));
     // Events already waiting (a burst from the provider, or a backlog under
     // load) go out as one body chunk: one write instead of one per event. No
     // event waits for company: `ready_chunks` takes only what is ready now.
@@ -75,7 +75,7 @@ pub async fn list_tool_servers() -> Result<Vec<PublicToolServer>, ServerFnError>
 pub async fn request_answer_now(turn_id: String) -> Result<AnswerNow, ServerFnError> {
     let turns = expect_context::<crate::server::TurnService>();
     let client = use_context::<axum::http::request::Parts>()
-        .map(|parts| crate::server::client::ClientKey::of(&parts.extensions));
+        .map(|parts| crate::server::http::client::ClientKey::of(&parts.extensions));
     Ok(turns
         .answer_now(
             &turn_id,
@@ -96,7 +96,7 @@ pub async fn tool_decision(
 ) -> Result<bool, ServerFnError> {
     let turns = expect_context::<crate::server::TurnService>();
     let client = use_context::<axum::http::request::Parts>()
-        .map(|parts| crate::server::client::ClientKey::of(&parts.extensions));
+        .map(|parts| crate::server::http::client::ClientKey::of(&parts.extensions));
     Ok(turns.tool_decision(
         client.as_ref().map_or("unknown", |client| client.as_str()),
         &turn_id,
@@ -120,7 +120,7 @@ pub async fn access_token_required() -> Result<bool, ServerFnError> {
 #[server(input = Json, endpoint = "sign_out")]
 pub async fn sign_out() -> Result<(), ServerFnError> {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-        for cookie in crate::server::access::signed_out_cookies() {
+        for cookie in crate::server::http::access::signed_out_cookies() {
             if let Ok(value) = axum::http::HeaderValue::from_str(&cookie) {
                 response.append_header(axum::http::header::SET_COOKIE, value);
             }

@@ -1,6 +1,6 @@
 //! The page's one Trusted Types policy. Pages are served with
 //! `require-trusted-types-for 'script'; trusted-types pensive-markdown`
-//! (`server::csp`), so the browser refuses a plain string in `innerHTML`,
+//! (`server::http::csp`), so the browser refuses a plain string in `innerHTML`,
 //! `insertAdjacentHTML` and every other HTML sink: only a `TrustedHTML` made by
 //! this policy gets in, and [`fragment`] is the only caller of the policy,
 //! with the sanitizing renderer's output (the streaming view's fragments,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 /// The server's count of live turns; clones share it.
 #[derive(Debug, Clone, Default)]
-pub struct ActiveTurns(Arc<AtomicUsize>);
+pub(crate) struct ActiveTurns(Arc<AtomicUsize>);
 
 impl ActiveTurns {
     /// Turns streaming now.
@@ -16,7 +16,7 @@ impl ActiveTurns {
     }
 
     /// Counts a turn until the returned guard is dropped.
-    pub fn enter(&self) -> ActiveTurn {
+    pub(crate) fn enter(&self) -> ActiveTurn {
         self.0.fetch_add(1, Ordering::SeqCst);
         ActiveTurn(self.0.clone())
     }
@@ -24,7 +24,7 @@ impl ActiveTurns {
 
 /// One live turn in the count; dropping it counts the turn out.
 #[derive(Debug)]
-pub struct ActiveTurn(Arc<AtomicUsize>);
+pub(crate) struct ActiveTurn(Arc<AtomicUsize>);
 
 impl Drop for ActiveTurn {
     fn drop(&mut self) {

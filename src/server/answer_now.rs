@@ -29,7 +29,7 @@ use crate::turn::request::keep_end;
 use crate::turn::{AnswerNow, ChatRequest, Effort, Role};
 
 /// Longest turn id kept (the browser makes them; a longer one is ignored).
-pub const MAX_TURN_ID: usize = 100;
+pub(crate) const MAX_TURN_ID: usize = 100;
 
 /// A running turn: its client and the id the browser gave it.
 type TurnKey = (String, String);
@@ -129,7 +129,7 @@ impl AnswerNowRegistry {
 /// The effort a re-asked turn runs at when the request names none: the
 /// weakest at which the model answers without thinking again, as its family
 /// rules decide (`reasoning::no_thinking_effort`).
-pub fn weakest(model: &ModelConfig) -> Option<Effort> {
+pub(crate) fn weakest(model: &ModelConfig) -> Option<Effort> {
     match model.provider {
         ProviderKind::Wire(dialect) => no_thinking_effort(dialect, &model.upstream),
         ProviderKind::Demo => model.upstream.efforts.first().copied(),
@@ -139,7 +139,7 @@ pub fn weakest(model: &ModelConfig) -> Option<Effort> {
 /// Moves `reasoning_so_far` into the question: the last user message gets
 /// the model's reasoning so far and the request to answer now. Reasoning too
 /// long for one message keeps its end, and the prompt says it was cut.
-pub fn fold_reasoning(request: &mut ChatRequest) {
+pub(crate) fn fold_reasoning(request: &mut ChatRequest) {
     let Some(reasoning) = request.reasoning_so_far.take() else {
         return;
     };

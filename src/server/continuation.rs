@@ -12,12 +12,12 @@
 use crate::turn::{ChatMessage, ChatRequest, Role};
 
 /// What the model is asked after its cut answer.
-pub const CONTINUE_PROMPT: &str = "Your previous answer was cut off at the output limit. Continue it exactly where it stopped: do not repeat anything, do not start over, and do not comment on the cut.";
+pub(crate) const CONTINUE_PROMPT: &str = "Your previous answer was cut off at the output limit. Continue it exactly where it stopped: do not repeat anything, do not start over, and do not comment on the cut.";
 
 /// Adds the request to go on, when the browser asked to continue an answer
 /// that is the conversation's last message. Anything else is left as it is
 /// (and then refused by the usual checks: the last message must be the user's).
-pub fn ask_to_continue(request: &mut ChatRequest) {
+pub(crate) fn ask_to_continue(request: &mut ChatRequest) {
     if !request.continue_answer {
         return;
     }

@@ -18,7 +18,7 @@ use crate::turn::TurnEvent;
 
 /// The kill switch's filter for one turn.
 #[derive(Debug, Clone)]
-pub struct HiddenThinking {
+pub(crate) struct HiddenThinking {
     /// Answer text may still turn out to be reasoning.
     holding: bool,
     /// Answer text held back while `holding`.

@@ -63,7 +63,7 @@ pub struct Limits {
 /// client needs 64 addresses to fill the default 1024. Behind a trusted proxy
 /// every connection comes from the proxy, so there is no cap by default (the
 /// proxy limits its clients: nginx's `limit_conn`).
-pub fn default_per_address(client_ip_header: Option<&str>) -> usize {
+pub(crate) fn default_per_address(client_ip_header: Option<&str>) -> usize {
     match client_ip_header {
         Some(_) => 0,
         None => 16,
@@ -102,7 +102,7 @@ struct ClientState {
 
 /// Counts turns per client; shared by every request.
 #[derive(Clone, Default)]
-pub struct TurnLimiter {
+pub(crate) struct TurnLimiter {
     limits: Arc<Limits>,
     clients: Arc<Mutex<HashMap<String, ClientState>>>,
 }
@@ -116,7 +116,7 @@ impl std::fmt::Debug for TurnLimiter {
 }
 
 /// Held for as long as a turn streams; dropping it frees the client's slot.
-pub struct TurnPermit {
+pub(crate) struct TurnPermit {
     limiter: TurnLimiter,
     client: String,
 }
@@ -143,7 +143,7 @@ impl TurnLimiter {
     }
 
     /// Admits a turn for `client` now, or says why not (an error to stream).
-    pub fn admit(&self, client: &str, now: Instant) -> Result<TurnPermit, TurnError> {
+    pub(crate) fn admit(&self, client: &str, now: Instant) -> Result<TurnPermit, TurnError> {
         let Ok(mut clients) = self.clients.lock() else {
             return Err(TurnError::CounterFailed);
         };
@@ -184,7 +184,7 @@ impl TurnLimiter {
     /// Forgets clients with no turn streaming and none started in the last
     /// minute. Without it, with a rate set, every client ever seen would keep
     /// an entry (its start times are only trimmed when it starts again).
-    pub fn prune(&self, now: Instant) {
+    pub(crate) fn prune(&self, now: Instant) {
         let Ok(mut clients) = self.clients.lock() else {
             return;
         };
@@ -197,7 +197,8 @@ impl TurnLimiter {
     }
 
     /// How many clients are being tracked (for tests: entries do not pile up).
-    pub fn tracked_clients(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn tracked_clients(&self) -> usize {
         self.clients.lock().map(|c| c.len()).unwrap_or(0)
     }
 }
@@ -265,12 +266,12 @@ mod tests {
         let _streaming = limiter.admit("d", now).expect("admitted");
         assert_eq!(limiter.tracked_clients(), 4, "a rate keeps start times");
         let pruned = limiter.clone();
-        tokio::spawn(crate::server::pruning::prune_forever(move |now| {
+        tokio::spawn(crate::server::http::pruning::prune_forever(move |now| {
             pruned.prune(now)
         }));
         // Paused time: this sleep only lets the clock (and the task's
         // interval) run ahead.
-        tokio::time::sleep(2 * crate::server::pruning::PRUNE_EVERY + WINDOW).await;
+        tokio::time::sleep(2 * crate::server::http::pruning::PRUNE_EVERY + WINDOW).await;
         assert_eq!(
             limiter.tracked_clients(),
             1,

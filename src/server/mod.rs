@@ -1,37 +1,55 @@
-//! Server-only code: configuration, the router, providers, the reasoning
-//! normalizer, the turn service, the mock upstream and the scripted model.
-//! Compiled only with the `ssr` feature.
+//! Server-only code, compiled only with the `ssr` feature.
+//!
+//! # Layout
+//!
+//! A request comes in through the HTTP host, becomes a turn, goes to a
+//! provider and comes back as a stream of `TurnEvent`s. The wings, from the
+//! socket down:
+//!
+//! - **HTTP host** (`http`): the axum router, the serve loop and the guards
+//!   every request passes: client key, same-origin, access control with its
+//!   sign-in sessions, CSP, body cap and deadline, connection and write
+//!   limits, static files. It decides who may ask, never what a turn says.
+//! - **Turn service and tool loop** (`turn_service`, with `tool_round`,
+//!   `tool_decisions`, `answer_now`, `continuation`, `hidden_thinking`,
+//!   `limits`, `active_turns`, `redact`, `turn_log`): runs one turn. It picks
+//!   the model, opens the upstream stream, feeds the normalizer, runs tool
+//!   rounds until the model answers, and applies the per-client limits, the
+//!   kill switch and secret redaction on the way out.
+//! - **Providers** (`providers`): one folder per wire dialect (OpenAI chat,
+//!   Responses, Anthropic, Gemini, Ollama), turning a `ChatRequest` into the
+//!   provider's request and its byte stream into dialect-neutral deltas. The
+//!   lowest layer: it uses `turn` and nothing else of the crate.
+//! - **Reasoning tags and normalizer** (`tags`, `normalizer`, `parse`): pure
+//!   code that finds inline `<think>` tags in answer text and turns deltas
+//!   into the `TurnEvent` stream under the wire's rules; `parse` replays a
+//!   recorded stream through them for `pensive parse`.
+//! - **Configuration** (`config`): the environment and the optional TOML file
+//!   of models, read once at start. Secrets stay here and in the providers.
+//! - **Tools and MCP** (`tools`): the built-in tools, MCP servers under their
+//!   own names, running one call under a deadline and capping its output.
+//! - **Mock upstream** (`mock`): the scripted demo model and a stand-in
+//!   server speaking every dialect, for tests, benchmarks and
+//!   `pensive mock-upstream`.
 
-pub mod access;
-pub mod active_turns;
-pub mod address_slots;
+pub(crate) mod active_turns;
 pub mod answer_now;
-pub mod body_deadline;
-pub mod body_limit;
-pub mod client;
 pub mod config;
-pub mod continuation;
-pub mod csp;
-pub mod hidden_thinking;
+pub(crate) mod continuation;
+pub(crate) mod hidden_thinking;
+pub mod http;
 pub mod limits;
 pub mod mock;
 pub mod normalizer;
 pub mod parse;
 pub mod providers;
-pub mod pruning;
-pub mod redact;
-pub mod router;
-pub mod same_origin;
-pub mod serve;
-pub mod sessions;
-pub mod static_files;
+pub(crate) mod redact;
 pub mod tags;
-pub mod tool_decisions;
-pub mod tool_round;
+pub(crate) mod tool_decisions;
+pub(crate) mod tool_round;
 pub mod tools;
-pub mod turn_log;
-pub mod turn_service;
-pub mod write_stall;
+pub(crate) mod turn_log;
+pub(crate) mod turn_service;
 
 pub use config::AppConfig;
 pub use turn_service::TurnService;

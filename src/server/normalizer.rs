@@ -21,7 +21,7 @@ use crate::turn::TurnEvent;
 /// Most whitespace held for a text-opened block not yet announced; beyond it
 /// the block is announced (a model writing that much whitespace is reasoning
 /// about something, and the hold must stay bounded). Nothing is ever dropped.
-pub const MAX_HELD_THINKING: usize = 64 * 1024;
+pub(crate) const MAX_HELD_THINKING: usize = 64 * 1024;
 
 /// Most whitespace-only answer text held while a block is open; beyond it
 /// the block closes and the whitespace goes out as the answer it is (a model
@@ -160,7 +160,7 @@ impl Normalizer {
     /// One response of a tool loop ended with calls to run: close what is
     /// open, as at the end, but the turn goes on (no `done`); the next
     /// response starts afresh.
-    pub fn end_round(&mut self, now_ms: u64) -> Vec<TurnEvent> {
+    pub(crate) fn end_round(&mut self, now_ms: u64) -> Vec<TurnEvent> {
         let out = self.settle(now_ms);
         self.saw_finish = false;
         self.finish_reason = None;
@@ -170,12 +170,12 @@ impl Normalizer {
     }
 
     /// The provider's stop reason, once it said one (`tool_calls`, `tool_use`…).
-    pub fn saw_finish(&self) -> bool {
+    pub(crate) fn saw_finish(&self) -> bool {
         self.saw_finish
     }
 
     /// The turn ends on Pensive's side (the tool-call limit) with `reason`.
-    pub fn finish_with(&mut self, reason: Option<String>, now_ms: u64) -> Vec<TurnEvent> {
+    pub(crate) fn finish_with(&mut self, reason: Option<String>, now_ms: u64) -> Vec<TurnEvent> {
         self.finish_reason = reason;
         self.finish(now_ms)
     }
@@ -196,7 +196,7 @@ impl Normalizer {
     /// The live provider stream ended. With the provider's end marker that is
     /// `done`; without it the model did not finish (a proxy or the provider cut
     /// the stream short), so the turn ends interrupted, keeping what arrived.
-    pub fn end_of_stream(&mut self, now_ms: u64) -> Vec<TurnEvent> {
+    pub(crate) fn end_of_stream(&mut self, now_ms: u64) -> Vec<TurnEvent> {
         if self.saw_finish {
             self.finish(now_ms)
         } else {
@@ -215,13 +215,13 @@ impl Normalizer {
     }
 
     /// True once `done` or `error` has been produced.
-    pub fn has_ended(&self) -> bool {
+    pub(crate) fn has_ended(&self) -> bool {
         self.ended
     }
 
     /// True while a lone closing tag could still turn the answer text so far
     /// into reasoning (`answer_was_thinking`); see `TagExtractor`.
-    pub fn lone_close_possible(&self) -> bool {
+    pub(crate) fn lone_close_possible(&self) -> bool {
         self.tags.lone_close_possible(self.so_far())
     }
 

@@ -103,7 +103,7 @@ fn unrun_calls(round: &mut ToolRound, normalizer: &mut Normalizer) -> Vec<TurnEv
 }
 
 /// Recognises a dialect from one event.
-pub fn detect_dialect(framed: &WireEvent) -> Option<Dialect> {
+pub(crate) fn detect_dialect(framed: &WireEvent) -> Option<Dialect> {
     if let Some(name) = framed.event.as_deref() {
         if name.starts_with("message_") || name.starts_with("content_block_") {
             return Some(Dialect::Anthropic);

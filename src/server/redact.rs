@@ -20,7 +20,7 @@ const MIN_KEY_CHARS: usize = 4;
 
 /// The strings one model's provider must never be quoted with.
 #[derive(Debug, Default)]
-pub struct Redactor {
+pub(crate) struct Redactor {
     /// (secret, what it becomes), longest first, so a URL goes before the
     /// host inside it.
     needles: Vec<(String, &'static str)>,
@@ -28,7 +28,7 @@ pub struct Redactor {
 
 impl Redactor {
     /// The key, base URL, credentials in the URL, host with and without port.
-    pub fn for_upstream(model: &UpstreamModel) -> Self {
+    pub(crate) fn for_upstream(model: &UpstreamModel) -> Self {
         let mut needles = Vec::new();
         if let Some(key) = &model.api_key {
             let key = key.expose().trim();

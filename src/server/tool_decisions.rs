@@ -12,18 +12,18 @@ use tokio::sync::oneshot;
 use crate::turn::Decision;
 
 /// How long a call waits for the user before it counts as denied.
-pub const DECISION_TIME: Duration = Duration::from_secs(10 * 60);
+pub(crate) const DECISION_TIME: Duration = Duration::from_secs(10 * 60);
 
 type Key = (String, String, String);
 
 /// The calls waiting for a decision.
 #[derive(Debug, Clone, Default)]
-pub struct ToolDecisions {
+pub(crate) struct ToolDecisions {
     waiting: Arc<Mutex<HashMap<Key, oneshot::Sender<Decision>>>>,
 }
 
 /// One waiting call; dropping it (the turn ended) forgets it.
-pub struct Waiting {
+pub(crate) struct Waiting {
     key: Key,
     decisions: ToolDecisions,
     answer: oneshot::Receiver<Decision>,
@@ -51,8 +51,9 @@ impl ToolDecisions {
         tell.is_some_and(|tell| tell.send(decision).is_ok())
     }
 
-    /// How many calls wait (tests, and a bound on what a client may hold).
-    pub fn count(&self) -> usize {
+    /// How many calls wait.
+    #[cfg(test)]
+    pub(crate) fn count(&self) -> usize {
         self.waiting.lock().map_or(0, |w| w.len())
     }
 }

@@ -12,7 +12,7 @@ use crate::turn::{ChatMessage, Role, ToolCall};
 
 /// A call whose arguments are complete.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReadyCall {
+pub(crate) struct ReadyCall {
     pub id: String,
     pub name: String,
     /// The arguments object, or why the text the model wrote is not one.
@@ -29,7 +29,7 @@ struct Gathering {
 
 /// What one response said, for the tool loop.
 #[derive(Debug, Default)]
-pub struct ToolRound {
+pub(crate) struct ToolRound {
     calls: Vec<Gathering>,
     text: String,
     reasoning: String,
@@ -38,7 +38,7 @@ pub struct ToolRound {
 
 impl ToolRound {
     /// Notes one delta of the response.
-    pub fn observe(&mut self, delta: &Delta) {
+    pub(crate) fn observe(&mut self, delta: &Delta) {
         match delta {
             Delta::ToolCallStart { id, name } => self.calls.push(Gathering {
                 id: id.clone(),
@@ -64,7 +64,7 @@ impl ToolRound {
     }
 
     /// True when the model asked for at least one call.
-    pub fn has_calls(&self) -> bool {
+    pub(crate) fn has_calls(&self) -> bool {
         !self.calls.is_empty()
     }
 
@@ -73,7 +73,7 @@ impl ToolRound {
     /// Kimi) need the reasoning of a tool-call message back in every later
     /// request, and Ollama reads it as `thinking` (tool-loops.md §1.3). The
     /// other dialects' decoders send their own (signed) state.
-    pub fn own_continuity(&self, dialect: Option<Dialect>) -> Option<Value> {
+    pub(crate) fn own_continuity(&self, dialect: Option<Dialect>) -> Option<Value> {
         if !self.has_calls() || self.reasoning.is_empty() {
             return None;
         }
@@ -122,7 +122,7 @@ impl ToolRound {
 /// bounded only by the turn's byte limit (64 MB), and what goes back is
 /// context, not a record (the page keeps every byte): past this the rest
 /// is left out, so memory per turn stays flat whatever the provider sends.
-pub const MAX_ROUND_TEXT: usize = 256 * 1024;
+pub(crate) const MAX_ROUND_TEXT: usize = 256 * 1024;
 
 fn push_capped(kept: &mut String, text: &str) {
     let room = MAX_ROUND_TEXT.saturating_sub(kept.len());

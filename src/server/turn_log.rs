@@ -8,7 +8,7 @@ use crate::turn::{Effort, TurnEvent};
 
 /// Counters of one turn, fed every event the normalizer produced.
 #[derive(Debug)]
-pub struct TurnLog {
+pub(crate) struct TurnLog {
     model: String,
     provider: &'static str,
     /// The reasoning effort the turn ran at (none for a refused turn or a
@@ -42,7 +42,7 @@ impl TurnLog {
     }
 
     /// Notes the effort the turn runs at.
-    pub fn set_effort(&mut self, effort: Option<Effort>) {
+    pub(crate) fn set_effort(&mut self, effort: Option<Effort>) {
         self.effort = effort;
     }
 
@@ -99,7 +99,7 @@ impl Drop for TurnLog {
 /// A turn's stream run inside its tracing span (turn id, model, client):
 /// every line the turn logs carries them, the turn's summary line too, which
 /// is written when the stream is dropped (so the drop happens inside the span).
-pub struct InSpan<S> {
+pub(crate) struct InSpan<S> {
     span: tracing::Span,
     turn: Option<std::pin::Pin<Box<S>>>,
 }

@@ -9,7 +9,7 @@ use crate::server::providers::framing::{Framer, Framing, FramingError, WireEvent
 use crate::turn::turn_error::TurnError;
 
 /// Frames and decodes one response body, bytes in, one result per event out.
-pub struct DecodeStream {
+pub(crate) struct DecodeStream {
     framer: Framer,
     decoder: Box<dyn Decoder>,
     /// Wrap a decoder's error in the recording's line (`pensive parse`).
@@ -19,7 +19,7 @@ pub struct DecodeStream {
 }
 
 /// A decoder for one body in `framing`, decoded by `decoder`.
-pub fn decode_stream(framing: Framing, decoder: Box<dyn Decoder>) -> DecodeStream {
+pub(crate) fn decode_stream(framing: Framing, decoder: Box<dyn Decoder>) -> DecodeStream {
     DecodeStream {
         framer: Framer::new(framing),
         decoder,
@@ -31,7 +31,7 @@ pub fn decode_stream(framing: Framing, decoder: Box<dyn Decoder>) -> DecodeStrea
 impl DecodeStream {
     /// Errors name the line of the event that failed (`TurnError::AtLine`);
     /// a framing error names its line itself.
-    pub fn naming_lines(mut self) -> Self {
+    pub(crate) fn naming_lines(mut self) -> Self {
         self.name_lines = true;
         self
     }

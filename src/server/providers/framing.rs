@@ -35,7 +35,7 @@ impl WireEvent {
     }
 
     /// An event with an SSE event name.
-    pub fn named(event: &str, data: impl Into<String>) -> Self {
+    pub(crate) fn named(event: &str, data: impl Into<String>) -> Self {
         Self {
             event: Some(event.to_owned()),
             data: data.into(),
@@ -46,7 +46,7 @@ impl WireEvent {
     /// The event written again as SSE for another parser: its data as `data`
     /// lines, then the blank line that ends it. The name is left out. Reading
     /// it back gives the same data, whatever spaces or line breaks it holds.
-    pub fn to_sse_data(&self) -> String {
+    pub(crate) fn to_sse_data(&self) -> String {
         let mut out = String::with_capacity(self.data.len() + 16);
         for line in self.data.split('\n') {
             out.push_str("data: ");
@@ -79,7 +79,7 @@ pub enum Framing {
 
 /// Longest line accepted; longer lines are refused without buffering them all.
 /// An SSE event's data (its `data` lines joined) is held to the same limit.
-pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Incremental framer.
 #[derive(Debug)]
@@ -249,7 +249,7 @@ impl Framer {
 }
 
 /// Guesses the framing from the start of a recording.
-pub fn sniff_framing(start: &[u8]) -> Framing {
+pub(crate) fn sniff_framing(start: &[u8]) -> Framing {
     let text = String::from_utf8_lossy(&start[..start.len().min(4096)]);
     let first = text
         .lines()

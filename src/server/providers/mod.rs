@@ -9,16 +9,16 @@
 //! builds on its vocabulary (`Delta`, `WireEvent`, `Framer`, `Secret`), never
 //! the other way round.
 
-pub mod anthropic;
-pub mod decode_stream;
+pub(crate) mod anthropic;
+pub(crate) mod decode_stream;
 pub mod delta;
 pub mod framing;
-pub mod gemini;
-pub mod http;
-pub mod ollama;
+pub(crate) mod gemini;
+pub(crate) mod http;
+pub(crate) mod ollama;
 pub mod openai_chat;
-pub mod reasoning;
-pub mod responses;
+pub(crate) mod reasoning;
+pub(crate) mod responses;
 pub mod secret;
 #[cfg(test)]
 pub(crate) mod test_support;

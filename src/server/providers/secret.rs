@@ -9,13 +9,8 @@
 pub struct Secret(String);
 
 impl Secret {
-    /// Wraps a value read from the environment or a configuration file.
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
     /// The value itself, for the single place that must send or use it.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }

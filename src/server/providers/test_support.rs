@@ -17,7 +17,7 @@ pub fn a(text: &str) -> Delta {
 }
 
 /// Splits SSE text into (event name, data) pairs with the real framer.
-pub fn sse_events(text: &str) -> Vec<(Option<String>, String)> {
+pub(crate) fn sse_events(text: &str) -> Vec<(Option<String>, String)> {
     let mut framer = Framer::new(Framing::Sse);
     let mut framed = framer.push(text.as_bytes());
     framed.extend(framer.finish());
@@ -55,21 +55,42 @@ pub fn texts(deltas: &[Delta]) -> (String, String) {
     (reasoning, answer)
 }
 
-/// Decodes a whole SSE recording with `decoder`.
-pub fn decode_sse(decoder: &mut dyn Decoder, text: &str) -> Vec<Delta> {
-    sse_events(text)
-        .iter()
+/// Decodes wire events in order with one `decoder`: each is `(name, data)`,
+/// the name only for the SSE dialects that name their events.
+pub(crate) fn decode_events<'e>(
+    decoder: &mut dyn Decoder,
+    events: impl IntoIterator<Item = (Option<&'e str>, &'e str)>,
+) -> Vec<Delta> {
+    events
+        .into_iter()
         .flat_map(|(name, data)| {
             decoder
-                .decode(&WireEvent::new(name.as_deref(), data))
+                .decode(&WireEvent::new(name, data))
                 .expect("fixture decodes")
         })
         .collect()
 }
 
+/// Decodes one unnamed wire event (a JSON line, or an SSE event's data)
+/// with a fresh decoder of the dialect.
+pub(crate) fn decode_one<D: Decoder + Default>(data: &str) -> Vec<Delta> {
+    decode_events(&mut D::default(), [(None, data)])
+}
+
+/// Decodes a whole SSE recording with `decoder`.
+pub(crate) fn decode_sse(decoder: &mut dyn Decoder, text: &str) -> Vec<Delta> {
+    let events = sse_events(text);
+    decode_events(
+        decoder,
+        events
+            .iter()
+            .map(|(name, data)| (name.as_deref(), data.as_str())),
+    )
+}
+
 /// A decoder feeding a normalizer, one wire event at a time at a given time:
 /// what a dialect's first-sign tests need to see when a block opens and closes.
-pub struct Timed<D: Decoder> {
+pub(crate) struct Timed<D: Decoder> {
     decoder: D,
     normalizer: Normalizer,
 }

@@ -22,12 +22,24 @@ pub trait Decoder: Send {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError>;
 }
 
+/// An event whose data is one JSON chunk, as `T`: `None` when there is
+/// nothing to decode (empty data, or the `[DONE]` chat-style streams end with).
+pub(crate) fn json_chunk<T: DeserializeOwned>(event: &WireEvent) -> Result<Option<T>, TurnError> {
+    let data = event.data.trim();
+    if data.is_empty() || data == "[DONE]" {
+        return Ok(None);
+    }
+    serde_json::from_str(data)
+        .map(Some)
+        .map_err(|e| TurnError::Malformed(e.to_string()))
+}
+
 /// Reads an event of a dialect whose payloads carry their kind in `type` (a
 /// `#[serde(tag = "type")]` enum with an `Unknown` arm). A payload without a
 /// string `type` takes the SSE event name (which repeats it), `Unknown` with
 /// neither; a payload that is not an object reads as one with no fields. Only
 /// events that miss the fast path pay for the second look.
-pub fn decode_tagged<E: DeserializeOwned>(event: &WireEvent) -> Result<E, TurnError> {
+pub(crate) fn decode_tagged<E: DeserializeOwned>(event: &WireEvent) -> Result<E, TurnError> {
     let data = event.data.trim();
     let typed = match serde_json::from_str::<E>(data) {
         Ok(decoded) => return Ok(decoded),
@@ -53,7 +65,7 @@ pub fn decode_tagged<E: DeserializeOwned>(event: &WireEvent) -> Result<E, TurnEr
 /// not a malformed stream.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub enum Loose<T> {
+pub(crate) enum Loose<T> {
     Is(T),
     Other(IgnoredAny),
 }
@@ -294,7 +306,7 @@ impl std::fmt::Debug for UpstreamRequest {
 impl UpstreamRequest {
     /// `POST {base_url}{path}` with a bearer token when the model has a key
     /// (the OpenAI dialects and Ollama authenticate this way).
-    pub fn bearer(model: &UpstreamModel, path: &str, body: serde_json::Value) -> Self {
+    pub(crate) fn bearer(model: &UpstreamModel, path: &str, body: serde_json::Value) -> Self {
         let headers = model
             .api_key
             .iter()
@@ -316,17 +328,17 @@ impl UpstreamRequest {
 /// The tools a conversation's calls were made to, for dialects that name
 /// each result by its tool (Gemini, Ollama) rather than by its call id.
 #[derive(Default)]
-pub struct CallNames<'a>(Vec<(&'a str, &'a str)>);
+pub(crate) struct CallNames<'a>(Vec<(&'a str, &'a str)>);
 
 impl<'a> CallNames<'a> {
     /// Remembers the calls of an assistant message.
-    pub fn remember(&mut self, calls: &'a [crate::turn::ToolCall]) {
+    pub(crate) fn remember(&mut self, calls: &'a [crate::turn::ToolCall]) {
         self.0
             .extend(calls.iter().map(|c| (c.id.as_str(), c.name.as_str())));
     }
 
     /// The tool of the latest call `id` ("" when none was made).
-    pub fn of(&self, id: &str) -> &'a str {
+    pub(crate) fn of(&self, id: &str) -> &'a str {
         self.0
             .iter()
             .rfind(|(call, _)| *call == id)

@@ -102,13 +102,8 @@ impl TagExtractor {
     /// one at the first text), and the turn has had no thinking block, no
     /// recognised opening tag and no lone closing tag yet. Once false it stays
     /// false for the rest of the turn.
-    pub fn lone_close_possible(&self, so_far: TurnSoFar) -> bool {
+    pub(crate) fn lone_close_possible(&self, so_far: TurnSoFar) -> bool {
         !self.tags.is_empty() && !self.start_in_thinking && !self.had_block(so_far)
-    }
-
-    /// True while inside a tag-opened block.
-    pub fn in_thinking(&self) -> bool {
-        matches!(self.mode, Mode::Thinking(_))
     }
 
     /// Feeds answer text; returns the decided parts.

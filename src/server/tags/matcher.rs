@@ -79,14 +79,24 @@ fn match_ci_prefix(s: &str, prefix: &str) -> Match {
     }
 }
 
-fn match_named_open(s: &str, name: &str) -> Match {
-    let head = match match_ci_prefix(s, "<")? {
-        Some(1) => 1,
-        _ => return Some(None),
+/// Matches `opener` (`<` or `</`) and then `name`, case-insensitively, at
+/// the start of `s`: `Ok` is the byte after the name; `Err` the `Match` the
+/// tag ends with already (it could still match, or it does not).
+fn after_tag_name(s: &str, opener: &str, name: &str) -> Result<usize, Match> {
+    let head = match match_ci_prefix(s, opener) {
+        Some(Some(head)) => head,
+        partial_or_none => return Err(partial_or_none.map(|_| None)),
     };
-    let after_name = match match_ci_prefix(&s[head..], name)? {
-        Some(len) => head + len,
-        None => return Some(None),
+    match match_ci_prefix(&s[head..], name) {
+        Some(Some(len)) => Ok(head + len),
+        partial_or_none => Err(partial_or_none.map(|_| None)),
+    }
+}
+
+fn match_named_open(s: &str, name: &str) -> Match {
+    let after_name = match after_tag_name(s, "<", name) {
+        Ok(after_name) => after_name,
+        Err(found) => return found,
     };
     let rest = &s[after_name..];
     match rest.chars().next() {
@@ -109,13 +119,9 @@ fn match_named_open(s: &str, name: &str) -> Match {
 }
 
 fn match_named_close(s: &str, name: &str) -> Match {
-    let head = match match_ci_prefix(s, "</")? {
-        Some(2) => 2,
-        _ => return Some(None),
-    };
-    let after_name = match match_ci_prefix(&s[head..], name)? {
-        Some(len) => head + len,
-        None => return Some(None),
+    let after_name = match after_tag_name(s, "</", name) {
+        Ok(after_name) => after_name,
+        Err(found) => return found,
     };
     for (offset, c) in s[after_name..].char_indices() {
         match c {

@@ -12,4 +12,4 @@ mod matcher;
 mod sets;
 
 pub use extractor::{TagExtractor, TagPart, TurnSoFar};
-pub use sets::{TagError, TagSet, DEFAULT_TAGS};
+pub use sets::{TagError, TagSet};

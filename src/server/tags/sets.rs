@@ -4,7 +4,7 @@
 
 /// The default tag list: bare names and the literal opening tokens of the
 /// special pairs.
-pub const DEFAULT_TAGS: &[&str] = &[
+pub(crate) const DEFAULT_TAGS: &[&str] = &[
     "think",
     "thinking",
     "thought",

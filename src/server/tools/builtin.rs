@@ -19,7 +19,7 @@ const MAX_EXPRESSION: usize = 2_000;
 const CALCULATION_TIME: Duration = Duration::from_secs(2);
 
 /// The built-in tools' specs (names without the server prefix).
-pub fn specs() -> Vec<ToolSpec> {
+pub(crate) fn specs() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "calculate".into(),

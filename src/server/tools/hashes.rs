@@ -27,7 +27,7 @@ const HASHED_FIELDS: [&str; 6] = [
 
 /// The hash of what `tool` says it does: sha256 of its canonical JSON
 /// (keys sorted at every depth, so a server reordering keys changes nothing).
-pub fn tool_hash(tool: &rmcp::model::Tool) -> String {
+pub(crate) fn tool_hash(tool: &rmcp::model::Tool) -> String {
     let whole = serde_json::to_value(tool).unwrap_or(Value::Null);
     let said: serde_json::Map<String, Value> = HASHED_FIELDS
         .iter()
@@ -143,7 +143,7 @@ impl ToolHashes {
     /// A server's tool list was read: a tool met for the first time is
     /// kept as it is. The names of the tools that changed since the user
     /// agreed (held).
-    pub fn review(&self, server: &str, tools: &[rmcp::model::Tool]) -> BTreeSet<String> {
+    pub(crate) fn review(&self, server: &str, tools: &[rmcp::model::Tool]) -> BTreeSet<String> {
         tools
             .iter()
             .filter(|tool| self.is_held(server, tool))
@@ -153,7 +153,7 @@ impl ToolHashes {
 
     /// Whether `tool`, as `server` lists it now, differs from what the user
     /// agreed to. A tool never met before is kept as it is (not held).
-    pub fn is_held(&self, server: &str, tool: &rmcp::model::Tool) -> bool {
+    pub(crate) fn is_held(&self, server: &str, tool: &rmcp::model::Tool) -> bool {
         let hash = tool_hash(tool);
         let Ok(mut state) = self.state.lock() else {
             // A panic elsewhere poisoned the lock: ask rather than trust.

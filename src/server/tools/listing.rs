@@ -11,7 +11,7 @@ use crate::turn::Approval;
 impl ToolBox {
     /// Every server turns may be offered, built-in first, with its tools
     /// (those the model could be offered: see `offered`).
-    pub fn listing(&self) -> Vec<PublicToolServer> {
+    pub(crate) fn listing(&self) -> Vec<PublicToolServer> {
         let approval =
             |server: &str, tool: &str| self.approval(&format!("{server}{NAME_SEPARATOR}{tool}"));
         let mut servers = Vec::new();

@@ -3,9 +3,9 @@
 //! the model sees are namespaced `server__tool`; a call runs under a
 //! deadline, and its output is capped before it goes anywhere.
 
-pub mod builtin;
+pub(crate) mod builtin;
 pub mod hashes;
-pub mod listing;
+pub(crate) mod listing;
 pub mod mcp;
 pub mod output;
 

@@ -6,7 +6,7 @@
 pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 
 /// `text` within `max` bytes, marker included, and how many bytes were cut.
-pub fn cap_output(text: String, max: usize) -> (String, u64) {
+pub(crate) fn cap_output(text: String, max: usize) -> (String, u64) {
     if text.len() <= max {
         return (text, 0);
     }

@@ -143,7 +143,7 @@ struct ApiError {
 /// Decodes a Messages event stream (several messages of a tool loop in a row
 /// are fine: each `message_start` resets the token count).
 #[derive(Debug, Default)]
-pub struct AnthropicDecoder {
+pub(crate) struct AnthropicDecoder {
     /// `message_start`'s input tokens, reported with `message_delta`'s output.
     input_tokens: Option<u64>,
     /// Index of the reasoning block started and not yet stopped.
@@ -220,7 +220,7 @@ fn echo_delta(block: serde_json::Value) -> Delta {
 }
 
 /// The continuity key of an Anthropic content block to echo.
-pub const ECHO_KEY: &str = "anthropic_block";
+pub(crate) const ECHO_KEY: &str = "anthropic_block";
 
 impl Decoder for AnthropicDecoder {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
@@ -410,11 +410,8 @@ mod tests {
     use crate::turn::{ErrorKind, TurnEvent};
 
     fn decode_all(events: &[(&str, &str)]) -> Vec<Delta> {
-        let mut decoder = AnthropicDecoder::default();
-        events
-            .iter()
-            .flat_map(|(name, data)| decoder.decode(&WireEvent::new(Some(name), data)).unwrap())
-            .collect()
+        let named = events.iter().map(|(name, data)| (Some(*name), *data));
+        decode_events(&mut AnthropicDecoder::default(), named)
     }
 
     #[test]

@@ -14,5 +14,5 @@
 mod decode;
 mod request;
 
-pub use decode::AnthropicDecoder;
-pub use request::{build_request, explain_refusal, request_body, API_VERSION};
+pub(crate) use decode::AnthropicDecoder;
+pub(crate) use request::{build_request, explain_refusal};

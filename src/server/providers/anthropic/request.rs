@@ -20,9 +20,9 @@ use crate::turn::turn_error::TurnError;
 use crate::turn::{ChatRequest, Effort, Role};
 
 /// The API version Pensive speaks (sent as `anthropic-version`).
-pub const API_VERSION: &str = "2023-06-01";
+pub(crate) const API_VERSION: &str = "2023-06-01";
 /// The beta that lets budget thinking think between tool calls.
-pub const INTERLEAVED_THINKING: &str = "interleaved-thinking-2025-05-14";
+pub(crate) const INTERLEAVED_THINKING: &str = "interleaved-thinking-2025-05-14";
 /// Thinking budget when the model config sets none.
 const DEFAULT_THINKING_BUDGET: u32 = 8_000;
 /// Room left for the answer when the budget would not fit under `max_tokens`.
@@ -59,7 +59,7 @@ fn adaptive_word(effort: Effort) -> &'static str {
 
 /// The request body: thinking as the model family takes it (see the module
 /// docs), system messages in `system`.
-pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
+pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let family = anthropic_family(model);
     let style = family.map_or(ThinkingStyle::None, |f| f.style);
     let mut max_tokens = output_limit(Dialect::Anthropic, model, request.effort).unwrap_or(16_000);
@@ -165,7 +165,7 @@ fn is_results_message(message: &Value) -> bool {
 
 /// A 400 about how thinking was asked for gets the configuration key that
 /// changes it, after the provider's own words.
-pub fn explain_refusal(error: TurnError) -> TurnError {
+pub(crate) fn explain_refusal(error: TurnError) -> TurnError {
     match error {
         TurnError::Http {
             status: 400,
@@ -194,7 +194,7 @@ pub fn explain_refusal(error: TurnError) -> TurnError {
 }
 
 /// The full upstream request.
-pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
+pub(crate) fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     let base = model.base_url.trim_end_matches('/');
     // The base URL is the host; tolerate one configured with the version path.
     let base = base.strip_suffix("/v1").unwrap_or(base);

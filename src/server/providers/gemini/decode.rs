@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use crate::server::providers::delta::Delta;
 use crate::server::providers::framing::WireEvent;
-use crate::server::providers::wire::{Decoder, Loose};
+use crate::server::providers::wire::{json_chunk, Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -76,10 +76,10 @@ struct FunctionCall {
 }
 
 /// The continuity key of a call's thought signature.
-pub const SIGNATURE_KEY: &str = "gemini_signature";
+pub(crate) const SIGNATURE_KEY: &str = "gemini_signature";
 /// Prefix of the ids Pensive gives calls Gemini sent without one (they are
 /// not sent back: Gemini matches such results by name and order).
-pub const MADE_UP_ID: &str = "gemini_call_";
+pub(crate) const MADE_UP_ID: &str = "gemini_call_";
 
 /// Call ids for calls sent without one: unique in the process, so two
 /// responses of one turn never share an id.
@@ -206,7 +206,7 @@ fn stream_error(error: ApiError) -> TurnError {
 
 /// Decodes recorded `streamGenerateContent?alt=sse` chunks.
 #[derive(Debug, Default)]
-pub struct GeminiDecoder {
+pub(crate) struct GeminiDecoder {
     /// The newest usage counts, reported with the finish reason (the final
     /// chunk may leave them out when an earlier one had them).
     latest_usage: Option<Usage>,
@@ -214,13 +214,10 @@ pub struct GeminiDecoder {
 
 impl Decoder for GeminiDecoder {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
-        let data = event.data.trim();
-        if data.is_empty() || data == "[DONE]" {
-            return Ok(Vec::new());
+        match json_chunk::<Chunk>(event)? {
+            Some(chunk) => chunk.into_deltas(&mut self.latest_usage),
+            None => Ok(Vec::new()),
         }
-        serde_json::from_str::<Chunk>(data)
-            .map_err(|e| TurnError::Malformed(e.to_string()))?
-            .into_deltas(&mut self.latest_usage)
     }
 }
 
@@ -231,9 +228,7 @@ mod tests {
     use crate::turn::{ErrorKind, TurnEvent};
 
     fn deltas(data: &str) -> Vec<Delta> {
-        GeminiDecoder::default()
-            .decode(&WireEvent::new(None, data))
-            .unwrap()
+        decode_one::<GeminiDecoder>(data)
     }
 
     #[test]

@@ -13,5 +13,5 @@
 mod decode;
 mod request;
 
-pub use decode::GeminiDecoder;
-pub use request::{build_request, request_body};
+pub(crate) use decode::GeminiDecoder;
+pub(crate) use request::build_request;

@@ -60,7 +60,7 @@ fn thinking_config(model: &UpstreamModel, effort: Option<Effort>) -> Value {
 }
 
 /// The request body: thoughts included, system messages as `systemInstruction`.
-pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
+pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let contents = wire_contents(request);
     let thinking = thinking_config(model, request.effort);
     let mut generation = if thinking == json!({}) {
@@ -91,7 +91,7 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
 /// The signature Gemini documents for calls it did not sign (history from
 /// another model, or whose continuity was dropped on purpose):
 /// ai.google.dev/gemini-api/docs/thought-signatures.
-pub const UNSIGNED: &str = "skip_thought_signature_validator";
+pub(crate) const UNSIGNED: &str = "skip_thought_signature_validator";
 
 /// The conversation as `contents` (tool-loops.md §1.4). A model turn that
 /// called tools carries its text, then each call as a `functionCall` part
@@ -175,7 +175,7 @@ fn is_results_turn(content: &Value) -> bool {
 }
 
 /// The full upstream request.
-pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
+pub(crate) fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     let mut headers = Vec::new();
     if let Some(key) = &model.api_key {
         headers.push(("x-goog-api-key".into(), key.expose().to_owned()));

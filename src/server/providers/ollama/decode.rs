@@ -141,7 +141,7 @@ fn stream_error(text: &str) -> TurnError {
 
 /// Decodes Ollama `/api/chat` NDJSON lines (blank lines are skipped).
 #[derive(Debug, Default)]
-pub struct OllamaDecoder {
+pub(crate) struct OllamaDecoder {
     /// Every line stands alone; the field only keeps this a braced struct, built
     /// with `default()` like every decoder (`Dialect::decoder`).
     _stateless: (),
@@ -166,9 +166,7 @@ mod tests {
     use crate::turn::ErrorKind;
 
     fn deltas(data: &str) -> Vec<Delta> {
-        OllamaDecoder::default()
-            .decode(&WireEvent::new(None, data))
-            .unwrap()
+        decode_one::<OllamaDecoder>(data)
     }
 
     #[test]
@@ -263,11 +261,8 @@ mod tests {
 
 {"model":"qwen3:8b","created_at":"2025-08-05T09:14:02.218Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":1846027083,"load_duration":30458250,"prompt_eval_count":18,"prompt_eval_duration":101546084,"eval_count":143,"eval_duration":1713181625}
 "#;
-        let mut decoder = OllamaDecoder::default();
-        let decoded: Vec<Delta> = stream
-            .lines()
-            .flat_map(|line| decoder.decode(&WireEvent::new(None, line)).unwrap())
-            .collect();
+        let lines = stream.lines().map(|line| (None, line));
+        let decoded = decode_events(&mut OllamaDecoder::default(), lines);
         assert_eq!(
             texts(&decoded),
             (

@@ -9,5 +9,5 @@
 mod decode;
 mod request;
 
-pub use decode::OllamaDecoder;
-pub use request::{build_request, request_body};
+pub(crate) use decode::OllamaDecoder;
+pub(crate) use request::build_request;

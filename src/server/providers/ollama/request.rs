@@ -75,7 +75,7 @@ fn wire_messages(request: &ChatRequest) -> Vec<Value> {
 
 /// The request body: streaming on, thinking as the turn's effort asks
 /// (`think`), output limit if set, tools if offered.
-pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
+pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let mut body = json!({
         "model": model.name,
         "messages": wire_messages(request),
@@ -98,7 +98,7 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
 }
 
 /// The full upstream request.
-pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
+pub(crate) fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     UpstreamRequest::bearer(model, "/api/chat", request_body(model, request))
 }
 

@@ -16,11 +16,14 @@ use crate::server::providers::wire::UpstreamModel;
 use crate::turn::turn_error::TurnError;
 
 /// The action that ends the thinking of a running completion.
-pub const REASONING_END: &str = "reasoning_end";
+pub(crate) const REASONING_END: &str = "reasoning_end";
 
 /// The control request's URL and body for `completion_id` (tests and the
 /// mock check it).
-pub fn control_request(model: &UpstreamModel, completion_id: &str) -> (String, serde_json::Value) {
+pub(crate) fn control_request(
+    model: &UpstreamModel,
+    completion_id: &str,
+) -> (String, serde_json::Value) {
     (
         format!(
             "{}/chat/completions/control",
@@ -48,7 +51,7 @@ fn control_outcome(body: &str) -> Result<(), TurnError> {
 
 /// Longest a control call may take: past it the browser asks again instead
 /// (a hung server must not hold the user's "Answer now").
-pub const CONTROL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+pub(crate) const CONTROL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Asks the llama.cpp server behind `model` to end the thinking of the
 /// running completion `completion_id` ("Answer now").

@@ -6,13 +6,13 @@ use serde::Deserialize;
 
 use crate::server::providers::delta::Delta;
 use crate::server::providers::framing::WireEvent;
-use crate::server::providers::wire::{Decoder, Loose};
+use crate::server::providers::wire::{json_chunk, Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
 /// One streamed chunk, only the fields we read.
 #[derive(Debug, Deserialize)]
-pub struct ChatChunk {
+pub(crate) struct ChatChunk {
     /// The completion's id (the same in every chunk of a stream).
     #[serde(default)]
     id: Option<String>,
@@ -74,7 +74,7 @@ struct CallFunction {
 /// ids by `index` (later fragments name only the index), and the
 /// `reasoning_details` a gateway sent (OpenRouter), merged per item.
 #[derive(Debug, Default, Clone)]
-pub struct ChunkState {
+pub(crate) struct ChunkState {
     ids: Vec<(usize, String)>,
     details: Vec<serde_json::Value>,
     details_bytes: usize,
@@ -127,7 +127,7 @@ impl ChunkState {
 }
 
 /// The continuity key of the `reasoning_details` to send back.
-pub const DETAILS_KEY: &str = "reasoning_details";
+pub(crate) const DETAILS_KEY: &str = "reasoning_details";
 
 /// `content`: a string, or (Mistral) an array of `text` / `thinking` parts;
 /// any other shape says nothing.
@@ -223,7 +223,7 @@ impl ChatChunk {
 
     /// The chunk's deltas: reasoning (from exactly one source) before answer
     /// text, then tool calls; `calls` carries the calls' ids from chunk to chunk.
-    pub fn into_deltas(self, calls: &mut ChunkState) -> Result<Vec<Delta>, TurnError> {
+    pub(crate) fn into_deltas(self, calls: &mut ChunkState) -> Result<Vec<Delta>, TurnError> {
         if let Some(error) = self.error {
             return Err(stream_error(error.ok().unwrap_or_default()));
         }
@@ -389,30 +389,26 @@ fn stream_error(error: ChunkError) -> TurnError {
 
 /// Decodes recorded chat-completion chunks (`[DONE]` and empty data are skipped).
 #[derive(Debug, Default)]
-pub struct ChatDecoder {
+pub(crate) struct ChatDecoder {
     calls: ChunkState,
 }
 
 impl Decoder for ChatDecoder {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
-        let data = event.data.trim();
-        if data.is_empty() || data == "[DONE]" {
-            return Ok(Vec::new());
+        match json_chunk::<ChatChunk>(event)? {
+            Some(chunk) => chunk.into_deltas(&mut self.calls),
+            None => Ok(Vec::new()),
         }
-        serde_json::from_str::<ChatChunk>(data)
-            .map_err(|e| TurnError::Malformed(e.to_string()))?
-            .into_deltas(&mut self.calls)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::providers::test_support::decode_one;
 
     fn deltas(json: &str) -> Vec<Delta> {
-        ChatDecoder::default()
-            .decode(&WireEvent::new(None, json))
-            .unwrap()
+        decode_one::<ChatDecoder>(json)
     }
 
     #[test]

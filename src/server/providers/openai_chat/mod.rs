@@ -5,12 +5,12 @@
 //! decoding (`decode`) and the live transport (`transport`) each have a file;
 //! the mock upstream's writer is `mock::encoders::openai_chat`.
 
-pub mod control;
+pub(crate) mod control;
 mod decode;
 mod request;
 mod transport;
 
 pub use control::end_reasoning;
-pub use decode::ChatDecoder;
-pub use request::{build_request, request_body};
-pub use transport::open;
+pub(crate) use decode::ChatDecoder;
+pub(crate) use request::build_request;
+pub(crate) use transport::open;

@@ -156,7 +156,7 @@ fn wire_tools(request: &ChatRequest) -> Option<Value> {
 /// The request body: streaming on, usage requested, the turn's reasoning
 /// parameters (see the module docs), output limit if set (OpenAI's reasoning
 /// models refuse `max_tokens` and take `max_completion_tokens`; so does Kimi).
-pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
+pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let server = chat_server(model);
     let mut body = json!({
         "model": model.name,
@@ -179,7 +179,7 @@ pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
 }
 
 /// The full upstream request (used by tests and the mock to check what is sent).
-pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
+pub(crate) fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     UpstreamRequest::bearer(model, "/chat/completions", request_body(model, request))
 }
 

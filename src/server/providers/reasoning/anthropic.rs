@@ -9,7 +9,7 @@ use crate::turn::Effort::{self, High, Low, Max, Medium, Off, Xhigh};
 
 /// An Anthropic model as its name (or the `thinking` key) says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AnthropicFamily {
+pub(crate) struct AnthropicFamily {
     /// How thinking is asked for (`thinking = "…"` in the configuration wins).
     pub style: ThinkingStyle,
     /// `thinking: {type: "enabled"}` is refused (Opus 4.7+, every Claude 5).
@@ -118,7 +118,7 @@ const NO_THINKING: AnthropicFamily = AnthropicFamily {
 
 /// The family of a Claude model name; `None` for a name that is not one (a
 /// proxy's alias, the mock) or whose version cannot be read.
-pub fn family_by_name(name: &str) -> Option<AnthropicFamily> {
+pub(crate) fn family_by_name(name: &str) -> Option<AnthropicFamily> {
     let (tier, version) = claude_version(name)?;
     Some(newest_not_after(ROWS, version, tier).unwrap_or(NO_THINKING))
 }

@@ -9,7 +9,7 @@ use crate::turn::Effort::{self, High, Low, Medium, Minimal, Off};
 
 /// How a Gemini model is asked to think.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GeminiFamily {
+pub(crate) enum GeminiFamily {
     /// Gemini 3+: `thinkingLevel`, one of `levels`; thinking cannot be off.
     Level {
         levels: &'static [Effort],
@@ -105,7 +105,7 @@ const ROWS: &[(Version, GeminiLine, GeminiFamily)] = &[
 
 /// The family of a Gemini model name; `None` for names Pensive cannot read
 /// or models before 2.5 (no thinking).
-pub fn gemini_family(name: &str) -> Option<GeminiFamily> {
+pub(crate) fn gemini_family(name: &str) -> Option<GeminiFamily> {
     let (version, line) = gemini_version(name)?;
     newest_not_after(ROWS, version, line)
 }

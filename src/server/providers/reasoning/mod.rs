@@ -11,14 +11,14 @@ mod anthropic;
 #[cfg(test)]
 mod checks;
 mod gemini;
-pub mod names;
+pub(crate) mod names;
 mod open_weight;
 mod openai;
 
-pub use anthropic::AnthropicFamily;
-pub use gemini::{gemini_family, GeminiFamily};
-pub use open_weight::{chat_efforts, chat_server, kimi_efforts, switch_only_family, ChatServer};
-pub use openai::openai_efforts;
+pub(crate) use anthropic::AnthropicFamily;
+pub(crate) use gemini::{gemini_family, GeminiFamily};
+pub(crate) use open_weight::{chat_efforts, chat_server, switch_only_family, ChatServer};
+pub(crate) use openai::openai_efforts;
 
 use crate::turn::effort::list_words;
 use crate::turn::{Effort, ReasoningSource};

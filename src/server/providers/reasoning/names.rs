@@ -5,13 +5,13 @@
 
 /// A version as `(major, minor)`; ordered, so "the newest row not newer than
 /// this name" is a comparison.
-pub type Version = (u32, u32);
+pub(crate) type Version = (u32, u32);
 
 /// The Claude tier and version in a model name, with any `anthropic/` or
 /// `us.anthropic.` prefix and `@date`/`-v1:0` suffix; both orders
 /// (`claude-3-7-sonnet`). Mythos Preview carries no number: it came between
 /// Opus 4.7 and Claude 5, read as 4.9.
-pub fn claude_version(name: &str) -> Option<(&'static str, Version)> {
+pub(crate) fn claude_version(name: &str) -> Option<(&'static str, Version)> {
     let lower = name.to_ascii_lowercase();
     let start = lower.find("claude-")?;
     let rest = &lower[start + "claude-".len()..];
@@ -58,7 +58,7 @@ fn leading_version(rest: &str) -> Option<(Version, &str)> {
 
 /// What follows `gpt-<version>` in an OpenAI name: the line of models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OpenAiLine {
+pub(crate) enum OpenAiLine {
     /// `gpt-5`, `gpt-5-mini`, `gpt-5-nano`, `gpt-5.6-sol`, dated snapshots.
     Main,
     Pro,
@@ -71,7 +71,7 @@ pub enum OpenAiLine {
 
 /// An OpenAI `gpt-<major>[.<minor>]…` name (with any `openai/` prefix):
 /// its version and line; `None` for other names (gpt-oss is not OpenAI's API).
-pub fn gpt_version(name: &str) -> Option<(Version, OpenAiLine)> {
+pub(crate) fn gpt_version(name: &str) -> Option<(Version, OpenAiLine)> {
     let lower = name.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     let ((major, minor), tail) = leading_version(name.strip_prefix("gpt-")?)?;
@@ -92,7 +92,7 @@ pub fn gpt_version(name: &str) -> Option<(Version, OpenAiLine)> {
 }
 
 /// OpenAI's o-series (`o1`, `o3-mini`, `o4-mini`).
-pub fn is_o_series(name: &str) -> bool {
+pub(crate) fn is_o_series(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     let mut chars = name.chars();
@@ -101,14 +101,14 @@ pub fn is_o_series(name: &str) -> bool {
 
 /// Gemini's kinds of model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GeminiLine {
+pub(crate) enum GeminiLine {
     Pro,
     Flash,
     FlashLite,
 }
 
 /// A `gemini-<major>.<minor>-<line>` name (with any `models/` prefix).
-pub fn gemini_version(name: &str) -> Option<(Version, GeminiLine)> {
+pub(crate) fn gemini_version(name: &str) -> Option<(Version, GeminiLine)> {
     let lower = name.to_ascii_lowercase();
     let rest = &lower[lower.find("gemini-")? + "gemini-".len()..];
     let ((major, minor), tail) = leading_version(rest)?;
@@ -126,7 +126,7 @@ pub fn gemini_version(name: &str) -> Option<(Version, GeminiLine)> {
 
 /// The newest row of `rows` (version, line, value) on `line` that is not
 /// newer than `version`: a name newer than the table gets its newest member.
-pub fn newest_not_after<L: PartialEq + Copy, T: Copy>(
+pub(crate) fn newest_not_after<L: PartialEq + Copy, T: Copy>(
     rows: &[(Version, L, T)],
     version: Version,
     line: L,

@@ -9,7 +9,7 @@ use crate::turn::Effort::{High, Low, Max, Medium, Minimal, Off, Xhigh};
 
 /// Which server a chat-completions model is behind, for its reasoning words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChatServer {
+pub(crate) enum ChatServer {
     /// api.openai.com, or an OpenAI model name (`gpt-5*`, `o3`, …) behind
     /// any other host: `reasoning_effort` in OpenAI's words.
     OpenAi,
@@ -40,7 +40,7 @@ fn host_is(host: &str, domain: &str) -> bool {
 }
 
 /// The server behind a chat-completions model.
-pub fn chat_server(model: &UpstreamModel) -> ChatServer {
+pub(crate) fn chat_server(model: &UpstreamModel) -> ChatServer {
     if model.llamacpp {
         return ChatServer::LlamaCpp;
     }
@@ -65,7 +65,7 @@ pub fn chat_server(model: &UpstreamModel) -> ChatServer {
 
 /// Open-weight families whose chat template switches thinking on and off
 /// (`enable_thinking`) without levels: Qwen3 (and 3.5+), QwQ, GLM 4.5+.
-pub fn switch_only_family(name: &str) -> bool {
+pub(crate) fn switch_only_family(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     ["qwen3", "qwq", "glm-4.5", "glm-4.6", "glm-4.7", "glm-5"]
         .iter()
@@ -75,7 +75,7 @@ pub fn switch_only_family(name: &str) -> bool {
 /// Kimi's models: K2 (2.5, 2.6) switch thinking with `thinking: {type}`;
 /// K2 Thinking and the code models always think; K3 takes `reasoning_effort`
 /// low, high or max and always thinks.
-pub fn kimi_efforts(name: &str) -> Efforts {
+pub(crate) fn kimi_efforts(name: &str) -> Efforts {
     let lower = name.to_ascii_lowercase();
     if lower.contains("k3") {
         Efforts::new(&[Low, High, Max], Max)
@@ -87,7 +87,7 @@ pub fn kimi_efforts(name: &str) -> Efforts {
 }
 
 /// What each chat server's families take; `None` when unknown.
-pub fn chat_efforts(model: &UpstreamModel) -> Option<Efforts> {
+pub(crate) fn chat_efforts(model: &UpstreamModel) -> Option<Efforts> {
     let name = model.name.to_ascii_lowercase();
     match chat_server(model) {
         ChatServer::OpenAi => openai_efforts(&name),
@@ -109,7 +109,7 @@ pub fn chat_efforts(model: &UpstreamModel) -> Option<Efforts> {
 }
 
 /// The Ollama families: gpt-oss takes levels, the others an on/off switch.
-pub fn ollama_efforts(name: &str) -> Option<Efforts> {
+pub(crate) fn ollama_efforts(name: &str) -> Option<Efforts> {
     let lower = name.to_ascii_lowercase();
     let base = lower.split(':').next().unwrap_or(&lower);
     let base = base.rsplit('/').next().unwrap_or(base);

@@ -39,7 +39,7 @@ const ROWS: &[(Version, OpenAiLine, Row)] = &[
 
 /// The efforts of an OpenAI model name; `None` for names that are not
 /// OpenAI reasoning models (gpt-4.1, gpt-oss, an alias).
-pub fn openai_efforts(name: &str) -> Option<Efforts> {
+pub(crate) fn openai_efforts(name: &str) -> Option<Efforts> {
     if is_o_series(name) {
         return Some(Efforts::new(&[Low, Medium, High], Medium));
     }

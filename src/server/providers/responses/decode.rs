@@ -1,189 +1,13 @@
 //! Decoding Responses streams into `Delta`s, one framed event at a time
 //! (the mapping is described in the module above).
 
-use std::collections::{HashSet, VecDeque};
-use std::hash::{BuildHasher, RandomState};
-
-use serde::Deserialize;
-
+use super::events::{ApiError, Event, IncompleteDetails, Item, ItemKind, ResponseUsage};
+use super::recent_items::RecentItems;
 use crate::server::providers::delta::Delta;
 use crate::server::providers::framing::WireEvent;
 use crate::server::providers::wire::{decode_tagged, Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
-
-/// One Responses stream event, only the fields we read. Created, function
-/// call arguments and anything new are `Unknown`.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type")]
-enum Event {
-    #[serde(rename = "response.reasoning_summary_text.delta")]
-    SummaryTextDelta {
-        #[serde(default)]
-        item_id: Option<String>,
-        #[serde(default)]
-        output_index: Option<u64>,
-        #[serde(default)]
-        summary_index: Option<u64>,
-        #[serde(default)]
-        delta: Option<String>,
-    },
-    #[serde(rename = "response.reasoning_text.delta")]
-    ReasoningTextDelta {
-        #[serde(default)]
-        item_id: Option<String>,
-        #[serde(default)]
-        output_index: Option<u64>,
-        #[serde(default)]
-        content_index: Option<u64>,
-        #[serde(default)]
-        delta: Option<String>,
-    },
-    /// A refusal is the model's answer to the user, not reasoning.
-    #[serde(
-        rename = "response.output_text.delta",
-        alias = "response.refusal.delta"
-    )]
-    OutputTextDelta {
-        #[serde(default)]
-        delta: Option<String>,
-    },
-    #[serde(rename = "response.function_call_arguments.delta")]
-    FunctionCallArgumentsDelta {
-        #[serde(default)]
-        item_id: Option<String>,
-        #[serde(default)]
-        output_index: Option<u64>,
-        #[serde(default)]
-        delta: Option<String>,
-    },
-    #[serde(rename = "response.output_item.added")]
-    OutputItemAdded {
-        #[serde(default)]
-        output_index: Option<u64>,
-        #[serde(default)]
-        item: Option<Item>,
-    },
-    #[serde(rename = "response.output_item.done")]
-    OutputItemDone {
-        #[serde(default)]
-        output_index: Option<u64>,
-        #[serde(default)]
-        item: Option<Item>,
-    },
-    #[serde(rename = "response.completed")]
-    Completed {
-        #[serde(default)]
-        response: Option<Response>,
-    },
-    #[serde(rename = "response.incomplete")]
-    Incomplete {
-        #[serde(default)]
-        response: Option<Response>,
-    },
-    #[serde(rename = "response.failed")]
-    Failed {
-        #[serde(default)]
-        response: Option<FailedResponse>,
-    },
-    /// Older servers nest the fields in `error`, the API puts them on the event.
-    #[serde(rename = "error")]
-    Error {
-        #[serde(default)]
-        error: Option<Loose<ApiError>>,
-        #[serde(default)]
-        code: Option<Loose<String>>,
-        #[serde(default)]
-        message: Option<Loose<String>>,
-    },
-    #[serde(other)]
-    Unknown,
-}
-
-/// An output item; only reasoning items matter here. Servers differ in what
-/// they put in one, so a missing `type` is just not reasoning.
-#[derive(Debug, Deserialize)]
-struct Item {
-    #[serde(default, rename = "type")]
-    kind: ItemKind,
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default)]
-    summary: Option<Vec<TextPart>>,
-    #[serde(default)]
-    content: Option<Vec<TextPart>>,
-    /// A function call's id for its output, name and arguments (JSON text).
-    #[serde(default)]
-    call_id: Option<String>,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    arguments: Option<String>,
-}
-
-#[derive(Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum ItemKind {
-    Reasoning,
-    FunctionCall,
-    #[default]
-    #[serde(other)]
-    Other,
-}
-
-/// A summary or content part of a reasoning item.
-#[derive(Debug, Deserialize)]
-struct TextPart {
-    #[serde(default)]
-    text: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Response {
-    #[serde(default)]
-    usage: Option<ResponseUsage>,
-    #[serde(default)]
-    incomplete_details: Option<IncompleteDetails>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ResponseUsage {
-    #[serde(default)]
-    input_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens_details: Option<OutputTokensDetails>,
-}
-
-#[derive(Debug, Deserialize)]
-struct OutputTokensDetails {
-    #[serde(default)]
-    reasoning_tokens: Option<u64>,
-}
-
-#[derive(Debug, Deserialize)]
-struct IncompleteDetails {
-    #[serde(default)]
-    reason: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct FailedResponse {
-    #[serde(default)]
-    error: Option<Loose<ApiError>>,
-}
-
-/// An error's fields, each read only if it has the expected type.
-#[derive(Debug, Default, Deserialize)]
-struct ApiError {
-    #[serde(default)]
-    code: Option<Loose<String>>,
-    #[serde(default, rename = "type")]
-    kind: Option<Loose<String>>,
-    #[serde(default)]
-    message: Option<Loose<String>>,
-}
 
 /// Which reasoning part a piece of reasoning text belongs to: a change of part
 /// is a block boundary.
@@ -196,10 +20,26 @@ struct PartKey {
     index: u64,
 }
 
+impl PartKey {
+    /// The part a streamed text delta names, by what the server sent of it.
+    fn streamed(
+        item_id: Option<String>,
+        output_index: Option<u64>,
+        source: &'static str,
+        index: Option<u64>,
+    ) -> Self {
+        Self {
+            item: item_id_or_index(item_id, output_index),
+            source,
+            index: index.unwrap_or(0),
+        }
+    }
+}
+
 /// Decodes a Responses event stream (several responses of a tool loop in a row
 /// are fine: state is keyed by item id, not reset per response).
 #[derive(Debug, Default)]
-pub struct ResponsesDecoder {
+pub(crate) struct ResponsesDecoder {
     /// The part the last reasoning delta came from.
     last_part: Option<PartKey>,
     /// Reasoning items that produced readable text: their `done` is not opaque.
@@ -216,47 +56,7 @@ pub struct ResponsesDecoder {
 
 /// The continuity key of a reasoning item to send back (with its
 /// `encrypted_content`), and of a function call item's own id.
-pub const ITEM_KEY: &str = "responses_item";
-
-/// Most item ids `RecentItems` keeps.
-const MAX_TRACKED_ITEMS: usize = 1024;
-
-/// The latest item ids seen, at most `MAX_TRACKED_ITEMS`, each kept as a
-/// fixed-size hash: a stream may name any number of items with ids of any
-/// length, and this must not grow with them. Items stream one after another,
-/// so an item this many items old is long done; forgetting it could only mark
-/// its (never coming) `done` opaque. The hasher is keyed per decoder, so a
-/// stream cannot aim for collisions.
-#[derive(Debug, Default)]
-struct RecentItems {
-    hasher: RandomState,
-    ids: HashSet<u64>,
-    order: VecDeque<u64>,
-}
-
-impl RecentItems {
-    fn insert(&mut self, id: &str) {
-        let hash = self.hasher.hash_one(id);
-        if !self.ids.insert(hash) {
-            return;
-        }
-        self.order.push_back(hash);
-        if self.order.len() > MAX_TRACKED_ITEMS {
-            if let Some(oldest) = self.order.pop_front() {
-                self.ids.remove(&oldest);
-            }
-        }
-    }
-
-    fn contains(&self, id: &str) -> bool {
-        self.ids.contains(&self.hasher.hash_one(id))
-    }
-
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.order.len()
-    }
-}
+pub(crate) const ITEM_KEY: &str = "responses_item";
 
 impl Decoder for ResponsesDecoder {
     fn decode(&mut self, event: &WireEvent) -> Result<Vec<Delta>, TurnError> {
@@ -273,11 +73,7 @@ impl Decoder for ResponsesDecoder {
                 summary_index,
                 delta,
             } => {
-                let key = PartKey {
-                    item: item_id_or_index(item_id, output_index),
-                    source: "summary",
-                    index: summary_index.unwrap_or(0),
-                };
+                let key = PartKey::streamed(item_id, output_index, "summary", summary_index);
                 self.reasoning(key, &delta.unwrap_or_default(), &mut out);
             }
             Event::ReasoningTextDelta {
@@ -286,11 +82,7 @@ impl Decoder for ResponsesDecoder {
                 content_index,
                 delta,
             } => {
-                let key = PartKey {
-                    item: item_id_or_index(item_id, output_index),
-                    source: "content",
-                    index: content_index.unwrap_or(0),
-                };
+                let key = PartKey::streamed(item_id, output_index, "content", content_index);
                 self.reasoning(key, &delta.unwrap_or_default(), &mut out);
             }
             Event::OutputTextDelta { delta } => {
@@ -559,15 +351,13 @@ fn stream_error(error: ApiError) -> TurnError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::providers::responses::recent_items::MAX_TRACKED_ITEMS;
     use crate::server::providers::test_support::*;
     use crate::turn::{ErrorKind, TurnEvent};
     use serde_json::json;
 
     fn decode_all(decoder: &mut ResponsesDecoder, events: &[&str]) -> Vec<Delta> {
-        events
-            .iter()
-            .flat_map(|data| decoder.decode(&WireEvent::new(None, data)).unwrap())
-            .collect()
+        decode_events(decoder, events.iter().map(|data| (None, *data)))
     }
 
     fn deltas(events: &[&str]) -> Vec<Delta> {
@@ -816,15 +606,7 @@ mod tests {
     fn recorded_tool_loop_fixture_decodes_to_the_exact_texts_and_usages() {
         let fixture =
             include_str!("../../../../tests/fixtures/openai-responses-reasoning-summary.sse");
-        let mut decoder = ResponsesDecoder::default();
-        let mut decoded = Vec::new();
-        for (name, data) in sse_events(fixture) {
-            decoded.extend(
-                decoder
-                    .decode(&WireEvent::new(name.as_deref(), &data))
-                    .unwrap(),
-            );
-        }
+        let decoded = decode_sse(&mut ResponsesDecoder::default(), fixture);
         // Expected texts come from concatenating the fixture's
         // `reasoning_summary_text.delta` / `output_text.delta` fields (python3).
         assert_eq!(

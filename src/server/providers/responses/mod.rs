@@ -6,11 +6,15 @@
 //! or its `done` when the reasoning is hidden) and closes when it is done.
 //!
 //!
-//! The request (`request`) and the decoding (`decode`) each have a file;
+//! The request (`request`) and the decoding (`decode`) each have a file,
+//! the decoder's view of the stream's events another (`events`), and the
+//! bounded memory of item ids it keeps (`recent_items`);
 //! the mock upstream's writer is `mock::encoders::responses`.
 
 mod decode;
+mod events;
+mod recent_items;
 mod request;
 
-pub use decode::ResponsesDecoder;
-pub use request::{build_request, openai_word, request_body};
+pub(crate) use decode::ResponsesDecoder;
+pub(crate) use request::{build_request, openai_word};

@@ -7,7 +7,7 @@ use crate::server::providers::wire::{UpstreamModel, UpstreamRequest};
 use crate::turn::{ChatMessage, ChatRequest, Effort, Role};
 
 /// An effort in OpenAI's words (`off` is `none`).
-pub fn openai_word(effort: Effort) -> &'static str {
+pub(crate) fn openai_word(effort: Effort) -> &'static str {
     match effort {
         Effort::Off => "none",
         other => other.as_str(),
@@ -20,7 +20,7 @@ pub fn openai_word(effort: Effort) -> &'static str {
 /// `reasoning_effort` is sent as written. Stateless: `store: false`, with
 /// the reasoning items' `encrypted_content` included so a tool loop can
 /// send them back (Pensive keeps the conversation, not the provider).
-pub fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
+pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Value {
     let mut reasoning = json!({"summary": "auto"});
     match (request.effort, &model.reasoning_effort) {
         (Some(effort), _) => reasoning["effort"] = json!(openai_word(effort)),
@@ -102,7 +102,7 @@ fn response_items(m: &ChatMessage, out: &mut Vec<Value>) {
 }
 
 /// The full upstream request.
-pub fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
+pub(crate) fn build_request(model: &UpstreamModel, request: &ChatRequest) -> UpstreamRequest {
     UpstreamRequest::bearer(model, "/responses", request_body(model, request))
 }
 

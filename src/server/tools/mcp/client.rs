@@ -26,7 +26,7 @@ use super::config::{McpServerConfig, Transport};
 use super::supervisor::{self, Link, Live, Shared};
 
 /// Longest a server may take to start and list its tools.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Longest a call that failed because the connection went away waits for
 /// the supervisor to notice, so that it can say when the restart is.
@@ -100,7 +100,9 @@ impl From<String> for OpenError {
 }
 
 /// The environment a stdio server gets: its config's variables, PATH and HOME.
-pub fn child_env(config_env: &std::collections::BTreeMap<String, String>) -> Vec<(String, String)> {
+pub(crate) fn child_env(
+    config_env: &std::collections::BTreeMap<String, String>,
+) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = ["PATH", "HOME"]
         .into_iter()
         .filter_map(|name| std::env::var(name).ok().map(|v| (name.to_owned(), v)))
@@ -111,7 +113,7 @@ pub fn child_env(config_env: &std::collections::BTreeMap<String, String>) -> Vec
 
 /// One connection: the rmcp service, a stdio server's child (Pensive owns
 /// it, to learn its exit status and to kill it), and the tools it listed.
-pub struct Session {
+pub(crate) struct Session {
     pub service: RunningService<RoleClient, ClientConfig>,
     pub child: Option<Child>,
     pub tools: Vec<Tool>,
@@ -358,7 +360,7 @@ impl McpServer {
     /// Ends the connection for good: a stdio child gets its stdin closed,
     /// then is killed if it has not exited within a second. Returns once
     /// that is done.
-    pub async fn cancel(&self) {
+    pub(crate) async fn cancel(&self) {
         self.shared.closing.send_replace(true);
         let mut link = self.shared.link.subscribe();
         let _ = tokio::time::timeout(

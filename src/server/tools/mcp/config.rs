@@ -138,7 +138,7 @@ pub fn from_toml(text: &str) -> Result<Vec<McpServerConfig>, String> {
 
 /// The servers of a JSON file in the `mcpServers` shape (VS Code's
 /// `servers` is read too).
-pub fn from_json(text: &str) -> Result<Vec<McpServerConfig>, String> {
+pub(crate) fn from_json(text: &str) -> Result<Vec<McpServerConfig>, String> {
     #[derive(Deserialize)]
     struct File {
         #[serde(default, rename = "mcpServers")]

@@ -2,9 +2,9 @@
 //! (`client`, rmcp) and the supervisor that restarts a server that stops
 //! (`supervisor`).
 
-pub mod client;
+pub(crate) mod client;
 pub mod config;
-pub mod supervisor;
+pub(crate) mod supervisor;
 
 pub use client::{connect, McpServer};
 pub use config::{load, McpServerConfig, Transport};

@@ -21,19 +21,19 @@ use super::client::{open, Session};
 use super::config::{McpServerConfig, Transport};
 
 /// The first pause before a restart.
-pub const FIRST_RESTART_DELAY: Duration = Duration::from_secs(1);
+pub(crate) const FIRST_RESTART_DELAY: Duration = Duration::from_secs(1);
 /// The longest pause before a restart.
-pub const MAX_RESTART_DELAY: Duration = Duration::from_secs(60);
+pub(crate) const MAX_RESTART_DELAY: Duration = Duration::from_secs(60);
 /// A connection that stayed up this long was healthy: the next failure
 /// starts the pauses from the first again.
-pub const HEALTHY_AFTER: Duration = Duration::from_secs(60);
+pub(crate) const HEALTHY_AFTER: Duration = Duration::from_secs(60);
 /// How long a stopping child gets to exit by itself (its stdin closed)
 /// before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
 
 /// Pauses between restarts: `first`, doubling, capped at `max`.
 #[derive(Debug, Clone)]
-pub struct Backoff {
+pub(crate) struct Backoff {
     first: Duration,
     max: Duration,
     next: Duration,
@@ -49,7 +49,7 @@ impl Backoff {
     }
 
     /// The pause before the next attempt (each call doubles the one after).
-    pub fn next_delay(&mut self) -> Duration {
+    pub(crate) fn next_delay(&mut self) -> Duration {
         let delay = self.next;
         self.next = (self.next * 2).min(self.max);
         delay
@@ -63,7 +63,7 @@ impl Backoff {
 
 /// Where a server's connection stands.
 #[derive(Debug, Clone)]
-pub enum Link {
+pub(crate) enum Link {
     /// Connected: calls go through `Live`.
     Up(Arc<Live>),
     /// It stopped; the next attempt starts at `retry_at`.
@@ -76,7 +76,7 @@ pub enum Link {
 
 /// One live connection.
 #[derive(Debug)]
-pub struct Live {
+pub(crate) struct Live {
     pub peer: Peer<RoleClient>,
     /// The stdio child's process id.
     pub pid: Option<u32>,
@@ -87,10 +87,10 @@ pub struct Live {
 
 /// Told of a restarted server's tool list (its name, the tools) before
 /// the list replaces the one before.
-pub type RelistHook = Arc<dyn Fn(&str, &[Tool]) + Send + Sync>;
+pub(crate) type RelistHook = Arc<dyn Fn(&str, &[Tool]) + Send + Sync>;
 
 /// What a server's `McpServer` and its supervising task share.
-pub struct Shared {
+pub(crate) struct Shared {
     pub link: watch::Sender<Link>,
     /// The tools as last listed (kept while the server is down).
     pub tools: watch::Sender<Arc<Vec<Tool>>>,
@@ -159,7 +159,7 @@ enum Ended {
 
 /// Watches the server until Pensive closes it, starting it again whenever
 /// it stops.
-pub async fn supervise(shared: Arc<Shared>, config: McpServerConfig, first: Running) {
+pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig, first: Running) {
     let name = config.name.as_str();
     let mut backoff = Backoff::new(FIRST_RESTART_DELAY, MAX_RESTART_DELAY);
     let mut running = first;
@@ -314,7 +314,7 @@ async fn pause_unless_closing(shared: &Shared, delay: Duration) -> bool {
 }
 
 /// What a call made while the server is not `Up` is told.
-pub fn unavailable(name: &str, transport: &Transport, link: &Link) -> String {
+pub(crate) fn unavailable(name: &str, transport: &Transport, link: &Link) -> String {
     let (stopped, restarting) = match transport {
         Transport::Stdio { .. } => ("stopped", "restarting"),
         Transport::Http { .. } => ("disconnected", "reconnecting"),

@@ -10,10 +10,10 @@ use tokio::time::{Instant, MissedTickBehavior};
 
 /// How often the maps are swept: their window is a minute, so an entry
 /// outlives its use by at most this.
-pub const PRUNE_EVERY: Duration = Duration::from_secs(60);
+pub(crate) const PRUNE_EVERY: Duration = Duration::from_secs(60);
 
 /// Calls `prune` with the time every `PRUNE_EVERY`, forever.
-pub async fn prune_forever(prune: impl Fn(Instant) + Send + 'static) {
+pub(crate) async fn prune_forever(prune: impl Fn(Instant) + Send + 'static) {
     let mut every = tokio::time::interval(PRUNE_EVERY);
     every.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {

@@ -20,11 +20,11 @@ use axum::http::Extensions;
 use axum::middleware::Next;
 use axum::response::Response;
 
-use super::limits::Limits;
+use crate::server::limits::Limits;
 
 /// The client of one request, as `client_key` names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientKey(String);
+pub(crate) struct ClientKey(String);
 
 impl ClientKey {
     /// The key `identify_client` left in a request's extensions; `unknown`
@@ -42,7 +42,7 @@ impl ClientKey {
 }
 
 /// Middleware: names the client of every request in its extensions.
-pub async fn identify_client(
+pub(crate) async fn identify_client(
     State(limits): State<Arc<Limits>>,
     mut request: Request,
     next: Next,
@@ -104,7 +104,11 @@ pub(crate) fn share_of(peer: IpAddr) -> IpAddr {
 /// the left-most is taken: then every entry was written by a trusted proxy
 /// (the request skipped an outer one). `None` when the header is absent,
 /// unreadable or empty.
-pub fn from_the_right(headers: &axum::http::HeaderMap, name: &str, hops: usize) -> Option<String> {
+pub(crate) fn from_the_right(
+    headers: &axum::http::HeaderMap,
+    name: &str,
+    hops: usize,
+) -> Option<String> {
     let mut entries = Vec::new();
     for value in headers.get_all(name) {
         entries.extend(value.to_str().ok()?.split(',').map(str::trim));

@@ -30,7 +30,7 @@ use axum::response::{IntoResponse, Response};
 
 /// Host names the server answers to, each `name` or `name:port`.
 #[derive(Debug, Clone)]
-pub struct AllowedHosts {
+pub(crate) struct AllowedHosts {
     entries: Arc<Vec<(String, Option<u16>)>>,
 }
 
@@ -98,7 +98,7 @@ fn split_authority(authority: &str) -> Option<(String, Option<u16>)> {
 
 /// Why a request was refused (said in the response, for whoever debugs it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     Host,
     Origin,
     CrossSite,
@@ -171,7 +171,7 @@ pub fn check(
 
 /// The middleware (outside access control: a refused sign-in is not counted
 /// as an attempt).
-pub async fn refuse_cross_site(
+pub(crate) async fn refuse_cross_site(
     State(allowed): State<AllowedHosts>,
     request: Request,
     next: Next,

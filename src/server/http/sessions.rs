@@ -19,10 +19,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_lc_rs::hmac;
 
-use super::providers::secret::Secret;
+use crate::server::providers::secret::Secret;
 
 /// How long a session lasts from its sign-in.
-pub const SESSION_LIFETIME: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+pub(crate) const SESSION_LIFETIME: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 /// What the MAC signs besides the session, so the value is useless elsewhere.
 const CONTEXT: &[u8] = b"pensive session v2\0";
 /// Bytes of a session id.
@@ -32,11 +32,11 @@ const ID_BYTES: usize = 16;
 /// `PENSIVE_SESSIONS_FILE`, else `$XDG_STATE_HOME/pensive/revoked-sessions.json`,
 /// else `$HOME/.local/state/pensive/revoked-sessions.json`.
 pub fn default_path(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    super::config::state_file(get, "PENSIVE_SESSIONS_FILE", "revoked-sessions.json")
+    crate::server::config::state_file(get, "PENSIVE_SESSIONS_FILE", "revoked-sessions.json")
 }
 
 /// Issues and checks session values for one access token.
-pub struct Sessions {
+pub(crate) struct Sessions {
     key: hmac::Key,
     token: Secret,
     revoked: Mutex<Revoked>,
@@ -91,7 +91,7 @@ impl Sessions {
 
     /// Whether `value` is a session this server issued, not expired and not
     /// signed out.
-    pub fn is_valid(&self, value: &str) -> bool {
+    pub(crate) fn is_valid(&self, value: &str) -> bool {
         self.is_valid_at(value, unix_now())
     }
 
@@ -110,7 +110,7 @@ impl Sessions {
     }
 
     /// Ends the session `value` names (nothing when it is not a valid one).
-    pub fn revoke(&self, value: &str) {
+    pub(crate) fn revoke(&self, value: &str) {
         let Some(session) = self.verified(value) else {
             return;
         };
@@ -125,7 +125,7 @@ impl Sessions {
     }
 
     /// Forgets revoked ids that have expired anyway.
-    pub fn prune(&self) {
+    pub(crate) fn prune(&self) {
         if let Ok(mut revoked) = self.revoked.lock() {
             let now = unix_now();
             revoked.ids.retain(|_, expires| *expires > now);

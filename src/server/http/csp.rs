@@ -11,14 +11,15 @@ use leptos::prelude::use_context;
 
 /// What every response may do when it is not a page (static files, API
 /// answers, the sign-in form): nothing runs, nothing frames it.
-pub const NON_PAGE_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
+pub(crate) const NON_PAGE_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// The renderer's Web Worker script (`src/render_worker.js`): a worker runs
 /// under the policy of its own script's response, not the page's. It may
 /// import the renderer module's JS and fetch and compile its WebAssembly,
 /// from this origin; nothing else (it touches no DOM, so it has no HTML sink).
-pub const RENDER_WORKER_POLICY: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+pub(crate) const RENDER_WORKER_POLICY: &str =
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
      connect-src 'self'; base-uri 'none'";
 
 /// The policy for a rendered page with this nonce: own scripts and WASM only,
@@ -31,7 +32,7 @@ pub const RENDER_WORKER_POLICY: &str = "default-src 'none'; script-src 'self' 'w
 ///
 /// `live_reload`: the dev server's reload socket ([`live_reload_source`]), which
 /// `connect-src` then also allows.
-pub fn page_policy(nonce: &str, trusted_types: &str, live_reload: Option<&str>) -> String {
+pub(crate) fn page_policy(nonce: &str, trusted_types: &str, live_reload: Option<&str>) -> String {
     let reload = live_reload
         .map(|source| format!(" {source}"))
         .unwrap_or_default();
@@ -47,7 +48,7 @@ pub fn page_policy(nonce: &str, trusted_types: &str, live_reload: Option<&str>) 
 /// runs, the test Leptos' `AutoReload` makes too) the page holds a script that
 /// waits on a WebSocket at the reload port, on the page's own host, for "rebuilt:
 /// reload". The source that lets it connect; `None` in any other run.
-pub fn live_reload_source(options: &LeptosOptions) -> Option<String> {
+pub(crate) fn live_reload_source(options: &LeptosOptions) -> Option<String> {
     std::env::var_os("LEPTOS_WATCH").map(|_| {
         let port = options.reload_external_port.unwrap_or(options.reload_port);
         format!("ws://*:{port} wss://*:{port}")
@@ -57,7 +58,7 @@ pub fn live_reload_source(options: &LeptosOptions) -> Option<String> {
 /// Called while a page renders (the router's page shell): sets the page's
 /// policy with this request's nonce. Without a nonce (never, with leptos_axum) the router's strict
 /// non-page policy stays, which blocks scripts: failing closed.
-pub fn apply_page_policy(trusted_types: &str, live_reload: Option<&str>) {
+pub(crate) fn apply_page_policy(trusted_types: &str, live_reload: Option<&str>) {
     let nonce = leptos::nonce::use_nonce();
     let response = use_context::<leptos_axum::ResponseOptions>();
     if let (Some(nonce), Some(response)) = (nonce, response) {

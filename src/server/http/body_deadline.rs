@@ -20,10 +20,10 @@ use tokio::time::Sleep;
 /// The error a body past its deadline reads as.
 #[derive(Debug, thiserror::Error)]
 #[error("the request body did not arrive within {0:?}")]
-pub struct BodyTooSlow(Duration);
+pub(crate) struct BodyTooSlow(Duration);
 
 /// `inner`, failing once `limit` has passed since it was made (zero: never).
-pub struct DeadlineBody<B> {
+pub(crate) struct DeadlineBody<B> {
     inner: B,
     limit: Duration,
     /// `None` without a limit.

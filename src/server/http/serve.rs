@@ -28,7 +28,7 @@ use tokio::sync::Semaphore;
 use super::address_slots::AddressSlots;
 use super::body_deadline::DeadlineBody;
 use super::write_stall::WriteStallLimit;
-use super::AppConfig;
+use crate::server::AppConfig;
 
 /// The serve loop's limits (see README for each variable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use tokio::time::Sleep;
 
 /// `inner` with a limit on how long a write may wait for the client.
 #[derive(Debug)]
-pub struct WriteStallLimit<T> {
+pub(crate) struct WriteStallLimit<T> {
     inner: T,
     /// Zero: no limit.
     limit: Duration,

@@ -19,7 +19,11 @@ use crate::turn::turn_error::TurnError;
 /// The middleware: declared-too-large bodies are refused before reading; a
 /// body without a length is cut off at the limit while it is read. axum's
 /// own 2 MiB default is lifted (`router`): this is the one limit.
-pub async fn limit_api_bodies(State(max): State<usize>, request: Request, next: Next) -> Response {
+pub(crate) async fn limit_api_bodies(
+    State(max): State<usize>,
+    request: Request,
+    next: Next,
+) -> Response {
     if !request.uri().path().starts_with("/api/") {
         return next.run(request).await;
     }

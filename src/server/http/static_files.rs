@@ -22,15 +22,15 @@ use tower_http::services::ServeDir;
 /// `Cache-Control` of a content-hashed file.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// `Cache-Control` of any other file: kept, but checked before each use.
-pub const REVALIDATE: &str = "no-cache";
+pub(crate) const REVALIDATE: &str = "no-cache";
 
 /// The renderer's worker script in the package directory
 /// (`trusted_html::RENDER_WORKER_URL`), served with its own policy.
-pub const RENDER_WORKER_FILE: &str = "render_worker.js";
+pub(crate) const RENDER_WORKER_FILE: &str = "render_worker.js";
 
 /// What the build put in the site's package directory.
 #[derive(Debug, Clone)]
-pub struct Assets {
+pub(crate) struct Assets {
     /// `<site root>/<site pkg dir>`.
     dir: PathBuf,
     /// URL path the directory is served under (`/pkg`).
@@ -48,7 +48,7 @@ impl Assets {
     /// server it runs): watch hashes names in its first build only and writes
     /// every rebuild under the stable names, so pages name those, and each
     /// serves the first build's hashed file until a rebuild writes it.
-    pub fn detect(options: &LeptosOptions) -> Self {
+    pub(crate) fn detect(options: &LeptosOptions) -> Self {
         if std::env::var_os("LEPTOS_WATCH").is_some() {
             return Self::new(options, None);
         }
@@ -100,13 +100,13 @@ impl Assets {
     /// files: Leptos reads it when rendering the scripts and the stylesheet
     /// link. Decided here from what the site holds, so a binary started outside
     /// cargo-leptos (no `LEPTOS_HASH_FILES`) still names files that exist.
-    pub fn page_options(&self, mut options: LeptosOptions) -> LeptosOptions {
+    pub(crate) fn page_options(&self, mut options: LeptosOptions) -> LeptosOptions {
         options.hash_files = self.hashed();
         options
     }
 
     /// The URL path to mount [`Assets::router`] under.
-    pub fn mount(&self) -> &str {
+    pub(crate) fn mount(&self) -> &str {
         &self.mount
     }
 
@@ -152,7 +152,7 @@ fn found_in(dir: &Path, name: &str) -> HashMap<String, String> {
 
 /// cargo-leptos names a hashed file `<stem>.<hash>.<ext>`, the hash being the
 /// MD5 of the content in unpadded base64url: 22 characters.
-pub fn is_hashed_name(file_name: &str) -> bool {
+pub(crate) fn is_hashed_name(file_name: &str) -> bool {
     let mut parts = file_name.rsplitn(3, '.');
     let (Some(_ext), Some(hash), Some(stem)) = (parts.next(), parts.next(), parts.next()) else {
         return false;

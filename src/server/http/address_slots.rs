@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 /// Open connections per address; shared by the serve loop's connections.
 #[derive(Debug, Clone)]
-pub struct AddressSlots {
+pub(crate) struct AddressSlots {
     /// Connections one address may hold at once (0: no limit).
     limit: usize,
     open: Arc<Mutex<HashMap<IpAddr, usize>>>,
@@ -22,7 +22,7 @@ pub struct AddressSlots {
 
 /// One accepted connection's place in its address's share; freed on drop.
 #[derive(Debug)]
-pub struct AddressSlot {
+pub(crate) struct AddressSlot {
     slots: AddressSlots,
     address: IpAddr,
 }
@@ -37,7 +37,7 @@ impl AddressSlots {
 
     /// A slot for a connection from `peer`, or `None` when its address
     /// already holds its share.
-    pub fn enter(&self, peer: IpAddr) -> Option<AddressSlot> {
+    pub(crate) fn enter(&self, peer: IpAddr) -> Option<AddressSlot> {
         let address = super::client::share_of(peer);
         // A poisoned lock means a panic while counting; refusing everyone
         // would be worse than not counting.
@@ -58,7 +58,8 @@ impl AddressSlots {
 
     /// Addresses with a connection open (entries do not outlive their
     /// connections).
-    pub fn tracked_addresses(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn tracked_addresses(&self) -> usize {
         self.open.lock().map(|open| open.len()).unwrap_or(0)
     }
 }

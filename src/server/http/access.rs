@@ -26,22 +26,22 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Form;
 
 use super::client::{from_the_right, ClientKey};
-use super::limits::Limits;
-use super::providers::secret::Secret;
 use super::sessions::Sessions;
+use crate::server::limits::Limits;
+use crate::server::providers::secret::Secret;
 
 /// The cookie's name over plain HTTP.
 pub const COOKIE: &str = "pensive_access";
 /// The cookie's name over HTTPS: browsers accept a `__Host-` cookie only
 /// when it is `Secure`, has `Path=/` and no `Domain`.
-pub const SECURE_COOKIE: &str = "__Host-pensive_access";
+pub(crate) const SECURE_COOKIE: &str = "__Host-pensive_access";
 /// Sign-in attempts allowed per client address per window.
 const ATTEMPTS: u32 = 10;
 const WINDOW: Duration = Duration::from_secs(60);
 
 /// The configured token and the sign-in attempt counters.
 #[derive(Clone)]
-pub struct Access {
+pub(crate) struct Access {
     token: Arc<Secret>,
     /// The session values signed-in browsers hold.
     sessions: Arc<Sessions>,
@@ -104,7 +104,7 @@ impl Access {
     /// Forgets clients whose window has passed (see `pruning`): an attempt
     /// no longer sweeps the whole map, so clients that never try again are
     /// forgotten by the sweep alone.
-    pub fn prune(&self, now: Instant) {
+    pub(crate) fn prune(&self, now: Instant) {
         if let Ok(mut attempts) = self.attempts.lock() {
             attempts.retain(|_, (_, since)| now.duration_since(*since) < WINDOW);
         }
@@ -112,7 +112,8 @@ impl Access {
     }
 
     /// How many clients have attempts counted (for tests).
-    pub fn tracked_clients(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn tracked_clients(&self) -> usize {
         self.attempts.lock().map(|a| a.len()).unwrap_or(0)
     }
 }
@@ -120,7 +121,7 @@ impl Access {
 /// Whether the browser reached us over HTTPS. Pensive itself speaks plain
 /// HTTP, so only a proxy can say so, and only a proxy the operator declared
 /// trusted (`PENSIVE_CLIENT_IP_HEADER`) is believed: its `X-Forwarded-Proto`.
-pub fn is_https(limits: &Limits, headers: &axum::http::HeaderMap) -> bool {
+pub(crate) fn is_https(limits: &Limits, headers: &axum::http::HeaderMap) -> bool {
     limits.client_ip_header.is_some()
         && from_the_right(headers, "x-forwarded-proto", 1)
             .is_some_and(|proto| proto.eq_ignore_ascii_case("https"))
@@ -161,7 +162,7 @@ fn is_public(path: &str) -> bool {
 }
 
 /// The middleware: lets signed-in requests and public paths through.
-pub async fn require_access(
+pub(crate) async fn require_access(
     State(access): State<Access>,
     request: Request,
     next: Next,
@@ -191,7 +192,7 @@ pub async fn require_access(
 }
 
 /// `GET /sign-in`.
-pub async fn sign_in_page() -> Response {
+pub(crate) async fn sign_in_page() -> Response {
     page_response(StatusCode::OK, None)
 }
 
@@ -209,12 +210,12 @@ fn page_response(status: StatusCode, error: Option<&str>) -> Response {
 
 /// The sign-in form's fields.
 #[derive(serde::Deserialize)]
-pub struct SignIn {
+pub(crate) struct SignIn {
     token: String,
 }
 
 /// `POST /sign-in`: sets the cookie when the token is right.
-pub async fn sign_in(State(access): State<Access>, request: Request) -> Response {
+pub(crate) async fn sign_in(State(access): State<Access>, request: Request) -> Response {
     let https = is_https(&access.limits, request.headers());
     let client = ClientKey::of(request.extensions());
     let Ok(Form(form)) = Form::<SignIn>::from_request(request, &()).await else {
@@ -249,7 +250,7 @@ pub async fn sign_in(State(access): State<Access>, request: Request) -> Response
 /// The `Set-Cookie` values that sign a browser out: the cookie cleared
 /// under both its names (a `__Host-` cookie is only accepted, so only
 /// cleared, with `Secure`). Sent by `POST /api/sign_out`.
-pub fn signed_out_cookies() -> [String; 2] {
+pub(crate) fn signed_out_cookies() -> [String; 2] {
     [
         format!("{COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"),
         format!("{SECURE_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0; Secure"),
@@ -309,11 +310,11 @@ mod tests {
         assert!(access.allow_attempt("b"));
         assert_eq!(access.tracked_clients(), 2);
         let pruned = access.clone();
-        tokio::spawn(crate::server::pruning::prune_forever(move |now| {
+        tokio::spawn(crate::server::http::pruning::prune_forever(move |now| {
             pruned.prune(now)
         }));
         // Paused time: the sleep only lets the clock and the sweep run ahead.
-        tokio::time::sleep(2 * crate::server::pruning::PRUNE_EVERY + WINDOW).await;
+        tokio::time::sleep(2 * crate::server::http::pruning::PRUNE_EVERY + WINDOW).await;
         assert_eq!(access.tracked_clients(), 0, "both went quiet");
         assert!(access.allow_attempt("a"), "a new minute, new attempts");
     }

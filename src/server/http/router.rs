@@ -9,8 +9,8 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::access::{require_access, sign_in, sign_in_page, Access};
-use super::TurnService;
 use crate::app::{shell, App};
+use crate::server::TurnService;
 
 /// Headers on every response: no MIME sniffing, no referrer leaks, and the
 /// app may not be framed by another site (clickjacking).

@@ -1,0 +1,422 @@
+//! The turn service (`TurnService`): runs one turn — picks the model, opens
+//! its stream, feeds the normalizer and yields `TurnEvent`s. The stream is
+//! built directly on the upstream stream (no detached task), so dropping it —
+//! client gone, Stop pressed — drops the upstream request too.
+//!
+//! The turn's parts live beside it: the request's checks
+//! (`request_checks`), opening the model (`upstream`), what ends a turn from
+//! outside (`cut`), the tool loop's rounds (`tool_loop`) and where events
+//! leave the server (`outlet`).
+
+mod cut;
+mod outlet;
+mod request_checks;
+mod tool_loop;
+mod upstream;
+
+use std::time::Instant;
+
+use async_stream::stream;
+use futures::{Stream, StreamExt};
+
+use super::active_turns::ActiveTurns;
+use super::answer_now::{self, AnswerNowRegistry};
+use super::config::{AppConfig, ProviderKind};
+use super::continuation;
+use super::hidden_thinking::HiddenThinking;
+use super::limits::TurnLimiter;
+use super::normalizer::Normalizer;
+use super::providers::reasoning;
+use super::redact::Redactor;
+use super::tool_decisions::ToolDecisions;
+use super::tool_round::ToolRound;
+use super::tools::ToolBox;
+use super::turn_log::{InSpan, TurnLog};
+use crate::turn::turn_error::TurnError;
+use crate::turn::{AnswerNow, ChatRequest, Decision, TurnEvent};
+use cut::TurnEnd;
+use outlet::Outlet;
+use request_checks::validate;
+pub(crate) use request_checks::MAX_MESSAGE_CHARS;
+use tool_loop::ToolLoop;
+use upstream::{dialect_of, offers_tools, open, opened_stream, refused_tools};
+
+/// Shared by every request (put in the Leptos context).
+#[derive(Debug, Clone)]
+pub struct TurnService {
+    config: std::sync::Arc<AppConfig>,
+    /// Turns whose stream is alive (returns to 0 when clients go away).
+    active: ActiveTurns,
+    /// Per-client concurrency and rate limits.
+    limiter: TurnLimiter,
+    /// Flips to true when a shutdown's grace period is over: running turns end.
+    ending: tokio::sync::watch::Sender<bool>,
+    /// The running turns the browser named, for "Answer now".
+    answers: AnswerNowRegistry,
+    /// The tools turns may call.
+    tools: ToolBox,
+    /// Calls waiting for the user's decision.
+    decisions: ToolDecisions,
+}
+
+impl TurnService {
+    pub fn new(config: AppConfig) -> Self {
+        Self {
+            ending: tokio::sync::watch::Sender::new(false),
+            limiter: TurnLimiter::new(config.limits.clone()),
+            config: std::sync::Arc::new(config),
+            active: Default::default(),
+            answers: Default::default(),
+            tools: ToolBox::default(),
+            decisions: ToolDecisions::default(),
+        }
+    }
+
+    /// The service with `tools` (MCP servers connected at start).
+    pub fn with_tools(mut self, tools: ToolBox) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The tools turns may call.
+    pub fn tools(&self) -> &ToolBox {
+        &self.tools
+    }
+
+    /// The user's decision on call `call_id` of `client`'s running turn
+    /// `turn_id`; false when no such call waits.
+    pub fn tool_decision(
+        &self,
+        client: &str,
+        turn_id: &str,
+        call_id: &str,
+        decision: Decision,
+    ) -> bool {
+        self.decisions.decide(client, turn_id, call_id, decision)
+    }
+
+    /// "Answer now" for `client`'s running turn `turn_id` (the request's
+    /// `turn_id`): ends its thinking where the provider can (llama.cpp; the
+    /// same stream goes on with the answer), else says to ask again with
+    /// `reasoning_so_far` (see `answer_now`).
+    pub async fn answer_now(&self, turn_id: &str, client: &str) -> AnswerNow {
+        self.answers.answer_now(turn_id, client).await
+    }
+
+    /// Forgets the per-client counts of clients that went quiet (see
+    /// `pruning`).
+    pub(crate) fn prune_clients(&self, now: tokio::time::Instant) {
+        self.limiter.prune(now);
+    }
+
+    /// How many turns are streaming right now.
+    pub fn active_turns(&self) -> usize {
+        self.active.count()
+    }
+
+    pub fn config(&self) -> &AppConfig {
+        &self.config
+    }
+
+    /// Ends every running turn now with an `interrupted` error (what arrived is
+    /// kept in the browser). Called when a shutdown's grace period is over.
+    pub fn end_running_turns(&self) {
+        self.ending.send_replace(true);
+    }
+
+    /// The event stream of one turn for `client` (see `client::ClientKey`).
+    /// Never fails: problems, refusals included, are `error` events.
+    pub fn start(
+        &self,
+        mut request: ChatRequest,
+        client: &str,
+    ) -> impl Stream<Item = TurnEvent> + Send + 'static {
+        let config = self.config.clone();
+        let show_thinking = config.show_thinking;
+        let ending = self.ending.subscribe();
+        continuation::ask_to_continue(&mut request);
+        // The permit lives inside the stream: the slot frees when the turn ends
+        // or the client goes away.
+        let checked = validate(&config, &request).and_then(|(model, effort)| {
+            let permit = self.limiter.admit(client, tokio::time::Instant::now())?;
+            Ok((model.clone(), effort, permit))
+        });
+        let (registered, completion_id) = match (&checked, request.turn_id.as_deref()) {
+            (Ok((model, ..)), Some(turn_id)) => self
+                .answers
+                .register(turn_id, client, model)
+                .map_or((None, None), |(registered, slot)| (Some(registered), slot)),
+            _ => (None, None),
+        };
+        let mut log = TurnLog::new(
+            checked.as_ref().map(|(m, ..)| m.id.as_str()).unwrap_or("?"),
+            checked
+                .as_ref()
+                .map(|(m, ..)| m.provider.name())
+                .unwrap_or("none"),
+        );
+        log.set_effort(checked.as_ref().ok().and_then(|(_, effort, _)| *effort));
+        let mut outlet = Outlet {
+            _active: self.active.enter(),
+            _answer_now: registered,
+            log,
+            hidden: (!show_thinking).then(HiddenThinking::default),
+            source: checked.as_ref().ok().map(|(m, ..)| m.reasoning_source()),
+            redactor: checked
+                .as_ref()
+                .map(|(m, ..)| Redactor::for_upstream(&m.upstream))
+                .unwrap_or_default(),
+            output_limit: checked
+                .as_ref()
+                .ok()
+                .and_then(|(m, effort, _)| match m.provider {
+                    ProviderKind::Wire(dialect) => {
+                        reasoning::output_limit(dialect, &m.upstream, *effort)
+                    }
+                    ProviderKind::Demo => None,
+                }),
+            tool_call_limit: u32::try_from(config.limits.max_tool_calls).ok(),
+            tool_time_limit_secs: u32::try_from(config.limits.max_tool_time.as_secs()).ok(),
+        };
+        let tools = self.tools.clone();
+        let decisions = self.decisions.clone();
+        let client_key = client.to_owned();
+        let span = tracing::info_span!(
+            "turn",
+            turn_id = request.turn_id.as_deref().unwrap_or("-"),
+            model = checked.as_ref().map(|(m, ..)| m.id.as_str()).unwrap_or("?"),
+            client = %client,
+        );
+        let turn = stream! {
+            let started = Instant::now();
+            let elapsed = move || started.elapsed().as_millis() as u64;
+            let (model, effort, _permit) = match checked {
+                Ok(admitted) => admitted,
+                Err(refused) => {
+                    let mut normalizer = Normalizer::default();
+                    let events = normalizer.fail(&refused, elapsed());
+                    for event in outlet.pass(events, &normalizer) { yield event; }
+                    return;
+                }
+            };
+            // The providers see the effort the turn runs at (the model's
+            // default when the request named none).
+            request.effort = effort;
+            if model.provider == ProviderKind::Demo {
+                // The script answers the question itself; it has no use for
+                // the reasoning so far (and would quote it as the question).
+                request.reasoning_so_far = None;
+            } else {
+                answer_now::fold_reasoning(&mut request);
+            }
+            if offers_tools(&model) {
+                request.tool_specs = tools.offered(request.tools.as_deref());
+            }
+            let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
+            let mut deadline = tokio::time::Instant::now() + config.first_token_timeout;
+            let limits = &config.limits;
+            let mut end = TurnEnd::new(ending, limits.max_turn_duration);
+            let opened = tokio::select! {
+                opened = tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes, completion_id)) => opened,
+                error = end.reached() => {
+                    let events = normalizer.fail(&error, elapsed());
+                    for event in outlet.pass(events, &normalizer) { yield event; }
+                    return;
+                }
+            };
+            let first_token_timeout = TurnError::FirstTokenTimeout { limit: config.first_token_timeout };
+            let opened = match opened {
+                Ok(Err(err)) if !request.tool_specs.is_empty() && refused_tools(&err) => {
+                    tracing::warn!(model = %model.id, "the server refused tools; asking again without them (set `tools = false` for this model)");
+                    request.tool_specs.clear();
+                    tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes, None)).await
+                }
+                other => other,
+            };
+            let mut upstream = match opened_stream(opened, &first_token_timeout) {
+                Ok(upstream) => upstream,
+                Err(err) => {
+                    let events = normalizer.fail(&err, elapsed());
+                    for event in outlet.pass(events, &normalizer) { yield event; }
+                    return;
+                }
+            };
+            let mut received_any = false;
+            let mut response = ToolRound::default();
+            let mut tool_loop = ToolLoop::new(&tools, &decisions, &client_key, limits);
+            loop {
+                let waited = if received_any {
+                    tokio::time::Instant::now() + config.idle_timeout
+                } else {
+                    deadline
+                };
+                let next = tokio::select! {
+                    next = tokio::time::timeout_at(waited, upstream.next()) => next,
+                    error = end.reached() => {
+                        let events = normalizer.fail(&error, elapsed());
+                        for event in outlet.pass(events, &normalizer) { yield event; }
+                        return;
+                    }
+                };
+                // The response ended asking for calls: run them, send the
+                // results back, and stream the model's next response.
+                if matches!(next, Ok(None)) && response.has_calls() && normalizer.saw_finish() {
+                    let (mut round, events) = tool_loop.announce(
+                        std::mem::take(&mut response),
+                        dialect_of(&model),
+                        &mut request,
+                        &mut normalizer,
+                        &mut outlet,
+                        elapsed(),
+                    );
+                    for event in events { yield event; }
+                    let decided = tool_loop.decide(&mut round, &mut request, &mut end, &mut normalizer, elapsed).await;
+                    if let Err(events) = decided {
+                        for event in outlet.pass(events, &normalizer) { yield event; }
+                        return;
+                    }
+                    let outcomes = match tool_loop.run(&round, &mut end, &mut normalizer, elapsed).await {
+                        Ok(outcomes) => outcomes,
+                        Err(events) => {
+                            for event in outlet.pass(events, &normalizer) { yield event; }
+                            return;
+                        }
+                    };
+                    let (events, ended) = tool_loop.report(round, outcomes, &mut request, &mut normalizer, &mut outlet, elapsed);
+                    for event in events { yield event; }
+                    if ended {
+                        return;
+                    }
+                    let reopened = tokio::select! {
+                        opened = tokio::time::timeout(config.first_token_timeout, open(&model, &request, limits.max_turn_bytes, None)) => opened,
+                        error = end.reached() => {
+                            let events = normalizer.fail(&error, elapsed());
+                            for event in outlet.pass(events, &normalizer) { yield event; }
+                            return;
+                        }
+                    };
+                    upstream = match opened_stream(reopened, &first_token_timeout) {
+                        Ok(upstream) => upstream,
+                        Err(err) => {
+                            let events = normalizer.fail(&err, elapsed());
+                            for event in outlet.pass(events, &normalizer) { yield event; }
+                            return;
+                        }
+                    };
+                    // The next response gets its own first-token deadline:
+                    // the time the tools and the user took is not the model's.
+                    deadline = tokio::time::Instant::now() + config.first_token_timeout;
+                    received_any = false;
+                    continue;
+                }
+                let events = match next {
+                    Err(_) if received_any => normalizer.fail(&TurnError::IdleTimeout { limit: config.idle_timeout }, elapsed()),
+                    Err(_) => normalizer.fail(&first_token_timeout, elapsed()),
+                    Ok(None) => normalizer.end_of_stream(elapsed()),
+                    Ok(Some(Err(err))) => normalizer.fail(&err, elapsed()),
+                    Ok(Some(Ok(deltas))) => {
+                        // Any delta is a sign of life, even one that yields
+                        // no event yet (a `<think>` not yet announced).
+                        received_any |= !deltas.is_empty();
+                        let now = elapsed();
+                        let mut events = Vec::new();
+                        for delta in deltas {
+                            response.observe(&delta);
+                            events.extend(normalizer.push(delta, now));
+                        }
+                        for event in &mut events {
+                            if let TurnEvent::ToolCallStart { name, server, .. } = event {
+                                *server = tools.server_of(name);
+                            }
+                        }
+                        events
+                    }
+                };
+                for event in outlet.pass(events, &normalizer) { yield event; }
+                if normalizer.has_ended() { break; }
+            }
+        };
+        InSpan::new(span, turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::config::ModelConfig;
+    use crate::server::mock::scripted::Pace;
+    use crate::turn::{ChatMessage, Effort, ReasoningSource};
+
+    /// A one-question request naming `model` and `effort`.
+    pub(super) fn ask(model: Option<&str>, effort: Option<Effort>) -> ChatRequest {
+        ChatRequest {
+            messages: vec![ChatMessage::user("Why?")],
+            model: model.map(str::to_owned),
+            effort,
+            ..ChatRequest::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn the_demo_model_with_thinking_off_only_answers() {
+        let config = AppConfig {
+            models: vec![ModelConfig::demo(Pace::INSTANT)],
+            ..AppConfig::from_lookup(|_| None).unwrap()
+        };
+        let service = TurnService::new(config);
+        let events: Vec<TurnEvent> = service
+            .start(ask(None, Some(Effort::Off)), "c")
+            .collect()
+            .await;
+        assert!(
+            matches!(events.last(), Some(TurnEvent::Done { .. })),
+            "{events:?}"
+        );
+        assert!(events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::AnswerDelta { .. })));
+        assert!(!events.iter().any(|e| matches!(e, TurnEvent::ThinkingStart)));
+        // Nothing counted as reasoning either (the page would show "Reasoned for").
+        assert!(!events.iter().any(|e| matches!(
+            e,
+            TurnEvent::Usage(u) if u.reasoning_tokens.is_some_and(|n| n > 0)
+        )));
+        // Asked again after "Answer now": the script still answers the
+        // question itself, not the reasoning handed back.
+        let mut again = ask(None, None);
+        again.reasoning_so_far = Some("Let me see".into());
+        let answered: String = service
+            .start(again, "c")
+            .filter_map(|e| async move {
+                match e {
+                    TurnEvent::AnswerDelta { text } => Some(text),
+                    _ => None,
+                }
+            })
+            .collect()
+            .await;
+        assert!(answered.contains("*Why?*"), "{answered}");
+        assert!(!answered.contains("Let me see"), "{answered}");
+        let thinking: Vec<TurnEvent> = service.start(ask(None, None), "c").collect().await;
+        assert!(thinking
+            .iter()
+            .any(|e| matches!(e, TurnEvent::ThinkingStart)));
+        // Where the reasoning comes from is said once, right before the first block.
+        let first_block = thinking
+            .iter()
+            .position(|e| matches!(e, TurnEvent::ThinkingStart))
+            .unwrap();
+        assert_eq!(
+            thinking[first_block - 1],
+            TurnEvent::ReasoningSource {
+                source: ReasoningSource::Full
+            }
+        );
+        let sources = thinking
+            .iter()
+            .filter(|e| matches!(e, TurnEvent::ReasoningSource { .. }))
+            .count();
+        assert_eq!(sources, 1);
+        crate::turn::contract::check_stream(&thinking).unwrap();
+    }
+}
