@@ -351,7 +351,7 @@ async fn the_tool_call_limit_ends_the_turn_and_continue_resumes_it() {
     let conversation = stored_conversation(question, events);
     assert!(
         matches!(conversation.messages.last(), Some(Message::Assistant(turn))
-        if pensive::turn::turn_footer::is_cut_off(turn))
+        if turn.is_cut_off())
     );
     let body = json!({"request": {"messages": conversation.to_chat_messages(), "model": "m", "continue_answer": true}});
     let resumed = common::post_chat(&app, &body, "the continued turn").await;
@@ -682,10 +682,7 @@ async fn the_turns_tool_time_limit_ends_the_turn_and_continue_resumes_it() {
     let Some(Message::Assistant(stopped)) = conversation.messages.last() else {
         panic!("the turn is stored");
     };
-    assert!(
-        pensive::turn::turn_footer::is_cut_off(stopped),
-        "Continue is offered"
-    );
+    assert!(stopped.is_cut_off(), "Continue is offered");
     assert_eq!(
         pensive::turn::turn_footer::cut_note(
             stopped.finish_reason.as_deref(),
