@@ -945,7 +945,7 @@ async fn a_cut_answer_names_its_limit_and_continue_goes_on_from_where_it_stopped
 
 #[tokio::test]
 async fn a_failed_llamacpp_control_says_so_and_asks_again() {
-    use pensive::server::answer_now::AnswerNowRegistry;
+    use pensive::server::turn_service::answer_now::AnswerNowRegistry;
     use pensive::turn::AnswerNow;
     // A llama.cpp that answers the control with success: false, as its
     // handler does for a completion not started with reasoning_control.

@@ -12,6 +12,12 @@ use tokio::time::Instant;
 
 use crate::turn::turn_error::TurnError;
 
+/// Most messages a request may carry (a longer conversation is refused
+/// before any upstream call).
+pub(crate) const MAX_MESSAGES: usize = 500;
+/// Most characters in one message.
+pub(crate) const MAX_MESSAGE_CHARS: usize = 200_000;
+
 /// The limits, from the environment (see README).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -85,7 +91,7 @@ impl Default for Limits {
             max_connections_per_address: default_per_address(None),
             body_timeout: Duration::from_secs(60),
             max_tool_calls: crate::turn::tool::TOOL_CALL_LIMIT,
-            tool_decision_time: super::tool_decisions::DECISION_TIME,
+            tool_decision_time: super::turn_service::tool_decisions::DECISION_TIME,
             max_tool_time: crate::turn::tool::TOOL_TIME_LIMIT,
         }
     }

@@ -32,10 +32,7 @@
 //!   server speaking every dialect, for tests, benchmarks and
 //!   `pensive mock-upstream`.
 
-pub(crate) mod active_turns;
-pub mod answer_now;
 pub mod config;
-pub(crate) mod continuation;
 pub(crate) mod hidden_thinking;
 pub mod http;
 pub mod limits;
@@ -45,11 +42,8 @@ pub mod parse;
 pub mod providers;
 pub(crate) mod redact;
 pub mod tags;
-pub(crate) mod tool_decisions;
-pub(crate) mod tool_round;
 pub mod tools;
-pub(crate) mod turn_log;
-pub(crate) mod turn_service;
+pub mod turn_service;
 
 pub use config::AppConfig;
 pub use turn_service::TurnService;

@@ -9,7 +9,7 @@ use super::providers::decode_stream::decode_stream;
 use super::providers::framing::{sniff_framing, Framer, WireEvent};
 use super::providers::wire::Dialect;
 use super::tags::TagSet;
-use super::tool_round::ToolRound;
+use super::turn_service::tool_round::ToolRound;
 use crate::turn::TurnEvent;
 
 /// How to read a recording.

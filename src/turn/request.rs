@@ -113,7 +113,7 @@ pub struct ChatRequest {
     pub tool_specs: Vec<super::tool::ToolSpec>,
     /// "Continue" on an answer cut at the output limit: `messages` ends with
     /// that answer; the server asks the model to go on from where it stopped
-    /// (`server::continuation`), at the effort that does not think again
+    /// (`server::turn_service::continuation`), at the effort that does not think again
     /// unless `effort` names one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub continue_answer: bool,

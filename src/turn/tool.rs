@@ -94,6 +94,12 @@ pub struct ToolSpec {
 /// ends with `finish_reason: "tool_limit"` (design §6).
 pub const TOOL_CALL_LIMIT: usize = 12;
 
+/// `done.finish_reason` of a turn stopped at the tool-call limit.
+pub const FINISH_TOOL_LIMIT: &str = "tool_limit";
+
+/// `done.finish_reason` of a turn stopped at its limit of tool time.
+pub const FINISH_TOOL_TIME_LIMIT: &str = "tool_time_limit";
+
 /// Time the tools of one turn may run in all before the turn stops with
 /// `finish_reason: "tool_time_limit"` (the wait for approvals not counted).
 pub const TOOL_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(10 * 60);

@@ -75,11 +75,11 @@ pub fn time_line(turn: &Turn) -> Option<String> {
 /// in the same field (`done.output_limit`); turns stored before it was sent
 /// name the default.
 pub fn cut_note(finish_reason: Option<&str>, output_limit: Option<u32>) -> Option<String> {
-    if finish_reason == Some("tool_limit") {
+    if finish_reason == Some(super::tool::FINISH_TOOL_LIMIT) {
         let limit = output_limit.map_or(super::tool::TOOL_CALL_LIMIT, |n| n as usize);
         return Some(format!("Stopped at the limit of {limit} tool calls"));
     }
-    if finish_reason == Some("tool_time_limit") {
+    if finish_reason == Some(super::tool::FINISH_TOOL_TIME_LIMIT) {
         let secs = output_limit.map_or(super::tool::TOOL_TIME_LIMIT.as_secs(), u64::from);
         return Some(format!(
             "Stopped at the limit of {} of tool time",

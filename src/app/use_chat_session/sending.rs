@@ -230,7 +230,7 @@ impl UseChatSessionReturn {
 
     /// "Continue" on the last turn, cut at the output limit: asks the model
     /// to go on from where it stopped; the rest joins the same answer
-    /// (`server::continuation`, docs/decisions.md).
+    /// (`server::turn_service::continuation`, docs/decisions.md).
     pub fn continue_answer(&self) {
         let cut = self.with_conversation(
             |c| matches!(c.messages.last(), Some(Message::Assistant(turn)) if turn.is_cut_off()),

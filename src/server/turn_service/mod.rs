@@ -8,10 +8,16 @@
 //! outside (`cut`), the tool loop's rounds (`tool_loop`) and where events
 //! leave the server (`outlet`).
 
+pub(crate) mod active_turns;
+pub mod answer_now;
+pub(crate) mod continuation;
 mod cut;
 mod outlet;
 mod request_checks;
+pub(crate) mod tool_decisions;
 mod tool_loop;
+pub(crate) mod tool_round;
+pub(crate) mod turn_log;
 mod upstream;
 
 use std::time::Instant;
@@ -19,25 +25,23 @@ use std::time::Instant;
 use async_stream::stream;
 use futures::{Stream, StreamExt};
 
-use super::active_turns::ActiveTurns;
-use super::answer_now::{self, AnswerNowRegistry};
+use self::active_turns::ActiveTurns;
+use self::answer_now::AnswerNowRegistry;
+use self::tool_decisions::ToolDecisions;
+use self::tool_round::ToolRound;
+use self::turn_log::{InSpan, TurnLog};
 use super::config::{AppConfig, ProviderKind};
-use super::continuation;
 use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
 use super::normalizer::Normalizer;
 use super::providers::reasoning;
 use super::redact::Redactor;
-use super::tool_decisions::ToolDecisions;
-use super::tool_round::ToolRound;
 use super::tools::ToolBox;
-use super::turn_log::{InSpan, TurnLog};
 use crate::turn::turn_error::TurnError;
 use crate::turn::{AnswerNow, ChatRequest, Decision, TurnEvent};
 use cut::TurnEnd;
 use outlet::Outlet;
 use request_checks::validate;
-pub(crate) use request_checks::MAX_MESSAGE_CHARS;
 use tool_loop::ToolLoop;
 use upstream::{dialect_of, offers_tools, open, opened_stream, refused_tools};
 

@@ -3,13 +3,13 @@
 //! `done` names, filtered by the kill switch, and preceded once by where the
 //! model's reasoning comes from.
 
-use super::tool_loop::{TOOL_LIMIT, TOOL_TIME_LIMIT};
-use crate::server::active_turns::ActiveTurn;
-use crate::server::answer_now::Registered;
+use super::active_turns::ActiveTurn;
+use super::answer_now::Registered;
+use super::turn_log::TurnLog;
 use crate::server::hidden_thinking::HiddenThinking;
 use crate::server::normalizer::Normalizer;
 use crate::server::redact::Redactor;
-use crate::server::turn_log::TurnLog;
+use crate::turn::tool::{FINISH_TOOL_LIMIT, FINISH_TOOL_TIME_LIMIT};
 use crate::turn::{ReasoningSource, TurnEvent};
 
 /// Where a turn's events leave the server: each is counted in the turn's log
@@ -49,8 +49,8 @@ impl Outlet {
             .map(|event| match self.redactor.event(event) {
                 TurnEvent::Done { finish_reason, .. } => TurnEvent::Done {
                     output_limit: match finish_reason.as_deref() {
-                        Some(TOOL_LIMIT) => self.tool_call_limit,
-                        Some(TOOL_TIME_LIMIT) => self.tool_time_limit_secs,
+                        Some(FINISH_TOOL_LIMIT) => self.tool_call_limit,
+                        Some(FINISH_TOOL_TIME_LIMIT) => self.tool_time_limit_secs,
                         _ => self.output_limit,
                     },
                     finish_reason,

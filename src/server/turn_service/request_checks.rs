@@ -3,16 +3,12 @@
 //! user's question (or, for "Continue", with tool results). A refusal is the
 //! error the turn streams.
 
-use crate::server::answer_now;
 use crate::server::config::{AppConfig, ModelConfig};
+use crate::server::limits::{MAX_MESSAGES, MAX_MESSAGE_CHARS};
+use crate::server::turn_service::answer_now;
 use crate::turn::effort::list_words;
 use crate::turn::turn_error::TurnError;
 use crate::turn::{ChatRequest, Effort, Role};
-
-/// Most messages a request may carry.
-pub(crate) const MAX_MESSAGES: usize = 500;
-/// Most characters in one message.
-pub(crate) const MAX_MESSAGE_CHARS: usize = 200_000;
 
 /// Checks the request before any upstream call: `Ok` is the model and the
 /// effort the turn runs at; `Err` is the error to stream.

@@ -18,12 +18,13 @@ use std::time::Duration;
 
 use super::cut::TurnEnd;
 use super::outlet::Outlet;
+use super::tool_decisions::ToolDecisions;
+use super::tool_round::{ReadyCall, ToolRound};
 use crate::server::limits::Limits;
 use crate::server::normalizer::Normalizer;
 use crate::server::providers::wire::Dialect;
-use crate::server::tool_decisions::ToolDecisions;
-use crate::server::tool_round::{ReadyCall, ToolRound};
 use crate::server::tools::{CallOutcome, ToolBox};
+use crate::turn::tool::{FINISH_TOOL_LIMIT, FINISH_TOOL_TIME_LIMIT};
 use crate::turn::turn_error::TurnError;
 use crate::turn::{Approval, ChatMessage, ChatRequest, Decision, ToolStatus, TurnEvent};
 
@@ -272,9 +273,9 @@ impl<'t> ToolLoop<'t> {
         }
         if round.over_limit || round.out_of_time {
             let reason = if round.over_limit {
-                TOOL_LIMIT
+                FINISH_TOOL_LIMIT
             } else {
-                TOOL_TIME_LIMIT
+                FINISH_TOOL_TIME_LIMIT
             };
             let events = normalizer.finish_with(Some(reason.into()), elapsed());
             out.extend(outlet.pass(events, normalizer));
@@ -283,12 +284,6 @@ impl<'t> ToolLoop<'t> {
         (out, false)
     }
 }
-
-/// `done.finish_reason` of a turn stopped at the tool-call limit.
-pub(super) const TOOL_LIMIT: &str = "tool_limit";
-
-/// `done.finish_reason` of a turn stopped at its limit of tool time.
-pub(super) const TOOL_TIME_LIMIT: &str = "tool_time_limit";
 
 /// What the model hears when it calls a tool that was not offered to it.
 const SWITCHED_OFF: &str = "That tool is switched off in this conversation.";
@@ -365,10 +360,10 @@ fn cut_during_calls(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::active_turns::ActiveTurns;
     use crate::server::providers::delta::Delta;
     use crate::server::redact::Redactor;
-    use crate::server::turn_log::TurnLog;
+    use crate::server::turn_service::active_turns::ActiveTurns;
+    use crate::server::turn_service::turn_log::TurnLog;
     use crate::turn::Role;
     use serde_json::json;
 
@@ -464,7 +459,7 @@ mod tests {
         assert_eq!(
             reported.last(),
             Some(&TurnEvent::Done {
-                finish_reason: Some(TOOL_LIMIT.into()),
+                finish_reason: Some(FINISH_TOOL_LIMIT.into()),
                 output_limit: Some(1),
             })
         );

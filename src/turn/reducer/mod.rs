@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::event::{ErrorKind, TurnEvent, Usage};
+use super::tool::{FINISH_TOOL_LIMIT, FINISH_TOOL_TIME_LIMIT};
 
 mod block;
 mod change;
@@ -115,7 +116,7 @@ impl Turn {
         self.status == TurnStatus::Done
             && matches!(
                 self.finish_reason.as_deref(),
-                Some("length" | "tool_limit" | "tool_time_limit")
+                Some("length" | FINISH_TOOL_LIMIT | FINISH_TOOL_TIME_LIMIT)
             )
     }
 

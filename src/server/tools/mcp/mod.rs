@@ -1,9 +1,10 @@
-//! Tools from MCP servers: their configuration (`config`), the client
-//! (`client`, rmcp) and the supervisor that restarts a server that stops
+//! Tools from MCP servers: their configuration (`config`), one connection
+//! (`session`, rmcp), the client (`client`) and the supervisor that restarts a server that stops
 //! (`supervisor`).
 
 pub(crate) mod client;
 pub mod config;
+pub(crate) mod session;
 pub(crate) mod supervisor;
 
 pub use client::{connect, McpServer};

@@ -17,8 +17,8 @@ use tokio::process::Child;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::client::{open, Session};
 use super::config::{McpServerConfig, Transport};
+use super::session::{open, Session};
 
 /// The first pause before a restart.
 pub(crate) const FIRST_RESTART_DELAY: Duration = Duration::from_secs(1);

@@ -20,11 +20,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::config::{ModelConfig, ProviderKind};
-use super::providers::reasoning::no_thinking_effort;
-use super::providers::wire::UpstreamModel;
-use super::providers::CompletionId;
-use super::turn_service::MAX_MESSAGE_CHARS;
+use crate::server::config::{ModelConfig, ProviderKind};
+use crate::server::limits::MAX_MESSAGE_CHARS;
+use crate::server::providers::reasoning::no_thinking_effort;
+use crate::server::providers::wire::UpstreamModel;
+use crate::server::providers::CompletionId;
 use crate::turn::request::keep_end;
 use crate::turn::{AnswerNow, ChatRequest, Effort, Role};
 
@@ -75,7 +75,7 @@ impl AnswerNowRegistry {
             return None;
         }
         let control = model.upstream.llamacpp
-            && matches!(model.provider, super::config::ProviderKind::Wire(_));
+            && matches!(model.provider, crate::server::config::ProviderKind::Wire(_));
         let slot = control.then(CompletionId::default);
         let entry = Entry {
             control: slot.clone().map(|slot| (model.upstream.clone(), slot)),
@@ -111,7 +111,8 @@ impl AnswerNowRegistry {
         };
         let mut control_failed = false;
         if let Some((model, completion_id)) = control {
-            match super::providers::openai_chat::end_reasoning(&model, &completion_id).await {
+            match crate::server::providers::openai_chat::end_reasoning(&model, &completion_id).await
+            {
                 Ok(()) => return AnswerNow::Ended,
                 Err(err) => {
                     tracing::warn!(kind = ?err.kind(), "llama.cpp's reasoning control failed; asking again instead");

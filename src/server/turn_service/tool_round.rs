@@ -6,8 +6,8 @@
 
 use serde_json::Value;
 
-use super::providers::delta::Delta;
-use super::providers::wire::Dialect;
+use crate::server::providers::delta::Delta;
+use crate::server::providers::wire::Dialect;
 use crate::turn::{ChatMessage, Role, ToolCall};
 
 /// A call whose arguments are complete.
