@@ -10,12 +10,12 @@
 //!   every request passes: client key, same-origin, access control with its
 //!   sign-in sessions, CSP, body cap and deadline, connection and write
 //!   limits, static files. It decides who may ask, never what a turn says.
-//! - **Turn service and tool loop** (`turn_service`, with `tool_round`,
-//!   `tool_decisions`, `answer_now`, `continuation`, `hidden_thinking`,
-//!   `limits`, `active_turns`, `redact`, `turn_log`): runs one turn. It picks
-//!   the model, opens the upstream stream, feeds the normalizer, runs tool
-//!   rounds until the model answers, and applies the per-client limits, the
-//!   kill switch and secret redaction on the way out.
+//! - **Turn service and tool loop** (`turn_service`, with `limits`,
+//!   `hidden_thinking` and `redact` beside it): runs one turn. It picks the
+//!   model, opens the upstream stream, feeds the normalizer, runs tool rounds
+//!   until the model answers (with the user's decisions, Answer now and
+//!   Continue, all under `turn_service/`), and applies the per-client
+//!   limits, the kill switch and secret redaction on the way out.
 //! - **Providers** (`providers`): one folder per wire dialect (OpenAI chat,
 //!   Responses, Anthropic, Gemini, Ollama), turning a `ChatRequest` into the
 //!   provider's request and its byte stream into dialect-neutral deltas. The

@@ -5,8 +5,12 @@
 //!
 //! The turn's parts live beside it: the request's checks
 //! (`request_checks`), opening the model (`upstream`), what ends a turn from
-//! outside (`cut`), the tool loop's rounds (`tool_loop`) and where events
-//! leave the server (`outlet`).
+//! outside (`cut`), the tool loop's rounds (`tool_loop`, gathering one
+//! response's calls in `tool_round`, waiting on the user in
+//! `tool_decisions`), Answer now (`answer_now`) and Continue
+//! (`continuation`), the turns running per client (`active_turns`), the
+//! turn's log line and span (`turn_log`), and where events leave the server
+//! (`outlet`).
 
 pub(crate) mod active_turns;
 pub mod answer_now;
