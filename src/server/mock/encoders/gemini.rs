@@ -136,15 +136,11 @@ impl Encoder for GeminiEncoder {
 mod tests {
     use super::*;
     use crate::server::mock::encoders::test_support::*;
-    use crate::server::providers::framing::WireEvent;
     use crate::server::providers::gemini::GeminiDecoder;
     use crate::server::providers::test_support::*;
-    use crate::server::providers::wire::Decoder;
 
     fn deltas(data: &str) -> Vec<Delta> {
-        GeminiDecoder::default()
-            .decode(&WireEvent::new(None, data))
-            .unwrap()
+        decode_one::<GeminiDecoder>(data)
     }
 
     #[test]

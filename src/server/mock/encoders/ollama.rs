@@ -117,15 +117,11 @@ impl Encoder for OllamaEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::providers::framing::WireEvent;
     use crate::server::providers::ollama::OllamaDecoder;
     use crate::server::providers::test_support::*;
-    use crate::server::providers::wire::Decoder;
 
     fn deltas(data: &str) -> Vec<Delta> {
-        OllamaDecoder::default()
-            .decode(&WireEvent::new(None, data))
-            .unwrap()
+        decode_one::<OllamaDecoder>(data)
     }
 
     #[test]

@@ -439,17 +439,14 @@ impl Encoder for ResponsesEncoder {
 mod tests {
     use super::*;
     use crate::server::mock::encoders::test_support::*;
-    use crate::server::providers::framing::WireEvent;
     use crate::server::providers::responses::ResponsesDecoder;
     use crate::server::providers::test_support::*;
-    use crate::server::providers::wire::Decoder;
 
     fn deltas(events: &[&str]) -> Vec<Delta> {
-        let mut decoder = ResponsesDecoder::default();
-        events
-            .iter()
-            .flat_map(|data| decoder.decode(&WireEvent::new(None, data)).unwrap())
-            .collect()
+        decode_events(
+            &mut ResponsesDecoder::default(),
+            events.iter().map(|data| (None, *data)),
+        )
     }
 
     #[test]
