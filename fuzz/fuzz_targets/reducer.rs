@@ -161,6 +161,8 @@ fuzz_target!(|data: &[u8]| {
         .map(|b| match b {
             Block::Thinking(t) => (true, t.text.as_str()),
             Block::Answer { text } => (false, text.as_str()),
+            // No tool event is ever generated here, so a step is a bug.
+            Block::Tool(step) => panic!("a tool step without a tool event: {step:?}"),
         })
         .collect();
     let expected: Vec<(bool, &str)> = model.blocks.iter().map(|b| (b.0, b.1.as_str())).collect();
