@@ -163,6 +163,17 @@ test('On a phone the tool step fits the screen and opens', async ({ page }) => {
   expect(box!.x + box!.width).toBeLessThanOrEqual(375);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow).toBe(0);
+  // The top bar of a server with one model: Tools keeps clear of Options
+  // and is still called Tools.
+  const tools = await page.getByRole('button', { name: /^Tools/ }).boundingBox();
+  const options = await page.getByRole('button', { name: 'Options' }).boundingBox();
+  expect(tools!.x + tools!.width, 'Tools ends before Options starts').toBeLessThanOrEqual(options!.x);
+  // Each thinking block's name shows at least a few letters, never a lone "·".
+  const topics = chat.assistant().getByTestId('thinking-topic');
+  await expect(topics).toHaveCount(2);
+  for (const width of await topics.evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().width))) {
+    expect(width).toBeGreaterThan(30);
+  }
 });
 
 test('A write to the files server waits for the user: Deny tells the model, Allow once runs it', async ({ page }) => {

@@ -64,7 +64,7 @@ pub fn ToolsControl(
                 aria-controls="tools-panel"
                 on:click=move |_| open.update(|o| *o = !*o)
             >
-                {"Tools"}
+                <span class="tools-word">"Tools"</span>
                 <span class="tools-count" data-testid="tools-count">
                     {move || tools_on().to_string()}
                 </span>
