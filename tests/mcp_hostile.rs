@@ -21,6 +21,7 @@ use pensive::server::tools::mcp::{self, McpServerConfig, Transport};
 use pensive::server::tools::output::MAX_OUTPUT_BYTES;
 use pensive::server::tools::ToolBox;
 use pensive::server::{AppConfig, TurnService};
+use pensive::turn::tool::ShownCall;
 use pensive::turn::{Approval, ChatMessage, ChatRequest, Decision, ToolStatus, TurnEvent};
 use serde_json::json;
 
@@ -235,23 +236,36 @@ async fn a_tool_that_changed_since_the_user_met_it_is_held_until_allowed() {
     assert!(spec.description.contains("id_rsa"), "{}", spec.description);
     assert_eq!(tools.approval(weather), Approval::Held);
     assert_eq!(
-        tools.approval_in_conversation(weather, &[weather.to_owned()]),
+        tools.approval_in_conversation(weather, &[weather.to_owned()], "alice"),
         Approval::Held
     );
     tools.close().await;
 
-    // Still held after another restart: only the user's agreement counts.
+    // Still held after another restart: only the user's agreement counts,
+    // and only for the one who agreed.
     let tools = restarted(&dir, "2").await;
     assert_eq!(tools.approval(weather), Approval::Held);
-    tools.agree(weather);
-    assert_eq!(tools.approval(weather), Approval::NotNeeded);
+    tools.agree(weather, "alice");
+    assert_eq!(
+        tools.approval_in_conversation(weather, &[], "alice"),
+        Approval::NotNeeded
+    );
+    assert_eq!(
+        tools.approval_in_conversation(weather, &[], "bob"),
+        Approval::Held
+    );
     tools.close().await;
 
     let tools = restarted(&dir, "2").await;
     assert_eq!(
-        tools.approval(weather),
+        tools.approval_in_conversation(weather, &[], "alice"),
         Approval::NotNeeded,
         "agreed is kept"
+    );
+    assert_eq!(
+        tools.approval_in_conversation(weather, &[], "bob"),
+        Approval::Held,
+        "for the one who agreed"
     );
     tools.close().await;
 }
@@ -296,6 +310,18 @@ async fn asked_turn(
     allowed: Vec<String>,
     decision: Decision,
 ) -> (Vec<Approval>, Vec<TurnEvent>) {
+    decided_turn(turns, turn_id, question, allowed, decision, "tester").await
+}
+
+/// `asked_turn`, with the decisions made (and holds released) by `decider`.
+async fn decided_turn(
+    turns: &TurnService,
+    turn_id: &str,
+    question: &str,
+    allowed: Vec<String>,
+    decision: Decision,
+    decider: &str,
+) -> (Vec<Approval>, Vec<TurnEvent>) {
     let request = ChatRequest {
         messages: vec![ChatMessage::user(question)],
         model: Some("m".into()),
@@ -303,16 +329,28 @@ async fn asked_turn(
         allowed_tools: allowed,
         ..ChatRequest::default()
     };
-    let mut stream = Box::pin(turns.start(request, "tester"));
+    let mut stream = Box::pin(turns.start_for(request, "tester", decider));
     let (mut approvals, mut events) = (Vec::new(), Vec::new());
     while let Some(event) = stream.next().await {
-        if let TurnEvent::ToolCallReady { id, approval, .. } = &event {
+        if let TurnEvent::ToolCallReady {
+            id,
+            approval,
+            digest,
+            ..
+        } = &event
+        {
             approvals.push(*approval);
             if approval.asks() {
-                let (turns, id, turn_id) = (turns.clone(), id.clone(), turn_id.to_owned());
+                let call = ShownCall {
+                    id: id.clone(),
+                    name: String::new(),
+                    digest: digest.clone(),
+                };
+                let (turns, turn_id, decider) =
+                    (turns.clone(), turn_id.to_owned(), decider.to_owned());
                 tokio::spawn(async move {
                     for _ in 0..250 {
-                        if turns.tool_decision("tester", &turn_id, &id, decision) {
+                        if turns.tool_decision(&decider, &turn_id, &call, decision) {
                             return;
                         }
                         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -367,6 +405,23 @@ async fn a_held_tool_asks_in_a_turn_and_allowing_it_ends_the_hold() {
         approvals,
         [Approval::NotNeeded],
         "trusted and read-only again"
+    );
+
+    // Another session's turn: the hold the tester released still holds.
+    let question = "mock:call hostile__weather {\"city\": \"Paris\"}";
+    let (approvals, events) = decided_turn(
+        &turns,
+        "t4",
+        question,
+        allowed,
+        Decision::Deny,
+        "session:other",
+    )
+    .await;
+    assert_eq!(approvals, [Approval::Held], "another session is asked");
+    assert_eq!(
+        weather_result(&events).map(|r| r.0),
+        Some(ToolStatus::Denied)
     );
     tools.close().await;
 }

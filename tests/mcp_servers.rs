@@ -17,6 +17,7 @@ use futures::StreamExt;
 use pensive::server::tools::mcp::{self, McpServer, McpServerConfig, Transport};
 use pensive::server::tools::ToolBox;
 use pensive::server::{AppConfig, TurnService};
+use pensive::turn::tool::ShownCall;
 use pensive::turn::{Approval, ChatMessage, ChatRequest, Decision, ToolStatus, TurnEvent};
 use serde_json::json;
 
@@ -204,15 +205,25 @@ async fn write_turn(turns: &TurnService, dir_note: &str, decision: Decision) -> 
     let mut stream = Box::pin(turns.start(request, "tester"));
     let mut events = Vec::new();
     while let Some(event) = stream.next().await {
-        if let TurnEvent::ToolCallReady { id, approval, .. } = &event {
+        if let TurnEvent::ToolCallReady {
+            id,
+            approval,
+            digest,
+            ..
+        } = &event
+        {
             assert_eq!(*approval, Approval::Needed, "a write asks first");
             // The user answers while the call waits.
             let turns = turns.clone();
-            let id = id.clone();
+            let call = ShownCall {
+                id: id.clone(),
+                name: "files__write_file".into(),
+                digest: digest.clone(),
+            };
             tokio::spawn(async move {
                 tokio::time::sleep(Duration::from_millis(1_300)).await;
                 for _ in 0..100 {
-                    if turns.tool_decision("tester", "turn-1", &id, decision) {
+                    if turns.tool_decision("tester", "turn-1", &call, decision) {
                         return;
                     }
                     tokio::time::sleep(Duration::from_millis(20)).await;
@@ -264,6 +275,108 @@ async fn a_write_runs_only_once_the_user_allows_it() {
         Some("Written after approval.")
     );
     turns.tools().close().await;
+}
+
+/// One response, two writes under one id (`mock:tools-same-id`): each gets
+/// its own step and its own approval; the user allows the write to
+/// `shown.txt`, and the write to `hidden.txt` never runs (it is never
+/// answered, so it is denied at the decision deadline). Before call ids were
+/// made distinct, the server waited on the first call (`hidden.txt`) while
+/// the page showed the second, and allowing what was shown ran the other.
+#[tokio::test]
+async fn two_calls_under_one_id_are_two_steps_and_an_allow_runs_only_the_one_shown() {
+    let (port, _mock) = common::start_mock_in_process().await;
+    let dir = PathBuf::from(pensive::server::mock::tool_scripts::WRITE_DIR);
+    std::fs::create_dir_all(&dir).expect("the write folder");
+    let (hidden, shown) = (dir.join("hidden.txt"), dir.join("shown.txt"));
+    let _ = std::fs::remove_file(&hidden);
+    let _ = std::fs::remove_file(&shown);
+    let turns = service_with_decision_time(port, filesystem_tools(&dir).await);
+    let request = ChatRequest {
+        messages: vec![ChatMessage::user("Save both. mock:tools-same-id")],
+        model: Some("m".into()),
+        turn_id: Some("turn-same-id".into()),
+        ..ChatRequest::default()
+    };
+    let mut stream = Box::pin(turns.start(request, "tester"));
+    let (mut events, mut answered) = (Vec::new(), Vec::new());
+    while let Some(event) = stream.next().await {
+        if let TurnEvent::ToolCallReady {
+            id,
+            arguments,
+            digest,
+            ..
+        } = &event
+        {
+            let is_shown = arguments["path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("shown.txt"));
+            if is_shown {
+                // The user allows the step they see, for the conversation.
+                let call = ShownCall {
+                    id: id.clone(),
+                    name: "files__write_file".into(),
+                    digest: digest.clone(),
+                };
+                let decided = turns.tool_decision(
+                    "tester",
+                    "turn-same-id",
+                    &call,
+                    Decision::AllowConversation,
+                );
+                answered.push((id.clone(), decided));
+            }
+        }
+        events.push(event);
+    }
+    pensive::turn::contract::check_stream(&events).expect("one id per call: the contract holds");
+    let ids: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ToolCallStart { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids.len(), 2, "{events:?}");
+    assert_ne!(ids[0], ids[1], "two calls, two ids");
+    assert_eq!(answered.len(), 1);
+    assert!(answered[0].1, "the decision reached the call shown");
+    assert_eq!(
+        std::fs::read_to_string(&shown).ok().as_deref(),
+        Some("Written to shown.txt.")
+    );
+    assert!(
+        !hidden.exists(),
+        "the call the user did not allow never ran"
+    );
+    let statuses: Vec<ToolStatus> = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ToolResult { status, .. } => Some(*status),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(statuses, [ToolStatus::Denied, ToolStatus::Ok]);
+    turns.tools().close().await;
+}
+
+/// `service`, where a call nobody answers is denied after 2 s.
+fn service_with_decision_time(port: u16, tools: ToolBox) -> TurnService {
+    let model = common::mock_chat_model(port);
+    TurnService::new(AppConfig {
+        models: vec![model],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(30),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: pensive::server::limits::Limits {
+            tool_decision_time: Duration::from_secs(2),
+            ..Default::default()
+        },
+        shutdown_grace: Duration::from_secs(1),
+    })
+    .with_tools(tools)
 }
 
 /// Polls `check` every 50 ms until it yields a value or `within` passes.

@@ -26,16 +26,23 @@ pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
             axum::http::HeaderValue::from_static("no-store"),
         );
     }
-    // The router's middleware named the client (`server::http::client`).
-    let client = use_context::<axum::http::request::Parts>()
+    // The router's middleware named the client and, behind an access token,
+    // the session (`server::http::client`).
+    let parts = use_context::<axum::http::request::Parts>();
+    let client = parts
+        .as_ref()
         .map(|parts| crate::server::http::client::ClientKey::of(&parts.extensions));
+    let decider = parts
+        .as_ref()
+        .map(|parts| crate::server::http::client::decider_of(&parts.extensions));
     // Events already waiting (a burst from the provider, or a backlog under
     // load) go out as one body chunk: one write instead of one per event. No
     // event waits for company: `ready_chunks` takes only what is ready now.
     let lines = turns
-        .start(
+        .start_for(
             request,
             client.as_ref().map_or("unknown", |client| client.as_str()),
+            decider.as_deref().unwrap_or("unknown"),
         )
         .ready_chunks(64)
         .map(|events| {
@@ -84,23 +91,25 @@ pub async fn request_answer_now(turn_id: String) -> Result<AnswerNow, ServerFnEr
         .await)
 }
 
-/// `POST /api/tool_decision`: the user's decision on call `call_id` of the
-/// caller's running turn `turn_id` (a call that asks first waits for it).
-/// `false`: no such call of this client waits (it was decided, timed out,
-/// or the turn ended).
+/// `POST /api/tool_decision`: the user's decision on the call `call` of the
+/// caller's running turn `turn_id` (a call that asks first waits for it):
+/// `call` is the step the user was shown, its id and the digest its
+/// `tool_call_ready` carried. `false`: no such call of this session (or
+/// client) waits (it was decided, timed out, or the turn ended), or the one
+/// that waits is not the call shown; nothing runs.
 #[server(input = Json, endpoint = "tool_decision")]
 pub async fn tool_decision(
     turn_id: String,
-    call_id: String,
+    call: crate::turn::tool::ShownCall,
     decision: crate::turn::Decision,
 ) -> Result<bool, ServerFnError> {
     let turns = expect_context::<crate::server::TurnService>();
-    let client = use_context::<axum::http::request::Parts>()
-        .map(|parts| crate::server::http::client::ClientKey::of(&parts.extensions));
+    let decider = use_context::<axum::http::request::Parts>()
+        .map(|parts| crate::server::http::client::decider_of(&parts.extensions));
     Ok(turns.tool_decision(
-        client.as_ref().map_or("unknown", |client| client.as_str()),
+        decider.as_deref().unwrap_or("unknown"),
         &turn_id,
-        &call_id,
+        &call,
         decision,
     ))
 }

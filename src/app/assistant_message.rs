@@ -16,6 +16,7 @@ use crate::turn::duration::{
     DurationStyle::{Clock, Seconds},
 };
 use crate::turn::reducer::{is_shown, TurnStatus};
+use crate::turn::tool::ShownCall;
 use crate::turn::{Decision, ReasoningSource};
 
 /// An assistant turn as it streams or as replayed from history.
@@ -39,9 +40,10 @@ pub fn AssistantMessage(
     /// "Continue" for the last turn when its answer was cut at the output limit.
     #[prop(optional)]
     on_continue: Option<Callback<()>>,
-    /// The user's decision on a call that asks first (its id, the decision).
+    /// The user's decision on a call that asks first (the call as its step
+    /// showed it, the decision). Offered on the live turn only.
     #[prop(optional)]
-    on_decide: Option<Callback<(String, Decision)>>,
+    on_decide: Option<Callback<(ShownCall, Decision)>>,
 ) -> impl IntoView {
     let blocks = turn.blocks;
     let reasoning_tokens = Memo::new(move |_| turn.usage.get().and_then(|u| u.reasoning_tokens));
@@ -86,13 +88,20 @@ pub fn AssistantMessage(
             .into_any()
         }
         BlockKind::Tool => {
-            let call_id = block
-                .tool
-                .with_untracked(|s| s.as_ref().map(|s| s.id.clone()));
-            let on_decide = on_decide.zip(call_id).map(|(decide, call_id)| {
-                Callback::new(move |decision| decide.run((call_id.clone(), decision)))
+            // Only the live turn's steps can be decided on: a stored or
+            // imported step left "waiting" shows no buttons.
+            let live = Signal::derive(move || is_last.get() && turn.status.get().is_live());
+            let step = block.tool;
+            let on_decide = on_decide.map(|decide| {
+                Callback::new(move |decision| {
+                    // The step as the user sees it when they click.
+                    if let Some(call) = step.with_untracked(|s| s.as_ref().map(|s| s.shown_call()))
+                    {
+                        decide.run((call, decision));
+                    }
+                })
             });
-            view! { <ToolStepView block on_decide /> }.into_any()
+            view! { <ToolStepView block on_decide live /> }.into_any()
         }
     };
 

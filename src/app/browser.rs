@@ -28,14 +28,23 @@ pub fn wall_ms() -> f64 {
     }
 }
 
-/// An id for a turn, unlikely to be another's (16 hex digits from
-/// `Math.random`): "Answer now" names the turn by it. The server also checks
-/// the turn belongs to the caller, so the id need not be secret.
+/// An id for a turn: 128 bits from the browser's cryptographic source
+/// (`crypto.getRandomValues`), as 32 hex digits. "Answer now" and tool
+/// decisions name the turn by it, so it must not be guessable; the server
+/// also checks the turn belongs to the caller. Empty when the browser has no
+/// such source (then the turn has no id, and its calls that ask first are
+/// declined rather than keyed by a guessable one).
 pub fn random_id() -> String {
     #[cfg(feature = "hydrate")]
     {
-        let part = || (js_sys::Math::random() * f64::from(u32::MAX)) as u32;
-        format!("{:08x}{:08x}", part(), part())
+        let mut bytes = [0u8; 16];
+        let filled = web_sys::window()
+            .and_then(|w| w.crypto().ok())
+            .is_some_and(|crypto| crypto.get_random_values_with_u8_array(&mut bytes).is_ok());
+        if !filled {
+            return String::new();
+        }
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
     #[cfg(not(feature = "hydrate"))]
     {

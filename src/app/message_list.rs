@@ -9,6 +9,7 @@ use super::assistant_message::AssistantMessage;
 use super::message_view::MessageView;
 use super::use_chat_session::{UseChatSessionReturn, RENDER_WINDOW};
 use super::user_message::UserMessage;
+use crate::turn::tool::ShownCall;
 use crate::turn::Decision;
 
 /// The shown conversation's messages, from the first rendered one.
@@ -73,7 +74,7 @@ pub fn MessageList(
                         let on_retry = Callback::new(move |_| session.retry(key));
                         let on_answer_now = Callback::new(move |_| session.answer_now());
                         let on_continue = Callback::new(move |_| session.continue_answer());
-                        let on_decide = Callback::new(move |(call, decision): (String, Decision)| {
+                        let on_decide = Callback::new(move |(call, decision): (ShownCall, Decision)| {
                             session.decide(call, decision)
                         });
                         view! {

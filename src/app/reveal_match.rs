@@ -412,6 +412,7 @@ mod tests {
                     id: "t1".into(),
                     arguments: serde_json::json!({"path": "notes.txt"}),
                     approval: crate::turn::Approval::NotNeeded,
+                    digest: String::new(),
                 },
                 TurnEvent::ToolResult {
                     id: "t1".into(),

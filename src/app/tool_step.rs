@@ -76,6 +76,10 @@ pub fn ToolStepView(
     /// Answers a call that asks first (the live turn's).
     #[prop(optional_no_strip)]
     on_decide: Option<Callback<Decision>>,
+    /// True while the step belongs to the live turn: only then do its
+    /// buttons show.
+    #[prop(into, optional)]
+    live: Signal<bool>,
 ) -> impl IntoView {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let body_id = format!("tool-body-{id}");
@@ -146,7 +150,9 @@ pub fn ToolStepView(
                 hidden=move || !shown()
                 inert=move || !shown()
             >
-                <Show when=move || waiting.get() && on_decide.is_some() && !decided.get()>
+                <Show when=move || {
+                    waiting.get() && live.get() && on_decide.is_some() && !decided.get()
+                }>
                     <div class="tool-approval" role="group" aria-label="Run this tool?">
                         <Show when=move || held.get()>
                             <p class="tool-held" data-testid="tool-held">
@@ -241,6 +247,7 @@ mod tests {
             streamed: false,
             state,
             held: false,
+            digest: String::new(),
             output: None,
             truncated_bytes: 0,
             duration_ms,

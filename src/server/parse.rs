@@ -90,6 +90,7 @@ fn unrun_calls(round: &mut ToolRound, normalizer: &mut Normalizer) -> Vec<TurnEv
             id: call.id.clone(),
             arguments: call.arguments.unwrap_or_else(|_| serde_json::json!({})),
             approval: crate::turn::Approval::NotNeeded,
+            digest: String::new(),
         });
         events.push(TurnEvent::ToolResult {
             id: call.id,

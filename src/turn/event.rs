@@ -32,10 +32,16 @@ pub enum TurnEvent {
     /// A fragment of the call's arguments (JSON text), where the dialect streams them.
     ToolCallDelta { id: String, text: String },
     /// The arguments are complete; a `needed` call waits for the user's decision.
+    /// `id` is unique within the turn (the server makes it so); `digest`
+    /// names the call's tool and arguments, and a decision on it must carry
+    /// it back (`POST /api/tool_decision`): the server runs no call whose
+    /// digest differs from the one the user was shown.
     ToolCallReady {
         id: String,
         arguments: serde_json::Value,
         approval: super::tool::Approval,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        digest: String,
     },
     /// The call ended (or never ran). `output` is at most 64 KB;
     /// `truncated_bytes` says how much was cut.

@@ -117,6 +117,7 @@ mod tests {
                 id: id.into(),
                 arguments: args,
                 approval: Approval::NotNeeded,
+                digest: String::new(),
             },
         ]
     }

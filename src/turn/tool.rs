@@ -68,6 +68,17 @@ pub enum Decision {
     Deny,
 }
 
+/// The call a decision is about, as the user's step showed it: its id
+/// within the turn, its tool (what "Allow in this conversation" allows) and
+/// the server's digest of its tool and arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShownCall {
+    pub id: String,
+    /// The namespaced name (`server__tool`).
+    pub name: String,
+    pub digest: String,
+}
+
 /// What the model reads for a call the user declined.
 pub const DECLINED: &str = "The user declined this tool call.";
 

@@ -125,7 +125,7 @@ impl UseChatSessionReturn {
     /// Streams `request` into the live turn (given a fresh `turn_id`), until
     /// it ends, Stop is pressed, or "Answer now" replaces it.
     pub(super) fn start_stream(&self, mut request: ChatRequest) {
-        request.turn_id = Some(random_id());
+        request.turn_id = Some(random_id()).filter(|id| !id.is_empty());
         let conversation = self.current_id.get_untracked();
         request.allowed_tools = self
             .allowed_tools

@@ -164,12 +164,19 @@ fn is_public(path: &str) -> bool {
 /// The middleware: lets signed-in requests and public paths through.
 pub(crate) async fn require_access(
     State(access): State<Access>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let path = request.uri().path().to_owned();
     let name = cookie_name(is_https(&access.limits, request.headers()));
-    let signed_in = cookie_value(&request, name).is_some_and(|v| access.is_signed_in(&v));
+    let session = cookie_value(&request, name).filter(|v| access.is_signed_in(v));
+    let signed_in = session.is_some();
+    if let Some(value) = &session {
+        // Decisions and holds belong to the signed-in browser (`SessionKey`).
+        request
+            .extensions_mut()
+            .insert(super::client::SessionKey::of_session(value));
+    }
     if signed_in && path == SIGN_OUT_PATH {
         // The server function clears the cookie; the session ends here, so
         // a copy of the cookie taken earlier is refused from now on.

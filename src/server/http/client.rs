@@ -41,6 +41,30 @@ impl ClientKey {
     }
 }
 
+/// The signed-in browser of a request (`access::require_access` leaves it
+/// in the extensions when the site has an access token): the session's id,
+/// the part of its cookie before the first `.` (random, 128 bits).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SessionKey(String);
+
+impl SessionKey {
+    /// The key of the valid session cookie `value`.
+    pub fn of_session(value: &str) -> Self {
+        let id = value.split('.').next().unwrap_or(value);
+        SessionKey(format!("session:{id}"))
+    }
+}
+
+/// Who decides on a turn's tool calls and whose agreement releases a held
+/// tool: the signed-in session where there is an access token, else the
+/// client (without a token, every browser of one address is one user).
+pub(crate) fn decider_of(extensions: &Extensions) -> String {
+    match extensions.get::<SessionKey>() {
+        Some(session) => session.0.clone(),
+        None => format!("client:{}", ClientKey::of(extensions).as_str()),
+    }
+}
+
 /// Middleware: names the client of every request in its extensions.
 pub(crate) async fn identify_client(
     State(limits): State<Arc<Limits>>,

@@ -300,6 +300,33 @@ pub fn mock_files_round(messages: &[ChatMessage], write: bool, delay: Duration) 
     steps
 }
 
+/// `mock:tools-same-id`: one response with two `files__write_file` calls
+/// under one id, `dup` (a broken gateway, or a model that writes its own
+/// ids): first a write to `hidden.txt`, then one to `shown.txt`, both under
+/// `WRITE_DIR`. Then an answer that quotes every result.
+pub fn mock_same_id_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {
+    let pace = even_pace(delay);
+    let results = results_so_far(messages);
+    let mut steps = Vec::new();
+    if results.is_empty() {
+        steps.extend(thinking("Two notes to save. ", pace));
+        for file in ["hidden.txt", "shown.txt"] {
+            let path = format!("{WRITE_DIR}/{file}");
+            let arguments = json!({"path": path, "content": format!("Written to {file}.")});
+            steps.extend(call("dup", "files__write_file", &arguments, pace));
+        }
+        steps.push(end("tool_calls", 20));
+    } else {
+        let said: Vec<&str> = results.iter().map(|r| r.content.as_str()).collect();
+        steps.extend(answer(
+            &format!("The tools said: {}", said.join(" | ")),
+            pace,
+        ));
+        steps.push(end("stop", 20));
+    }
+    steps
+}
+
 /// `mock:tools-slow`: one call to server-everything's long-running
 /// operation (20 s) on the server named `slow`, for Stop and timeouts.
 pub fn mock_slow_round(messages: &[ChatMessage], delay: Duration) -> Vec<Step> {

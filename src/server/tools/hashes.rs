@@ -5,8 +5,11 @@
 //! server's tool list is read; the first hash seen is kept in a small JSON
 //! file that outlives restarts. A tool whose hash differs from the kept one
 //! is *held*: every call of it asks the user, whatever trust or earlier
-//! "Allow in this conversation" said, until the user agrees again; agreeing
-//! keeps the new hash.
+//! "Allow in this conversation" said, until the user agrees again. An
+//! agreement is the decider's own (a signed-in session, or a client where
+//! there is no access token: `http::client::decider_of`): it releases the
+//! hold for that decider alone, and is kept in the same file, so a hold one
+//! browser released still asks every other.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -33,8 +36,14 @@ pub(crate) fn tool_hash(tool: &rmcp::model::Tool) -> String {
         .iter()
         .filter_map(|&field| Some((field.to_owned(), whole.get(field)?.clone())))
         .collect();
+    canonical_hash(&Value::Object(said))
+}
+
+/// `sha256:` and the hex sha256 of `value`'s canonical JSON (keys sorted at
+/// every depth): equal for equal values, whatever order their keys came in.
+pub(crate) fn canonical_hash(value: &Value) -> String {
     let mut canonical = String::new();
-    write_canonical(&Value::Object(said), &mut canonical);
+    write_canonical(value, &mut canonical);
     let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, canonical.as_bytes());
     let hex: String = digest
         .as_ref()
@@ -73,18 +82,27 @@ fn write_canonical(value: &Value, out: &mut String) {
     }
 }
 
-/// The file: per server, per tool, the hash the user agreed to.
+/// Per server, per tool, a hash.
+type Hashes = BTreeMap<String, BTreeMap<String, String>>;
+
+/// The file: per server, per tool, the hash first met; per decider, the
+/// changed hashes that decider agreed to.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct File {
     version: u32,
-    servers: BTreeMap<String, BTreeMap<String, String>>,
+    servers: Hashes,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    agreed_by: BTreeMap<String, Hashes>,
 }
 
 const FILE_VERSION: u32 = 1;
 
 #[derive(Debug, Default)]
 struct State {
-    agreed: BTreeMap<String, BTreeMap<String, String>>,
+    /// What each tool said when first met.
+    agreed: Hashes,
+    /// Per decider, the changed texts they agreed to.
+    agreed_by: BTreeMap<String, Hashes>,
     /// The changes already logged: (server, tool, changed hash).
     logged: BTreeSet<(String, String, String)>,
 }
@@ -117,24 +135,25 @@ impl ToolHashes {
     /// overwritten, and the log says where; Pensive starts afresh (every
     /// tool counts as first seen).
     pub fn open(path: PathBuf) -> Self {
-        let agreed = match std::fs::read_to_string(&path) {
+        let file = match std::fs::read_to_string(&path) {
             Ok(text) => match serde_json::from_str::<File>(&text) {
-                Ok(file) => file.servers,
+                Ok(file) => file,
                 Err(problem) => {
                     set_aside(&path, &problem.to_string());
-                    BTreeMap::new()
+                    File::default()
                 }
             },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => File::default(),
             Err(problem) => {
                 set_aside(&path, &problem.to_string());
-                BTreeMap::new()
+                File::default()
             }
         };
         Self {
             path: Some(path),
             state: Mutex::new(State {
-                agreed,
+                agreed: file.servers,
+                agreed_by: file.agreed_by,
                 logged: BTreeSet::new(),
             }),
         }
@@ -191,14 +210,42 @@ impl ToolHashes {
         }
     }
 
-    /// The user allowed a call of `tool`: what it says now is what they
-    /// agreed to.
-    pub fn agree(&self, server: &str, tool: &rmcp::model::Tool) {
+    /// `is_held`, for `decider`: a change they agreed to is not held for
+    /// them (and still is for everyone else).
+    pub(crate) fn is_held_for(
+        &self,
+        server: &str,
+        tool: &rmcp::model::Tool,
+        decider: &str,
+    ) -> bool {
+        if !self.is_held(server, tool) {
+            return false;
+        }
+        let hash = tool_hash(tool);
+        let Ok(state) = self.state.lock() else {
+            return true;
+        };
+        let agreed = state
+            .agreed_by
+            .get(decider)
+            .and_then(|servers| servers.get(server))
+            .and_then(|tools| tools.get(tool.name.as_ref()));
+        agreed != Some(&hash)
+    }
+
+    /// `decider` allowed a call of `tool`: what it says now is what they
+    /// agreed to (for them alone).
+    pub fn agree(&self, server: &str, tool: &rmcp::model::Tool, decider: &str) {
         let hash = tool_hash(tool);
         let Ok(mut state) = self.state.lock() else {
             return;
         };
-        let tools = state.agreed.entry(server.to_owned()).or_default();
+        let tools = state
+            .agreed_by
+            .entry(decider.to_owned())
+            .or_default()
+            .entry(server.to_owned())
+            .or_default();
         if tools.get(tool.name.as_ref()) != Some(&hash) {
             tools.insert(tool.name.to_string(), hash);
             self.save(&state);
@@ -212,6 +259,7 @@ impl ToolHashes {
         let file = File {
             version: FILE_VERSION,
             servers: state.agreed.clone(),
+            agreed_by: state.agreed_by.clone(),
         };
         let write = || -> std::io::Result<()> {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -319,15 +367,22 @@ mod tests {
 
         // Not agreed: still held after a restart.
         let unagreed = ToolHashes::open(path.clone());
-        assert!(unagreed.is_held("hostile", &tool("v2")));
-        unagreed.agree("hostile", &tool("v2"));
-        assert!(!unagreed.is_held("hostile", &tool("v2")));
+        assert!(unagreed.is_held_for("hostile", &tool("v2"), "session:alice"));
+        unagreed.agree("hostile", &tool("v2"), "session:alice");
+        assert!(!unagreed.is_held_for("hostile", &tool("v2"), "session:alice"));
+        assert!(
+            unagreed.is_held_for("hostile", &tool("v2"), "session:bob"),
+            "one session's agreement releases no one else's hold"
+        );
         drop(unagreed);
 
-        // Agreed: the new text is the one kept; the old one is now a change.
+        // Agreed, after a restart: released for the one who agreed, held
+        // for the others; a further change is held for everyone.
         let agreed = ToolHashes::open(path.clone());
-        assert!(agreed.review("hostile", &[tool("v2")]).is_empty());
-        assert!(!agreed.review("hostile", &[tool("v1")]).is_empty());
+        assert!(!agreed.is_held_for("hostile", &tool("v2"), "session:alice"));
+        assert!(agreed.is_held_for("hostile", &tool("v2"), "session:bob"));
+        assert!(agreed.is_held_for("hostile", &tool("v3"), "session:alice"));
+        assert!(!agreed.is_held_for("hostile", &tool("v1"), "session:bob"));
     }
 
     #[test]

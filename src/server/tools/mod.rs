@@ -149,6 +149,39 @@ impl ToolBox {
             Some((server, tool)) if self.hashes.is_held(&server.config.name, &tool) => {
                 Approval::Held
             }
+            _ => self.unheld_approval(name),
+        }
+    }
+
+    /// `approval`, for `decider` once they allowed tools for the
+    /// conversation (`allowed`): those run without asking, unless held; a
+    /// tool held is released only by `decider`'s own agreement (`agree`).
+    pub fn approval_in_conversation(
+        &self,
+        name: &str,
+        allowed: &[String],
+        decider: &str,
+    ) -> Approval {
+        let approval = match self.approval(name) {
+            Approval::Held if !self.is_held_for(name, decider) => self.unheld_approval(name),
+            other => other,
+        };
+        match approval {
+            Approval::Needed if allowed.iter().any(|a| a == name) => Approval::NotNeeded,
+            other => other,
+        }
+    }
+
+    /// Whether the tool `name` is held for `decider`.
+    fn is_held_for(&self, name: &str, decider: &str) -> bool {
+        self.mcp_tool(name).is_some_and(|(server, tool)| {
+            self.hashes.is_held_for(&server.config.name, &tool, decider)
+        })
+    }
+
+    /// The approval of a tool as if it were not held (its trust and claims).
+    fn unheld_approval(&self, name: &str) -> Approval {
+        match self.mcp_tool(name) {
             Some((server, tool))
                 if server.config.trusted
                     && tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true) =>
@@ -159,20 +192,11 @@ impl ToolBox {
         }
     }
 
-    /// `approval`, once the user allowed tools for the conversation
-    /// (`allowed`): those run without asking, unless held.
-    pub fn approval_in_conversation(&self, name: &str, allowed: &[String]) -> Approval {
-        match self.approval(name) {
-            Approval::Needed if allowed.iter().any(|a| a == name) => Approval::NotNeeded,
-            other => other,
-        }
-    }
-
-    /// The user allowed a call of a held tool: it is no longer held, and
-    /// what it says now is what is kept.
-    pub fn agree(&self, name: &str) {
+    /// `decider` allowed a call of a held tool: it is no longer held for
+    /// them (for everyone else it still is).
+    pub fn agree(&self, name: &str, decider: &str) {
         if let Some((server, tool)) = self.mcp_tool(name) {
-            self.hashes.agree(&server.config.name, &tool);
+            self.hashes.agree(&server.config.name, &tool, decider);
         }
     }
 

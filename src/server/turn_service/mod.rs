@@ -14,6 +14,7 @@
 
 pub(crate) mod active_turns;
 pub mod answer_now;
+pub(crate) mod call_identity;
 pub(crate) mod continuation;
 mod cut;
 mod outlet;
@@ -31,6 +32,7 @@ use futures::{Stream, StreamExt};
 
 use self::active_turns::ActiveTurns;
 use self::answer_now::AnswerNowRegistry;
+use self::call_identity::CallIds;
 use self::tool_decisions::ToolDecisions;
 use self::tool_round::ToolRound;
 use self::turn_log::{InSpan, TurnLog};
@@ -41,6 +43,7 @@ use super::normalizer::Normalizer;
 use super::providers::reasoning;
 use super::redact::Redactor;
 use super::tools::ToolBox;
+use crate::turn::tool::ShownCall;
 use crate::turn::turn_error::TurnError;
 use crate::turn::{AnswerNow, ChatRequest, Decision, TurnEvent};
 use cut::TurnEnd;
@@ -91,16 +94,17 @@ impl TurnService {
         &self.tools
     }
 
-    /// The user's decision on call `call_id` of `client`'s running turn
-    /// `turn_id`; false when no such call waits.
+    /// `decider`'s decision on the call `shown` of its running turn
+    /// `turn_id`; false when no such call waits, or the call that waits is
+    /// not the one shown (`tool_decisions`).
     pub fn tool_decision(
         &self,
-        client: &str,
+        decider: &str,
         turn_id: &str,
-        call_id: &str,
+        shown: &ShownCall,
         decision: Decision,
     ) -> bool {
-        self.decisions.decide(client, turn_id, call_id, decision)
+        self.decisions.decide(decider, turn_id, shown, decision)
     }
 
     /// "Answer now" for `client`'s running turn `turn_id` (the request's
@@ -136,8 +140,19 @@ impl TurnService {
     /// Never fails: problems, refusals included, are `error` events.
     pub fn start(
         &self,
+        request: ChatRequest,
+        client: &str,
+    ) -> impl Stream<Item = TurnEvent> + Send + 'static {
+        self.start_for(request, client, client)
+    }
+
+    /// `start`, with the turn's tool decisions and held tools answered by
+    /// `decider` (see `http::client::decider_of`) rather than the client.
+    pub fn start_for(
+        &self,
         mut request: ChatRequest,
         client: &str,
+        decider: &str,
     ) -> impl Stream<Item = TurnEvent> + Send + 'static {
         let config = self.config.clone();
         let show_thinking = config.show_thinking;
@@ -188,7 +203,7 @@ impl TurnService {
         };
         let tools = self.tools.clone();
         let decisions = self.decisions.clone();
-        let client_key = client.to_owned();
+        let decider = decider.to_owned();
         let span = tracing::info_span!(
             "turn",
             turn_id = request.turn_id.as_deref().unwrap_or("-"),
@@ -250,8 +265,9 @@ impl TurnService {
                 }
             };
             let mut received_any = false;
+            let mut call_ids = CallIds::new(&request.messages);
             let mut response = ToolRound::default();
-            let mut tool_loop = ToolLoop::new(&tools, &decisions, &client_key, limits);
+            let mut tool_loop = ToolLoop::new(&tools, &decisions, &decider, limits);
             loop {
                 let waited = if received_any {
                     tokio::time::Instant::now() + config.idle_timeout
@@ -329,6 +345,7 @@ impl TurnService {
                         let now = elapsed();
                         let mut events = Vec::new();
                         for delta in deltas {
+                            let delta = call_ids.distinct(delta);
                             response.observe(&delta);
                             events.extend(normalizer.push(delta, now));
                         }

@@ -16,9 +16,10 @@
 
 use std::time::Duration;
 
+use super::call_identity::call_digest;
 use super::cut::TurnEnd;
 use super::outlet::Outlet;
-use super::tool_decisions::ToolDecisions;
+use super::tool_decisions::{ToolDecisions, Waiting};
 use super::tool_round::{ReadyCall, ToolRound};
 use crate::server::limits::Limits;
 use crate::server::normalizer::Normalizer;
@@ -33,7 +34,8 @@ use crate::turn::{Approval, ChatMessage, ChatRequest, Decision, ToolStatus, Turn
 pub(super) struct ToolLoop<'t> {
     tools: &'t ToolBox,
     decisions: &'t ToolDecisions,
-    /// The client whose decisions count (see `tool_decisions`).
+    /// The decider whose decisions count and whose agreement releases a
+    /// held tool (see `tool_decisions`, `http::client::decider_of`).
     client: &'t str,
     limits: &'t Limits,
     /// Calls made by the earlier rounds of this turn.
@@ -45,6 +47,8 @@ pub(super) struct ToolLoop<'t> {
 /// The calls of one round, from their announcement to their results.
 pub(super) struct Round {
     calls: Vec<ReadyCall>,
+    /// Each call's digest, as its `tool_call_ready` showed it.
+    digests: Vec<String>,
     /// Whether each call needs the user's approval.
     approvals: Vec<Approval>,
     /// The result of each call that will not run, known before it would.
@@ -53,6 +57,9 @@ pub(super) struct Round {
     over_limit: bool,
     /// The turn's tools used up their time: no call runs.
     out_of_time: bool,
+    /// Each call that asks first, waiting for the user's decision from
+    /// before its step is shown (so a decision can never come too early).
+    waits: Vec<Option<Waiting>>,
 }
 
 impl<'t> ToolLoop<'t> {
@@ -108,21 +115,29 @@ impl<'t> ToolLoop<'t> {
             .zip(&offered)
             .map(|(call, offered)| {
                 if *offered {
-                    self.tools
-                        .approval_in_conversation(&call.name, &request.allowed_tools)
+                    self.tools.approval_in_conversation(
+                        &call.name,
+                        &request.allowed_tools,
+                        self.client,
+                    )
                 } else {
                     Approval::NotNeeded
                 }
             })
             .collect();
+        let mut digests = Vec::with_capacity(calls.len());
         for (call, approval) in calls.iter().zip(&approvals) {
+            let arguments = call
+                .arguments
+                .clone()
+                .unwrap_or_else(|_| serde_json::json!({}));
+            let digest = call_digest(&call.name, &arguments);
+            digests.push(digest.clone());
             let ready = TurnEvent::ToolCallReady {
                 id: call.id.clone(),
-                arguments: call
-                    .arguments
-                    .clone()
-                    .unwrap_or_else(|_| serde_json::json!({})),
+                arguments,
                 approval: *approval,
+                digest,
             };
             out.extend(outlet.pass(vec![ready], normalizer));
         }
@@ -143,20 +158,25 @@ impl<'t> ToolLoop<'t> {
                 *slot = Some(declined(SWITCHED_OFF));
             }
         }
-        let round = Round {
+        let mut round = Round {
             calls,
+            digests,
             approvals,
             not_run,
             over_limit,
             out_of_time,
+            waits: Vec::new(),
         };
+        round.waits = self.start_waiting(&mut round, request.turn_id.as_deref());
         (round, out)
     }
 
-    /// The calls that ask first wait for the user, one by one; a denied one
-    /// never runs, one allowed for the conversation joins
-    /// `request.allowed_tools`. `Err` holds the events the turn ends with
-    /// when it is cut short meanwhile (not yet passed to the outlet).
+    /// The calls that ask first wait for the user: all of them at once (a
+    /// decision on any step shown counts, in any order), each until the
+    /// round's decision deadline; a denied one never runs, one allowed for
+    /// the conversation joins `request.allowed_tools`. `Err` holds the events
+    /// the turn ends with when it is cut short meanwhile (not yet passed to
+    /// the outlet).
     pub(super) async fn decide(
         &self,
         round: &mut Round,
@@ -165,32 +185,30 @@ impl<'t> ToolLoop<'t> {
         normalizer: &mut Normalizer,
         elapsed: impl Fn() -> u64,
     ) -> Result<(), Vec<TurnEvent>> {
+        let mut waits = std::mem::take(&mut round.waits);
+        let deadline = tokio::time::Instant::now() + self.limits.tool_decision_time;
         for (at, call) in round.calls.iter().enumerate() {
+            let Some(mut waiting) = waits[at].take() else {
+                continue;
+            };
             // Allowed for the conversation by an earlier call of this
             // turn (a held tool: allowed, and so no longer held).
             let allowed_since = !self
                 .tools
-                .approval_in_conversation(&call.name, &request.allowed_tools)
+                .approval_in_conversation(&call.name, &request.allowed_tools, self.client)
                 .asks();
-            if round.not_run[at].is_some() || !round.approvals[at].asks() || allowed_since {
+            if allowed_since {
                 continue;
             }
-            let Some(turn_id) = request.turn_id.clone() else {
-                round.not_run[at] = Some(declined(
-                    "No one could be asked (the request named no turn).",
-                ));
-                continue;
-            };
-            let mut waiting = self.decisions.wait(self.client, &turn_id, &call.id);
             let decision = tokio::select! {
-                decision = waiting.decision(self.limits.tool_decision_time) => decision,
+                decision = waiting.decision_by(deadline) => decision,
                 error = end.reached() => {
                     return Err(cut_during_calls(&round.calls, normalizer, &error, elapsed()));
                 }
             };
             if decision != Decision::Deny {
                 // What a held tool says now is what the user agreed to.
-                self.tools.agree(&call.name);
+                self.tools.agree(&call.name, self.client);
             }
             match decision {
                 Decision::AllowOnce => {}
@@ -199,6 +217,34 @@ impl<'t> ToolLoop<'t> {
             }
         }
         Ok(())
+    }
+
+    /// Each call of `round` that asks first starts waiting; without a turn
+    /// id no one can be asked, and it is declined. `None` for every call
+    /// that does not wait.
+    fn start_waiting(&self, round: &mut Round, turn_id: Option<&str>) -> Vec<Option<Waiting>> {
+        let mut waits = Vec::with_capacity(round.calls.len());
+        for (at, call) in round.calls.iter().enumerate() {
+            if round.not_run[at].is_some() || !round.approvals[at].asks() {
+                waits.push(None);
+                continue;
+            }
+            let Some(turn_id) = turn_id else {
+                round.not_run[at] = Some(declined(
+                    "No one could be asked (the request named no turn).",
+                ));
+                waits.push(None);
+                continue;
+            };
+            let digest = &round.digests[at];
+            waits.push(Some(self.decisions.wait(
+                self.client,
+                turn_id,
+                &call.id,
+                digest,
+            )));
+        }
+        waits
     }
 
     /// Runs the round's calls that may run, together; the others get the

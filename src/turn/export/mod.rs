@@ -178,7 +178,13 @@ fn tool_details(step: &crate::turn::reducer::ToolStep) -> String {
             )
         ));
     }
-    let mut out = format!("<details><summary>{}</summary>\n\n", escape_html(&summary));
+    // Names and servers are a tool server's text inside raw HTML: escaped,
+    // and on one line (a blank line would end the HTML block and let what
+    // follows become Markdown: a live link or image).
+    let mut out = format!(
+        "<details><summary>{}</summary>\n\n",
+        escape_html(&one_line(&summary))
+    );
     out.push_str("Arguments:\n\n");
     out.push_str(&fenced(&step.arguments));
     if let Some(output) = &step.output {
@@ -561,6 +567,37 @@ mod tests {
         let json = encode(&c, 0.0);
         assert_eq!(decode(&json).unwrap(), c);
         assert!(json.contains("<script>alert('script')</script>"), "{json}");
+    }
+
+    #[test]
+    fn a_tool_name_with_blank_lines_stays_inside_its_summary() {
+        let mut c = conversation();
+        if let Message::Assistant(turn) = &mut c.messages[1] {
+            let hostile = "x\n\n[live](https://evil.example) ![i](https://evil.example/i.png)\n\n";
+            let mut called = crate::turn::reducer::Turn::new(0.0);
+            called.apply(
+                crate::turn::TurnEvent::ToolCallStart {
+                    id: "c".into(),
+                    name: format!("srv__{hostile}"),
+                    server: format!("srv{hostile}"),
+                },
+                0.0,
+            );
+            turn.blocks.extend(
+                called
+                    .blocks
+                    .into_iter()
+                    .filter(|b| matches!(b, Block::Tool(_))),
+            );
+        }
+        let md = to_markdown(&c);
+        assert_only_own_html(&md);
+        let mut html = String::new();
+        pulldown_cmark::html::push_html(&mut html, Parser::new_ext(&md, GITHUB));
+        for tag in ["<a ", "<img"] {
+            assert!(!html.contains(tag), "{tag} in {html}");
+        }
+        assert!(md.contains("<summary>Tool x  [live]"), "{md}");
     }
 
     #[test]

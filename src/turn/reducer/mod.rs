@@ -207,7 +207,8 @@ impl Turn {
                 id,
                 arguments,
                 approval,
-            } => self.tool_ready(&id, &arguments, approval),
+                digest,
+            } => self.tool_ready(&id, &arguments, approval, digest),
             TurnEvent::ToolResult {
                 id,
                 status,

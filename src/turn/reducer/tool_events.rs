@@ -8,10 +8,13 @@ use super::{Block, Turn};
 use crate::turn::tool::{Approval, ToolStatus};
 
 impl Turn {
+    /// The step of call `id`. Ids are unique within a turn (the server makes
+    /// them so, design §2), and the page finds a step as the server finds its
+    /// call: the one step with that id, never a later namesake.
     fn tool_index(&self, id: &str) -> Option<usize> {
         self.blocks
             .iter()
-            .rposition(|b| matches!(b, Block::Tool(step) if step.id == id))
+            .position(|b| matches!(b, Block::Tool(step) if step.id == id))
     }
 
     fn step_changed(&self, index: usize) -> Vec<Change> {
@@ -25,6 +28,11 @@ impl Turn {
     }
 
     pub(super) fn start_tool(&mut self, id: String, name: String, server: String) -> Vec<Change> {
+        if self.tool_index(&id).is_some() {
+            // A second call under one id breaks the contract: no second step
+            // a decision could be mistaken for.
+            return Vec::new();
+        }
         let mut changes = self.close_open_thinking(None, super::BlockState::Done);
         let block = Block::Tool(ToolStep::started(id, name, server));
         changes.push(Change::Opened(block.clone()));
@@ -49,6 +57,7 @@ impl Turn {
         id: &str,
         arguments: &serde_json::Value,
         approval: Approval,
+        digest: String,
     ) -> Vec<Change> {
         let Some(index) = self.tool_index(id) else {
             return Vec::new();
@@ -61,6 +70,7 @@ impl Turn {
                 Approval::NotNeeded => ToolState::Running,
             };
             step.held = approval == Approval::Held;
+            step.digest = digest;
         }
         self.step_changed(index)
     }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::turn::tool::{split_name, ToolStatus};
+use crate::turn::tool::{split_name, ShownCall, ToolStatus};
 
 /// Where a tool step stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +48,11 @@ pub struct ToolStep {
     /// does (`Approval::Held`): the step says so.
     #[serde(default, skip_serializing_if = "is_false")]
     pub held: bool,
+    /// The server's digest of the call's tool and arguments, as
+    /// `tool_call_ready` gave it: a decision on this step carries it, so the
+    /// server runs only the call this step shows.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub digest: String,
     /// What the tool said (at most 64 KB), once it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
@@ -77,6 +82,7 @@ impl ToolStep {
             streamed: false,
             state: ToolState::Running,
             held: false,
+            digest: String::new(),
             output: None,
             truncated_bytes: 0,
             duration_ms: None,
@@ -86,6 +92,15 @@ impl ToolStep {
     /// The tool's own name, without its server's prefix.
     pub fn tool_name(&self) -> &str {
         split_name(&self.name).map_or(self.name.as_str(), |(_, tool)| tool)
+    }
+
+    /// What a decision on this step names: the call the user was shown.
+    pub fn shown_call(&self) -> ShownCall {
+        ShownCall {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            digest: self.digest.clone(),
+        }
     }
 
     /// True while the step has no result yet.

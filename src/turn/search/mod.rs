@@ -431,6 +431,7 @@ mod tests {
                     id: "c1".into(),
                     arguments: serde_json::json!({"path": "notes/aquamarine.txt"}),
                     approval: crate::turn::Approval::NotNeeded,
+                    digest: String::new(),
                 },
                 0.0,
             );

@@ -135,9 +135,12 @@ impl ChatEncoder {
 
     /// A `tool_calls` delta for call `id` (a new index for a new id).
     fn call_chunk(&mut self, id: &str, first: bool, function: Value) -> WireEvent {
-        let index = match self.calls.iter().position(|c| c == id) {
-            Some(index) => index,
-            None => {
+        // Each call has its own `index`, even one whose id repeats an earlier
+        // call's (as a broken gateway sends them); its fragments follow it.
+        let latest = self.calls.iter().rposition(|c| c == id);
+        let index = match latest {
+            Some(index) if !first => index,
+            _ => {
                 self.calls.push(id.to_owned());
                 self.calls.len() - 1
             }

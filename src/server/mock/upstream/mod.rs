@@ -287,6 +287,8 @@ fn tool_scenario(messages: &[ChatMessage], delay: std::time::Duration) -> Option
         tool_scripts::mock_loop_round(messages, delay)
     } else if question.content.contains("mock:tools-slow") {
         tool_scripts::mock_slow_round(messages, delay)
+    } else if question.content.contains("mock:tools-same-id") {
+        tool_scripts::mock_same_id_round(messages, delay)
     } else if question.content.contains("mock:tools-write") {
         tool_scripts::mock_files_round(messages, true, delay)
     } else if question.content.contains("mock:tools-read") {

@@ -136,6 +136,7 @@ fn event() -> impl Strategy<Value = TurnEvent> {
                 id: id.into(),
                 arguments: serde_json::json!({"expression": "1+1"}),
                 approval,
+                digest: String::new(),
             }),
         prop_oneof![Just("a"), Just("b")].prop_map(|id| TurnEvent::ToolResult {
             id: id.into(),

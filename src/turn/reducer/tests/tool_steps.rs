@@ -19,6 +19,7 @@ fn ready(approval: Approval) -> ToolStep {
             id: "c1".into(),
             arguments: serde_json::json!({"city": "Paris"}),
             approval,
+            digest: String::new(),
         },
         2.0,
     );
