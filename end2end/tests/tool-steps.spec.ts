@@ -215,6 +215,52 @@ test('A write to the files server waits for the user: Deny tells the model, Allo
   await chat.expectNoConsoleErrors();
 });
 
+test('Two calls under one id are two steps: Allow runs the one shown, the other never runs', async ({ page }) => {
+  // A broken gateway (or a model that writes its own ids) sends two writes
+  // under the id `dup`: first to hidden.txt, then to shown.txt.
+  const hidden = '/tmp/pensive-e2e-files/hidden.txt';
+  const shown = '/tmp/pensive-e2e-files/shown.txt';
+  fs.rmSync(hidden, { force: true });
+  fs.rmSync(shown, { force: true });
+  const chat = await openChatModel(page);
+  await chat.send('Save both notes. mock:tools-same-id');
+  const turn = chat.assistant();
+  const steps = turn.getByTestId('tool-step');
+  await expect(steps).toHaveCount(2);
+  await expect(steps.nth(0)).toHaveAttribute('data-state', 'waiting');
+  await expect(steps.nth(1)).toHaveAttribute('data-state', 'waiting');
+  await expect(steps.nth(0).getByTestId('tool-arguments')).toContainText('hidden.txt');
+  await expect(steps.nth(1).getByTestId('tool-arguments')).toContainText('shown.txt');
+
+  // The user allows the write they read, for the conversation.
+  await steps.nth(1).getByTestId('allow-conversation').click();
+  await expect(steps.nth(1)).toHaveAttribute('data-state', 'done');
+  expect(fs.readFileSync(shown, 'utf8')).toBe('Written to shown.txt.');
+  // The other still waits for its own answer, and has not run.
+  await expect(steps.nth(0)).toHaveAttribute('data-state', 'waiting');
+  expect(fs.existsSync(hidden)).toBe(false);
+  await steps.nth(0).getByTestId('deny').click();
+  await expect(steps.nth(0)).toHaveAttribute('data-state', 'denied');
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  expect(fs.existsSync(hidden)).toBe(false);
+
+  // "Allow in this conversation" allowed the tool of the step clicked:
+  // the next write in this conversation runs without asking.
+  await chat.send('Save the note too. mock:tools-write');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('tool-step')).toHaveAttribute('data-state', 'done');
+  await chat.expectNoConsoleErrors();
+
+  // After a reload the steps are as they ended, with no buttons.
+  await page.reload();
+  await chat.hydrated();
+  const stored = chat.assistant(0).getByTestId('tool-step');
+  await expect(stored).toHaveCount(2);
+  await expect(stored.nth(0)).toHaveAttribute('data-state', 'denied');
+  await expect(stored.nth(1)).toHaveAttribute('data-state', 'done');
+  await expect(page.getByRole('button', { name: /^(Allow|Deny)/ })).toHaveCount(0);
+});
+
 test('A tool that hangs times out at its server\'s limit, and the model is told so', async ({ page }) => {
   const chat = await openChatModel(page);
   await chat.send('Run the slow job. mock:tools-slow');

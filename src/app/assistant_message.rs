@@ -239,6 +239,52 @@ mod render_tests {
         }
     }
 
+    /// The turn of `events` with a decision callback, `is_last` as given.
+    fn render_decidable(events: Vec<TurnEvent>, is_last: bool, done_after: bool) -> String {
+        Owner::new().with(|| {
+            let mut turn = Turn::new(0.0);
+            for event in events {
+                turn.apply(event, 1_000.0);
+            }
+            if done_after {
+                // As stored, or imported: a step left waiting in an ended turn.
+                turn.status = crate::turn::reducer::TurnStatus::Done;
+            }
+            let view = TurnView::new(&turn);
+            let on_decide = Callback::new(|_: (ShownCall, Decision)| {});
+            view! { <AssistantMessage turn=view now=2_000.0 is_last on_decide /> }.to_html()
+        })
+    }
+
+    fn waiting_write() -> Vec<TurnEvent> {
+        vec![
+            TurnEvent::ToolCallStart {
+                id: "c1".into(),
+                name: "files__write_file".into(),
+                server: "files".into(),
+            },
+            TurnEvent::ToolCallReady {
+                id: "c1".into(),
+                arguments: serde_json::json!({"path": "notes.txt"}),
+                approval: crate::turn::Approval::Needed,
+                digest: "sha256:d".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn only_the_live_turns_waiting_step_offers_allow_and_deny() {
+        let live = render_decidable(waiting_write(), true, false);
+        assert!(live.contains("data-testid=\"allow-once\""), "{live}");
+        assert!(live.contains("data-testid=\"deny\""), "{live}");
+        let earlier = render_decidable(waiting_write(), false, false);
+        assert!(!earlier.contains("data-testid=\"allow-once\""), "{earlier}");
+        let stored = render_decidable(waiting_write(), true, true);
+        assert!(stored.contains("data-state=\"waiting\""), "{stored}");
+        assert!(!stored.contains("data-testid=\"allow-once\""), "{stored}");
+        assert!(!stored.contains("data-testid=\"deny\""), "{stored}");
+    }
+
     #[test]
     fn an_empty_answer_without_reasoning_never_mentions_thinking() {
         // Also what the kill switch delivers: usage without a reasoning count.
