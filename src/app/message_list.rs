@@ -74,8 +74,8 @@ pub fn MessageList(
                         let on_retry = Callback::new(move |_| session.retry(key));
                         let on_answer_now = Callback::new(move |_| session.answer_now());
                         let on_continue = Callback::new(move |_| session.continue_answer());
-                        let on_decide = Callback::new(move |(call, decision): (ShownCall, Decision)| {
-                            session.decide(call, decision)
+                        let on_decide = Callback::new(move |choice: (ShownCall, Decision)| {
+                            session.decide(choice.0, choice.1)
                         });
                         view! {
                             <AssistantMessage
