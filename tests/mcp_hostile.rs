@@ -48,6 +48,7 @@ fn hostile(state_file: &Path, timeout: Duration, trusted: bool) -> McpServerConf
         },
         trusted,
         timeout,
+        ask_open_world: true,
     }
 }
 
@@ -156,6 +157,7 @@ fn filesystem_server(dir: &Path) -> McpServerConfig {
         },
         trusted: true,
         timeout: Duration::from_secs(10),
+        ask_open_world: true,
     }
 }
 

@@ -43,6 +43,7 @@ fn stdio(name: &str, command: String, args: Vec<String>, trusted: bool) -> McpSe
         },
         trusted,
         timeout: Duration::from_secs(10),
+        ask_open_world: true,
     }
 }
 
@@ -134,6 +135,7 @@ async fn server_everything_over_streamable_http() {
             },
             trusted: false,
             timeout: Duration::from_secs(10),
+            ask_open_world: true,
         };
         match mcp::connect(config).await {
             Ok(connected) => {

@@ -63,6 +63,20 @@ pub async fn list_models() -> Result<Vec<PublicModel>, ServerFnError> {
 #[server(input = Json, endpoint = "tool_servers")]
 pub async fn list_tool_servers() -> Result<Vec<PublicToolServer>, ServerFnError> {
     let turns = expect_context::<crate::server::TurnService>();
+    // The page embeds this list while it renders, and pages answer to any
+    // host: for a host the API would refuse (a DNS-rebinding page) the
+    // list is empty. The API itself never gets here for such a host.
+    let host_allowed = use_context::<axum::http::request::Parts>()
+        .and_then(|parts| {
+            parts
+                .extensions
+                .get::<crate::server::http::same_origin::HostAllowed>()
+                .copied()
+        })
+        .is_some_and(|allowed| allowed.0);
+    if !host_allowed {
+        return Ok(Vec::new());
+    }
     Ok(turns.tools().listing())
 }
 
