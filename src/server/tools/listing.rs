@@ -14,7 +14,7 @@ use crate::turn::Approval;
 impl ToolBox {
     /// Every server turns may be offered, built-in first, with its tools
     /// (those the model could be offered: see `offered`).
-    pub(crate) fn listing(&self) -> Vec<PublicToolServer> {
+    pub fn listing(&self) -> Vec<PublicToolServer> {
         let approval =
             |server: &str, tool: &str| self.approval(&format!("{server}{NAME_SEPARATOR}{tool}"));
         let mut servers = Vec::new();
