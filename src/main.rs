@@ -151,25 +151,15 @@ async fn main() -> std::process::ExitCode {
     }
 }
 
-/// Connects every configured MCP server (one that fails is logged and left
-/// out: the app serves without it).
-async fn connect_tools(only: Option<&str>) -> Result<ToolBox, String> {
+/// Starts every configured MCP server side by side, without waiting for
+/// any: the site serves at once, a server still starting offers no tools
+/// yet, and one that fails is logged and listed as unavailable.
+fn start_tools() -> Result<ToolBox, String> {
     let get = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let configs = mcp::load(get)?;
-    let mut servers = Vec::new();
-    for config in configs {
-        if only.is_some_and(|name| name != config.name) {
-            continue;
-        }
-        let name = config.name.clone();
-        match mcp::connect(config).await {
-            Ok(server) => {
-                tracing::info!(mcp_server = %name, tools = server.tools().len(), "MCP server connected");
-                servers.push(server);
-            }
-            Err(problem) => tracing::warn!(mcp_server = %name, "{problem}"),
-        }
-    }
+    let servers: Vec<_> = mcp::load(get)?
+        .into_iter()
+        .map(mcp::McpServer::start)
+        .collect();
     let hashes = tool_hashes(&get, !servers.is_empty());
     Ok(ToolBox::with_servers(servers).with_hashes(hashes))
 }
@@ -203,21 +193,22 @@ async fn cli_tools(name: Option<&str>, url: Option<String>) -> Result<ToolBox, S
                 return Err(format!("no enabled MCP server is named `{name}`"));
             }
         }
-        let mut servers = Vec::new();
-        for config in configs {
-            servers.push(mcp::connect(config).await?);
-        }
+        // Side by side: one slow server does not add to the others' time.
+        let servers = futures::future::try_join_all(configs.into_iter().map(mcp::connect)).await?;
         let hashes = tool_hashes(&get, !servers.is_empty());
         return Ok(ToolBox::with_servers(servers).with_hashes(hashes));
     };
+    let name = name.unwrap_or("url");
+    mcp::config::check_name(name)?;
     let config = mcp::McpServerConfig {
-        name: name.unwrap_or("url").to_owned(),
+        name: name.to_owned(),
         transport: mcp::Transport::Http {
             url,
             headers: Default::default(),
         },
         trusted: false,
         timeout: mcp::config::DEFAULT_TIMEOUT,
+        ask_open_world: true,
     };
     Ok(ToolBox::with_servers(vec![mcp::connect(config).await?]))
 }
@@ -272,7 +263,7 @@ async fn mcp(action: McpAction) -> Result<(), String> {
 
 async fn serve() -> Result<(), String> {
     let mut config = AppConfig::from_env().map_err(|e| e.to_string())?;
-    let tools = connect_tools(None).await?;
+    let tools = start_tools()?;
     // What the providers' model lists say about each model (a few seconds at most).
     pensive::server::config::discover(&mut config).await;
     let leptos = get_configuration(None).map_err(|e| format!("Leptos configuration: {e}"))?;

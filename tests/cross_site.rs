@@ -270,3 +270,33 @@ async fn a_sign_in_posted_from_another_site_is_refused_and_not_counted() {
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     assert!(response.headers().get("set-cookie").is_some());
 }
+
+/// The page embeds the Tools control's listing as it renders, and pages
+/// answer to any host: under a host the API refuses (a DNS-rebinding page
+/// reading the page instead of `/api/tool_servers`) it embeds none.
+#[tokio::test]
+async fn the_page_embeds_the_tool_listing_only_for_an_allowed_host() {
+    let (mock, _state) = start_mock().await;
+    let app = app(&mock, SiteAccess::default(), None);
+    let page = |host: &'static str| Request::get("/").header("host", host).body(Body::empty());
+    let tool_words = ["current_time", "Evaluates an arithmetic expression"];
+
+    let (status, html) = send(&app, page(LISTEN).expect("request")).await;
+    assert_eq!(status, StatusCode::OK);
+    for word in tool_words {
+        assert!(
+            html.contains(word),
+            "{word} missing from the page for its own host"
+        );
+    }
+
+    let (status, html) = send(
+        &app,
+        page("rebound.attacker.example:3000").expect("request"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "pages answer to any host");
+    for word in tool_words {
+        assert!(!html.contains(word), "{word} reached a foreign host's page");
+    }
+}

@@ -16,12 +16,14 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use pensive::server::limits::Limits;
+use pensive::server::tools::bounds;
 use pensive::server::tools::hashes::ToolHashes;
 use pensive::server::tools::mcp::{self, McpServerConfig, Transport};
 use pensive::server::tools::output::MAX_OUTPUT_BYTES;
 use pensive::server::tools::ToolBox;
 use pensive::server::{AppConfig, TurnService};
 use pensive::turn::tool::ShownCall;
+use pensive::turn::tool_listing::ServerState;
 use pensive::turn::{Approval, ChatMessage, ChatRequest, Decision, ToolStatus, TurnEvent};
 use serde_json::json;
 
@@ -49,6 +51,7 @@ fn hostile(state_file: &Path, timeout: Duration, trusted: bool) -> McpServerConf
         },
         trusted,
         timeout,
+        ask_open_world: true,
     }
 }
 
@@ -57,6 +60,15 @@ fn temp_dir(tag: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     dir
+}
+
+/// The hostile server with `HOSTILE_MODE` set to `mode`.
+fn hostile_in_mode(tag: &str, mode: &str) -> McpServerConfig {
+    let mut config = hostile(&temp_dir(tag).join("state"), Duration::from_secs(10), false);
+    if let Transport::Stdio { env, .. } = &mut config.transport {
+        env.insert("HOSTILE_MODE".into(), mode.into());
+    }
+    config
 }
 
 async fn hostile_tools(tag: &str, timeout: Duration) -> ToolBox {
@@ -157,6 +169,7 @@ fn filesystem_server(dir: &Path) -> McpServerConfig {
         },
         trusted: true,
         timeout: Duration::from_secs(10),
+        ask_open_world: true,
     }
 }
 
@@ -495,4 +508,194 @@ async fn a_call_running_when_the_turns_tool_time_runs_out_is_cancelled() {
     // The model heard why and answered.
     assert!(pensive::turn::contract::answer_text(&events).contains("limit of 1 second"));
     turns.tools().close().await;
+}
+
+#[tokio::test]
+async fn a_dozen_mebibyte_descriptions_reach_neither_the_page_nor_the_request_whole() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let server = mcp::connect(hostile_in_mode("big-list", "big-list"))
+        .await
+        .expect("the hostile server starts with its 12 MiB list");
+    let tools = ToolBox::with_servers(vec![server]);
+
+    // The page: a summary, each description cut, the cut said.
+    let listing = tools.listing("tester");
+    let hostile = listing
+        .iter()
+        .find(|s| s.name == "hostile")
+        .expect("the server is listed");
+    let big: Vec<_> = hostile
+        .tools
+        .iter()
+        .filter(|t| t.name.starts_with("big_"))
+        .collect();
+    assert_eq!(big.len(), 12);
+    assert!(big
+        .iter()
+        .all(|t| t.description.len() <= bounds::PAGE_DESCRIPTION_BYTES));
+    assert_eq!(
+        hostile.notice.as_deref(),
+        Some("12 descriptions cut to 4 KiB")
+    );
+    let page = serde_json::to_vec(&listing).expect("the listing serializes");
+    assert!(
+        page.len() < 64 * 1024,
+        "the page's listing: {} bytes",
+        page.len()
+    );
+
+    // The provider request: bounded, each description cut.
+    let turns = service(port, tools.clone());
+    asked_turn(
+        &turns,
+        "big-list",
+        "Hello mock:normal",
+        Vec::new(),
+        Decision::Deny,
+    )
+    .await;
+    let bodies: Vec<serde_json::Value> = mock.requests().into_iter().map(|r| r.body).collect();
+    let body = bodies.first().expect("the provider was asked");
+    let sent = serde_json::to_vec(body).expect("the body serializes").len();
+    assert!(
+        sent < bounds::MAX_REQUEST_TOOL_BYTES + 16 * 1024,
+        "the request: {sent} bytes"
+    );
+    let offered = body["tools"].as_array().expect("tools were offered");
+    let big_sent = offered
+        .iter()
+        .filter(|t| {
+            t["function"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("hostile__big_"))
+        })
+        .map(|t| t["function"]["description"].as_str().unwrap_or("").len())
+        .collect::<Vec<_>>();
+    assert_eq!(big_sent.len(), 12, "cut, not dropped");
+    assert!(big_sent
+        .iter()
+        .all(|len| *len <= bounds::MAX_DESCRIPTION_BYTES));
+    tools.close().await;
+}
+
+#[tokio::test]
+async fn a_server_that_floods_notifications_is_disconnected_with_a_notice() {
+    let server = mcp::connect(hostile_in_mode("notify-flood", "none"))
+        .await
+        .expect("the hostile server starts");
+    let pid = server.pid().expect("a stdio child");
+    let tools = ToolBox::with_servers(vec![server]);
+    let started = tools.call("hostile__notify_flood", Ok(&json!({}))).await;
+    assert_eq!(started.status, ToolStatus::Ok, "{}", started.output);
+
+    // Disconnected within a few seconds, for good, and the listing says why.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let hostile = loop {
+        let listing = tools.listing("tester");
+        let hostile = listing
+            .into_iter()
+            .find(|s| s.name == "hostile")
+            .expect("the server is listed");
+        if hostile.state == ServerState::Unavailable || Instant::now() > deadline {
+            break hostile;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(hostile.state, ServerState::Unavailable, "{hostile:?}");
+    let notice = hostile.notice.unwrap_or_default();
+    assert!(notice.contains("notifications a second"), "{notice}");
+    assert!(hostile.tools.is_empty());
+    assert!(tools
+        .offered(None)
+        .iter()
+        .all(|s| !s.name.starts_with("hostile__")));
+    let call = tools
+        .call("hostile__weather", Ok(&json!({"city": "Paris"})))
+        .await;
+    assert!(
+        call.output.contains("notifications a second"),
+        "{}",
+        call.output
+    );
+    // Its process is gone: nothing burns CPU after the turn.
+    while process_alive(pid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!process_alive(pid), "the flooding server {pid} still runs");
+    tools.close().await;
+}
+
+/// Whether process `pid` still exists (and is not a zombie waiting for us).
+fn process_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z'))
+    })
+}
+
+#[tokio::test]
+async fn a_slow_server_does_not_hold_back_the_others() {
+    let slow = McpServerConfig {
+        name: "slow".into(),
+        transport: Transport::Stdio {
+            command: "sleep".into(),
+            args: vec!["60".into()],
+            env: BTreeMap::new(),
+            cwd: None,
+        },
+        trusted: false,
+        timeout: Duration::from_secs(10),
+        ask_open_world: true,
+    };
+    let started = Instant::now();
+    let tools = ToolBox::with_servers(vec![
+        mcp::McpServer::start(slow),
+        mcp::McpServer::start(hostile_in_mode("parallel", "none")),
+    ]);
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "start does not wait"
+    );
+    let states: Vec<_> = tools.listing("tester").iter().map(|s| s.state).collect();
+    assert_eq!(
+        states,
+        [
+            ServerState::Ready,
+            ServerState::Starting,
+            ServerState::Starting
+        ]
+    );
+    assert_eq!(
+        tools.offered(None).len(),
+        2,
+        "the built-in tools alone, meanwhile"
+    );
+
+    let fast = tools
+        .servers()
+        .find(|s| s.config.name == "hostile")
+        .expect("the hostile server");
+    tokio::time::timeout(Duration::from_secs(20), fast.settled())
+        .await
+        .expect("the fast server is up while the slow one still starts");
+    let listing = tools.listing("tester");
+    assert_eq!(
+        listing[1].state,
+        ServerState::Starting,
+        "slow: {:?}",
+        listing[1]
+    );
+    assert_eq!(listing[2].state, ServerState::Ready);
+    let names: Vec<String> = tools.offered(None).into_iter().map(|s| s.name).collect();
+    assert!(names.contains(&"hostile__weather".to_owned()), "{names:?}");
+    assert!(names.iter().all(|n| !n.starts_with("slow__")));
+    assert!(
+        started.elapsed() < Duration::from_secs(25),
+        "not after the slow one's 30 s"
+    );
+    let call = tools.call("slow__anything", Ok(&json!({}))).await;
+    assert_eq!(call.status, ToolStatus::Error);
+    tools.close().await;
 }

@@ -44,6 +44,7 @@ fn stdio(name: &str, command: String, args: Vec<String>, trusted: bool) -> McpSe
         },
         trusted,
         timeout: Duration::from_secs(10),
+        ask_open_world: true,
     }
 }
 
@@ -135,6 +136,7 @@ async fn server_everything_over_streamable_http() {
             },
             trusted: false,
             timeout: Duration::from_secs(10),
+            ask_open_world: true,
         };
         match mcp::connect(config).await {
             Ok(connected) => {

@@ -70,7 +70,29 @@ pub async fn list_models() -> Result<Vec<PublicModel>, ServerFnError> {
 #[server(input = Json, endpoint = "tool_servers")]
 pub async fn list_tool_servers() -> Result<Vec<PublicToolServer>, ServerFnError> {
     let turns = expect_context::<crate::server::TurnService>();
-    Ok(turns.tools().listing())
+    // The page embeds this list while it renders, and pages answer to any
+    // host: for a host the API would refuse (a DNS-rebinding page) the
+    // list is empty. The API itself never gets here for such a host.
+    let parts = use_context::<axum::http::request::Parts>();
+    let host_allowed = parts
+        .as_ref()
+        .and_then(|parts| {
+            parts
+                .extensions
+                .get::<crate::server::http::same_origin::HostAllowed>()
+                .copied()
+        })
+        .is_some_and(|allowed| allowed.0);
+    if !host_allowed {
+        return Ok(Vec::new());
+    }
+    // Whether a tool is held is the caller's own (`tools::hashes`).
+    let decider = parts
+        .as_ref()
+        .map(|parts| crate::server::http::client::decider_of(&parts.extensions));
+    Ok(turns
+        .tools()
+        .listing(decider.as_deref().unwrap_or("unknown")))
 }
 
 /// `POST /api/answer_now`: "Answer now" for the caller's running turn

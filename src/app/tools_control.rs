@@ -10,7 +10,7 @@
 use leptos::prelude::*;
 
 use super::api::PublicToolServer;
-use crate::turn::tool_listing::PublicTool;
+use crate::turn::tool_listing::{PublicTool, ServerState};
 
 /// The Tools button and its panel, beside the model and effort pickers.
 #[component]
@@ -113,6 +113,7 @@ fn ServerEntry(
     } else {
         "not trusted"
     };
+    let status = status_line(&server);
     let switch_name = name.clone();
     let marker = name.clone();
     let tools = server
@@ -137,8 +138,29 @@ fn ServerEntry(
                 </label>
                 <span class="tools-server-kind">{kind}</span>
             </div>
+            {status
+                .map(|line| {
+                    view! {
+                        <p class="tools-server-notice" data-testid="tools-server-notice">
+                            {line}
+                        </p>
+                    }
+                })}
             <ul class="tools-list">{tools}</ul>
         </section>
+    }
+}
+
+/// The short line under a server: starting, why it is unavailable, or what
+/// of its list was left out.
+fn status_line(server: &PublicToolServer) -> Option<String> {
+    match server.state {
+        ServerState::Starting => Some("starting: its tools join when it is up".into()),
+        ServerState::Unavailable => Some(format!(
+            "unavailable: {}",
+            server.notice.as_deref().unwrap_or("it did not start")
+        )),
+        ServerState::Ready => server.notice.clone(),
     }
 }
 

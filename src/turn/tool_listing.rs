@@ -19,6 +19,31 @@ pub struct PublicToolServer {
     /// The user's configuration says `trusted = true`.
     pub trusted: bool,
     pub tools: Vec<PublicTool>,
+    /// Whether its tools can be offered now (a server still starting, or
+    /// one Pensive disconnected, offers none).
+    #[serde(default)]
+    pub state: ServerState,
+    /// How many of the tools it listed are not offered (over a limit, a name
+    /// no model could call back, a schema too large).
+    #[serde(default)]
+    pub left_out: usize,
+    /// One sentence saying what was left out or cut and why, or why the
+    /// server is unavailable; the Tools control shows it under the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
+}
+
+/// Where a tool server stands, as the Tools control shows it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerState {
+    /// Connected (or restarting after a stop, its last list still offered).
+    #[default]
+    Ready,
+    /// Still connecting since Pensive started: its tools join when it is up.
+    Starting,
+    /// It failed to start or was disconnected for good (`notice` says why).
+    Unavailable,
 }
 
 /// One tool of a server.
@@ -106,6 +131,9 @@ mod tests {
             builtin: name == "builtin",
             trusted: false,
             tools: Vec::new(),
+            state: ServerState::Ready,
+            left_out: 0,
+            notice: None,
         }
     }
 

@@ -138,12 +138,8 @@ pub fn check(
     }
     // A value that is not text matches nothing we allow.
     let text = |name: header::HeaderName| headers.get(name).map(|v| v.to_str().unwrap_or("\u{0}"));
-    // HTTP/2 carries the host in the URI instead of a header.
-    let host = text(header::HOST).or_else(|| uri.authority().map(|a| a.as_str()));
-    if let Some(host) = host {
-        if !allowed.allows(host) {
-            return Some(Refusal::Host);
-        }
+    if !host_allowed(allowed, uri, headers) {
+        return Some(Refusal::Host);
     }
     if let Some(origin) = text(header::ORIGIN) {
         let authority = origin
@@ -169,13 +165,35 @@ pub fn check(
     None
 }
 
+/// Whether the request's host (`Host`, or the URI's authority over HTTP/2)
+/// is one the API answers to; a request without one passes (see the
+/// module's note).
+pub fn host_allowed(allowed: &AllowedHosts, uri: &Uri, headers: &HeaderMap) -> bool {
+    let host = match headers.get(header::HOST) {
+        // A value that is not text matches nothing we allow.
+        Some(value) => Some(value.to_str().unwrap_or("\u{0}")),
+        None => uri.authority().map(|a| a.as_str()),
+    };
+    host.is_none_or(|host| allowed.allows(host))
+}
+
+/// Whether the page request's host is one the API answers to, for what a
+/// page embeds from the API while it renders (the tool listing): pages are
+/// served to any host, but a DNS-rebinding page must not read through them
+/// what the host-checked API would refuse it. Set on every request by
+/// `refuse_cross_site`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostAllowed(pub bool);
+
 /// The middleware (outside access control: a refused sign-in is not counted
 /// as an attempt).
 pub(crate) async fn refuse_cross_site(
     State(allowed): State<AllowedHosts>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
+    let host = HostAllowed(host_allowed(&allowed, request.uri(), request.headers()));
+    request.extensions_mut().insert(host);
     match check(&allowed, request.method(), request.uri(), request.headers()) {
         None => next.run(request).await,
         Some(refusal) => {

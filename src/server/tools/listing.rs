@@ -1,19 +1,25 @@
 //! The tool servers as the page's Tools control lists them
 //! (`POST /api/tool_servers`): each server, its tools, what the server
 //! claims about them, and whether a call asks first. Read-only: listing
-//! never connects, calls or changes anything.
+//! never connects, calls or changes anything. The page embeds this list,
+//! so it is a summary: descriptions cut to `PAGE_DESCRIPTION_BYTES`, no
+//! schemas, and per server what the bounds left out and why.
 
-use super::{builtin, ToolBox};
+use super::bounds::{summary, PAGE_DESCRIPTION_BYTES};
+use super::{builtin, routes_back, ToolBox};
 use crate::turn::tool::NAME_SEPARATOR;
-use crate::turn::tool_listing::{PublicTool, PublicToolServer, ToolClaims};
+use crate::turn::tool_listing::{PublicTool, PublicToolServer, ServerState, ToolClaims};
 use crate::turn::Approval;
 
 impl ToolBox {
     /// Every server turns may be offered, built-in first, with its tools
-    /// (those the model could be offered: see `offered`).
-    pub(crate) fn listing(&self) -> Vec<PublicToolServer> {
-        let approval =
-            |server: &str, tool: &str| self.approval(&format!("{server}{NAME_SEPARATOR}{tool}"));
+    /// (those the model could be offered: see `offered`), as `decider`
+    /// would meet them (a hold they released is not held for them).
+    pub fn listing(&self, decider: &str) -> Vec<PublicToolServer> {
+        let approval = |server: &str, tool: &str| {
+            let name = format!("{server}{NAME_SEPARATOR}{tool}");
+            self.approval_in_conversation(&name, &[], decider)
+        };
         let mut servers = Vec::new();
         if self.builtin {
             servers.push(PublicToolServer {
@@ -30,29 +36,44 @@ impl ToolBox {
                         claims: ToolClaims::default(),
                     })
                     .collect(),
+                state: ServerState::Ready,
+                left_out: 0,
+                notice: None,
             });
         }
         for server in self.servers() {
             let name = &server.config.name;
-            servers.push(PublicToolServer {
-                name: name.clone(),
-                builtin: false,
-                trusted: server.config.trusted,
-                tools: server
+            let (state, unavailable) = server.state();
+            let left_out = server.left_out();
+            let tools = match state {
+                ServerState::Ready => server
                     .tools()
                     .iter()
-                    .filter(|tool| super::valid_tool_name(&tool.name))
+                    .filter(|tool| routes_back(name, &tool.name))
                     .map(|tool| {
                         let approval = approval(name, &tool.name);
                         PublicTool {
                             name: tool.name.to_string(),
-                            description: tool.description.as_deref().unwrap_or("").to_owned(),
+                            description: summary(
+                                tool.description.as_deref().unwrap_or(""),
+                                PAGE_DESCRIPTION_BYTES,
+                            ),
                             claims: claims_of(tool),
                             asks_first: approval != Approval::NotNeeded,
                             held: approval == Approval::Held,
                         }
                     })
                     .collect(),
+                ServerState::Starting | ServerState::Unavailable => Vec::new(),
+            };
+            servers.push(PublicToolServer {
+                name: name.clone(),
+                builtin: false,
+                trusted: server.config.trusted,
+                tools,
+                state,
+                left_out: left_out.tools(),
+                notice: unavailable.or_else(|| left_out.notice()),
             });
         }
         servers
@@ -67,7 +88,8 @@ fn claims_of(tool: &rmcp::model::Tool) -> ToolClaims {
         title: tool
             .title
             .clone()
-            .or_else(|| hints.and_then(|h| h.title.clone())),
+            .or_else(|| hints.and_then(|h| h.title.clone()))
+            .map(|title| summary(&title, super::bounds::MAX_TITLE_BYTES)),
         read_only: hints.and_then(|h| h.read_only_hint),
         destructive: hints.and_then(|h| h.destructive_hint),
         idempotent: hints.and_then(|h| h.idempotent_hint),
@@ -81,7 +103,7 @@ mod tests {
 
     #[test]
     fn the_builtin_tools_are_listed_and_run_without_asking() {
-        let listing = ToolBox::default().listing();
+        let listing = ToolBox::default().listing("tester");
         assert_eq!(listing.len(), 1);
         let builtin = &listing[0];
         assert_eq!(builtin.name, "builtin");

@@ -1,18 +1,23 @@
 //! The tools Pensive offers a model, and running one call: the built-in
 //! tools today (MCP servers join them under their own server names). Names
 //! the model sees are namespaced `server__tool`; a call runs under a
-//! deadline, and its output is capped before it goes anywhere.
+//! deadline, and its output is capped before it goes anywhere. What a
+//! server lists is bounded (`bounds`), and each name routes back to the
+//! one server that offered it (`names`, `mcp::config::check_name`).
 
+pub mod bounds;
 pub(crate) mod builtin;
 pub mod hashes;
 pub(crate) mod listing;
 pub mod mcp;
+pub mod names;
 pub mod output;
 
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::server::providers::wire::Dialect;
 use crate::turn::tool::{split_name, Approval, ToolSpec, NAME_SEPARATOR};
 use crate::turn::ToolStatus;
 
@@ -51,13 +56,22 @@ impl Default for ToolBox {
     }
 }
 
-/// A tool name as MCP allows it (1 to 128 of `[A-Za-z0-9_.-]`); others are
-/// not offered (a model could not call them back by name anyway).
-fn valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+/// Whether `server__tool` splits back into exactly `server` and `tool`.
+fn routes_back(server: &str, tool: &str) -> bool {
+    split_name(&format!("{server}{NAME_SEPARATOR}{tool}")) == Some((server, tool))
+}
+
+/// `server__tool`, when it splits back into exactly `server` and `tool`:
+/// the one place MCP names become the model's, so a name that would route
+/// elsewhere (a server name `check_name` should have refused) is never
+/// offered.
+fn namespaced(server: &str, tool: &str) -> Option<String> {
+    if routes_back(server, tool) {
+        Some(format!("{server}{NAME_SEPARATOR}{tool}"))
+    } else {
+        tracing::warn!(mcp_server = %server, %tool, "left out: its name would route to another server");
+        None
+    }
 }
 
 impl ToolBox {
@@ -95,6 +109,9 @@ impl ToolBox {
 
     fn mcp_tool(&self, name: &str) -> Option<(&mcp::McpServer, rmcp::model::Tool)> {
         let (server, tool) = split_name(name)?;
+        if server == builtin::SERVER {
+            return None;
+        }
         let server = self.servers.iter().find(|s| s.config.name == server)?;
         // A copy: a restarted server's list may replace the one it is in.
         let tool = server.tools().iter().find(|t| t.name == tool)?.clone();
@@ -102,8 +119,46 @@ impl ToolBox {
     }
 
     /// The tools offered when the request names the servers `enabled`
-    /// (absent: every enabled server), namespaced.
+    /// (absent: every enabled server), namespaced, within the request's
+    /// budget (`bounds::MAX_REQUEST_TOOL_BYTES`).
     pub fn offered(&self, enabled: Option<&[String]>) -> Vec<ToolSpec> {
+        self.offered_to(enabled, None)
+    }
+
+    /// `offered`, for a request to a provider of `dialect` (`None`: the
+    /// demo): a name that provider refuses is left out of its request alone
+    /// (`names`), rather than the provider refusing every tool.
+    pub fn offered_to(
+        &self,
+        enabled: Option<&[String]>,
+        dialect: Option<Dialect>,
+    ) -> Vec<ToolSpec> {
+        let (takes, refused): (Vec<ToolSpec>, Vec<ToolSpec>) = self
+            .candidates(enabled)
+            .into_iter()
+            .partition(|spec| names::provider_takes(dialect, &spec.name));
+        if !refused.is_empty() {
+            let refused: Vec<&str> = refused.iter().map(|s| s.name.as_str()).collect();
+            tracing::warn!(
+                dialect = dialect.map_or("demo", Dialect::name),
+                ?refused,
+                "left out of this request: tool names this provider does not take"
+            );
+        }
+        let (specs, over) = bounds::within_request_budget(takes, bounds::MAX_REQUEST_TOOL_BYTES);
+        if over > 0 {
+            tracing::warn!(
+                left_out = over,
+                offered = specs.len(),
+                "left out of this request: tools past the budget of {} KiB of tool specs",
+                bounds::MAX_REQUEST_TOOL_BYTES / 1024
+            );
+        }
+        specs
+    }
+
+    /// Every tool of the servers `enabled` whose name routes back to it.
+    fn candidates(&self, enabled: Option<&[String]>) -> Vec<ToolSpec> {
         let on = |server: &str| enabled.is_none_or(|list| list.iter().any(|s| s == server));
         let mut specs = Vec::new();
         if self.builtin && on(builtin::SERVER) {
@@ -113,12 +168,18 @@ impl ToolBox {
             }));
         }
         for server in &self.servers {
-            if !on(&server.config.name) {
+            if !on(&server.config.name) || !server.offers_tools() {
                 continue;
             }
-            for tool in server.tools().iter().filter(|t| valid_tool_name(&t.name)) {
+            for tool in server.tools().iter() {
+                let Some(name) = namespaced(&server.config.name, &tool.name) else {
+                    continue;
+                };
+                if specs.iter().any(|s: &ToolSpec| s.name == name) {
+                    continue;
+                }
                 specs.push(ToolSpec {
-                    name: format!("{}{NAME_SEPARATOR}{}", server.config.name, tool.name),
+                    name,
                     description: tool.description.as_deref().unwrap_or("").to_owned(),
                     parameters: Value::Object((*tool.input_schema).clone()),
                 });
@@ -139,6 +200,9 @@ impl ToolBox {
     /// MCP tools need it unless their server is `trusted` and the tool
     /// says it only reads (`readOnlyHint: true`): an annotation is the
     /// server's claim, believed only from a server the user trusts.
+    /// A tool that says it reaches outside (`openWorldHint: true`) asks even
+    /// then, unless its server says `ask_open_world = false`: a read of the
+    /// network can carry out what the model read.
     /// A tool whose server changed what it says it does is held: it asks,
     /// whatever its trust.
     pub fn approval(&self, name: &str) -> Approval {
@@ -182,12 +246,7 @@ impl ToolBox {
     /// The approval of a tool as if it were not held (its trust and claims).
     fn unheld_approval(&self, name: &str) -> Approval {
         match self.mcp_tool(name) {
-            Some((server, tool))
-                if server.config.trusted
-                    && tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true) =>
-            {
-                Approval::NotNeeded
-            }
+            Some((server, tool)) if runs_unasked(&server.config, &tool) => Approval::NotNeeded,
             _ => Approval::Needed,
         }
     }
@@ -262,6 +321,16 @@ impl ToolBox {
     }
 }
 
+/// Whether a call of `tool` runs at once on its server (`config`): trusted,
+/// the tool claims read-only, and it does not claim to reach outside
+/// unless the user said such tools need not ask.
+fn runs_unasked(config: &mcp::McpServerConfig, tool: &rmcp::model::Tool) -> bool {
+    let hints = tool.annotations.as_ref();
+    let read_only = hints.and_then(|a| a.read_only_hint) == Some(true);
+    let open_world = hints.and_then(|a| a.open_world_hint) == Some(true);
+    config.trusted && read_only && !(open_world && config.ask_open_world)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +345,161 @@ mod tests {
         assert_eq!(tools.approval("builtin__calculate"), Approval::NotNeeded);
         assert_eq!(tools.approval("files__write_file"), Approval::Needed);
         assert_eq!(tools.server_of("builtin__calculate"), "builtin");
+    }
+
+    fn config(name: &str, trusted: bool) -> mcp::McpServerConfig {
+        mcp::McpServerConfig {
+            name: name.into(),
+            transport: mcp::Transport::Stdio {
+                command: "unused".into(),
+                args: Vec::new(),
+                env: Default::default(),
+                cwd: None,
+            },
+            trusted,
+            timeout: Duration::from_secs(30),
+            ask_open_world: true,
+        }
+    }
+
+    /// A tool box of servers that never connect, each offering `tools`.
+    fn offline(servers: Vec<(mcp::McpServerConfig, Vec<rmcp::model::Tool>)>) -> ToolBox {
+        ToolBox::with_servers(
+            servers
+                .into_iter()
+                .map(|(config, tools)| mcp::McpServer::offline(config, tools))
+                .collect(),
+        )
+    }
+
+    fn names(specs: &[ToolSpec]) -> Vec<&str> {
+        specs.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    #[test]
+    fn two_servers_never_share_a_name_and_none_reaches_the_builtins() {
+        // Configuration refuses the names that make it possible…
+        for name in ["a_", "builtin_", "builtin", "a__b"] {
+            assert!(mcp::config::check_name(name).is_err(), "{name}");
+        }
+        assert!(mcp::config::check_name("a").is_ok());
+        // …and a name that would route elsewhere is never offered anyway.
+        let tools = offline(vec![
+            (config("a", false), vec![bounds::tool("_b", "a's")]),
+            (config("a_", false), vec![bounds::tool("b", "a_'s")]),
+            (config("builtin_", false), vec![bounds::tool("x", "fake")]),
+        ]);
+        let offered = tools.offered(None);
+        let offered = names(&offered);
+        assert_eq!(
+            offered.iter().filter(|n| **n == "a___b").count(),
+            1,
+            "{offered:?}"
+        );
+        assert!(!offered.contains(&"builtin___x"), "{offered:?}");
+        let (server, tool) = tools.mcp_tool("a___b").expect("a___b routes");
+        assert_eq!((server.config.name.as_str(), &*tool.name), ("a", "_b"));
+        assert!(tools.mcp_tool("builtin___x").is_none());
+        let listing = tools.listing("tester");
+        let listed: Vec<(&str, usize)> = listing
+            .iter()
+            .map(|s| (s.name.as_str(), s.tools.len()))
+            .collect();
+        assert_eq!(
+            listed,
+            [("builtin", 2), ("a", 1), ("a_", 0), ("builtin_", 0)]
+        );
+    }
+
+    #[test]
+    fn a_name_a_provider_refuses_is_left_out_of_its_requests_alone() {
+        let long = "r".repeat(93);
+        let tools = offline(vec![(
+            config("files", false),
+            vec![
+                bounds::tool(&long, "long"),
+                bounds::tool("read.file", "dotted"),
+                bounds::tool("ok", "fine"),
+            ],
+        )]);
+        let long_name = format!("files__{long}");
+        assert_eq!(long_name.len(), 100);
+        let builtins_and_ok = ["builtin__calculate", "builtin__current_time", "files__ok"];
+        for dialect in [Dialect::Chat, Dialect::Responses, Dialect::Gemini] {
+            let offered = tools.offered_to(None, Some(dialect));
+            assert_eq!(names(&offered), builtins_and_ok, "{dialect:?}");
+        }
+        let anthropic = tools.offered_to(None, Some(Dialect::Anthropic));
+        assert_eq!(
+            names(&anthropic),
+            [
+                "builtin__calculate",
+                "builtin__current_time",
+                long_name.as_str(),
+                "files__ok"
+            ]
+        );
+        for dialect in [Some(Dialect::Ollama), None] {
+            assert_eq!(tools.offered_to(None, dialect).len(), 5, "{dialect:?}");
+        }
+    }
+
+    #[test]
+    fn an_open_world_tool_asks_even_on_a_trusted_server_unless_told() {
+        let annotated = |name: &str, open_world: Option<bool>| {
+            let mut tool = bounds::tool(name, "reads");
+            let mut hints = rmcp::model::ToolAnnotations::new();
+            hints.read_only_hint = Some(true);
+            hints.open_world_hint = open_world;
+            tool.annotations = Some(hints);
+            tool
+        };
+        let tools_of = |ask_open_world: bool| {
+            let mut config = config("web", true);
+            config.ask_open_world = ask_open_world;
+            vec![(
+                config,
+                vec![
+                    annotated("fetch", Some(true)),
+                    annotated("cache", Some(false)),
+                    annotated("local", None),
+                ],
+            )]
+        };
+        let asking = offline(tools_of(true));
+        assert_eq!(asking.approval("web__fetch"), Approval::Needed);
+        assert_eq!(asking.approval("web__cache"), Approval::NotNeeded);
+        assert_eq!(asking.approval("web__local"), Approval::NotNeeded);
+        let told = offline(tools_of(false));
+        assert_eq!(told.approval("web__fetch"), Approval::NotNeeded);
+    }
+
+    #[test]
+    fn a_request_and_the_page_stay_bounded_however_much_servers_list() {
+        let huge = "x".repeat(1024 * 1024);
+        let servers = (0..4)
+            .map(|i| {
+                let listed = (0..200)
+                    .map(|t| bounds::tool(&format!("t{t}"), &huge))
+                    .collect();
+                let (kept, _) = bounds::bound_list("big", listed);
+                (config(&format!("big{i}"), false), kept)
+            })
+            .collect();
+        let tools = offline(servers);
+        let offered = tools.offered(None);
+        let bytes: usize = offered.iter().map(bounds::spec_bytes).sum();
+        assert!(bytes <= bounds::MAX_REQUEST_TOOL_BYTES, "{bytes}");
+        assert_eq!(
+            &names(&offered)[..2],
+            ["builtin__calculate", "builtin__current_time"]
+        );
+        let page = serde_json::to_vec(&tools.listing("tester")).unwrap_or_default();
+        assert!(
+            page.len() < 4 * bounds::MAX_TOOLS_PER_SERVER * (bounds::PAGE_DESCRIPTION_BYTES + 512),
+            "{} bytes",
+            page.len()
+        );
     }
 
     #[tokio::test]

@@ -233,7 +233,7 @@ impl TurnService {
                 answer_now::fold_reasoning(&mut request);
             }
             if offers_tools(&model) {
-                request.tool_specs = tools.offered(request.tools.as_deref());
+                request.tool_specs = tools.offered_to(request.tools.as_deref(), dialect_of(&model));
             }
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let mut deadline = tokio::time::Instant::now() + config.first_token_timeout;
@@ -250,7 +250,9 @@ impl TurnService {
             let first_token_timeout = TurnError::FirstTokenTimeout { limit: config.first_token_timeout };
             let opened = match opened {
                 Ok(Err(err)) if !request.tool_specs.is_empty() && refused_tools(&err) => {
-                    tracing::warn!(model = %model.id, "the server refused tools; asking again without them (set `tools = false` for this model)");
+                    // No event tells the page of this yet: the log says it
+                    // each turn, at warn, with the fix (docs/tools.md).
+                    tracing::warn!(model = %model.id, dropped = request.tool_specs.len(), "the server says it takes no tools; this turn is asked again without any (set `tools = false` for this model)");
                     request.tool_specs.clear();
                     tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes, None)).await
                 }

@@ -35,14 +35,25 @@ pub(super) fn offers_tools(model: &ModelConfig) -> bool {
     !model.upstream.no_tools
 }
 
-/// Whether a refusal is a server's "no tools here" (vLLM without
-/// `--enable-auto-tool-choice`: "\"auto\" tool choice requires
-/// --enable-auto-tool-choice and --tool-call-parser to be set",
-/// soapbucket/sbproxy#591; llama.cpp without `--jinja`): the turn is asked
-/// again without tools rather than failing every time.
+/// What a chat server started without tool support says when a request
+/// carries tools: vLLM without `--enable-auto-tool-choice` ("\"auto\" tool
+/// choice requires --enable-auto-tool-choice and --tool-call-parser to be
+/// set", soapbucket/sbproxy#591) and llama.cpp without `--jinja` ("tools
+/// param requires --jinja flag").
+const NO_TOOLS_HERE: [&str; 2] = [
+    "requires --enable-auto-tool-choice",
+    "tools param requires --jinja",
+];
+
+/// Whether a refusal is a server's "no tools here" (`NO_TOOLS_HERE`): the
+/// turn is asked again without tools rather than failing every time. Only
+/// those: any other 400 that mentions a tool (a name or schema the
+/// provider did not take) fails the turn with the provider's message,
+/// rather than every turn quietly losing every tool.
 pub(super) fn refused_tools(error: &TurnError) -> bool {
     let said = error.to_string().to_ascii_lowercase();
-    matches!(error.kind(), crate::turn::ErrorKind::BadRequest) && said.contains("tool")
+    matches!(error.kind(), crate::turn::ErrorKind::BadRequest)
+        && NO_TOOLS_HERE.iter().any(|words| said.contains(words))
 }
 
 /// Opens the model's stream: the scripted demo, or its provider (see
@@ -90,5 +101,39 @@ pub(super) async fn open(
         ProviderKind::Wire(dialect) => {
             providers::open(dialect, &model.upstream, request, max_bytes, completion_id).await
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bad_request(message: &str) -> TurnError {
+        TurnError::Http {
+            status: 400,
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn only_a_servers_no_tools_here_drops_the_tools() {
+        for message in [
+            "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set",
+            "tools param requires --jinja flag",
+        ] {
+            assert!(refused_tools(&bad_request(message)), "{message}");
+        }
+        for message in [
+            "Invalid 'tools[3].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'.",
+            "tools: Tool names must be unique.",
+            "Request too large for tool definitions",
+        ] {
+            assert!(!refused_tools(&bad_request(message)), "{message}");
+        }
+        let unavailable = TurnError::Http {
+            status: 503,
+            message: "tools param requires --jinja flag".into(),
+        };
+        assert!(!refused_tools(&unavailable), "a 400 only");
     }
 }

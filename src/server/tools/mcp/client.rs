@@ -1,7 +1,7 @@
-//! One configured MCP server as the tool box uses it: connected at start
-//! (the connection itself is `session`), its tools listed at each
-//! connection, started again by its supervisor (`supervisor`) when it
-//! stops. A call dropped before it ends (Stop, the call's deadline) sends
+//! One configured MCP server as the tool box uses it: connected in the
+//! background from start (the connection itself is `session`), its tools
+//! listed at each connection, started again by its supervisor
+//! (`supervisor`) when it stops. A call dropped before it ends (Stop, the call's deadline) sends
 //! the server `notifications/cancelled`: rmcp's `call_tool` does that on
 //! drop.
 
@@ -13,8 +13,9 @@ use rmcp::service::ServiceError;
 use serde_json::Value;
 
 use super::config::{McpServerConfig, Transport};
-use super::session::open;
 use super::supervisor::{self, Link, Live, Shared};
+use crate::server::tools::bounds::LeftOut;
+use crate::turn::tool_listing::ServerState;
 
 /// Longest a call that failed because the connection went away waits for
 /// the supervisor to notice, so that it can say when the restart is.
@@ -36,19 +37,71 @@ impl std::fmt::Debug for McpServer {
 }
 
 /// Starts (or reaches) the server and lists its tools, then keeps it
-/// connected (see `supervisor`).
+/// connected (see `supervisor`); the server's problem when it does not
+/// start.
 pub async fn connect(config: McpServerConfig) -> Result<McpServer, String> {
-    let session = open(&config).await?;
-    let (shared, running) = Shared::start(session);
-    tokio::spawn(supervisor::supervise(
-        shared.clone(),
-        config.clone(),
-        running,
-    ));
-    Ok(McpServer { config, shared })
+    let server = McpServer::start(config);
+    let mut link = server.shared.link.subscribe();
+    // The supervisor holds the sender until the server is dropped: an
+    // error cannot happen while `server` is here.
+    let settled = link
+        .wait_for(|link| !matches!(link, Link::Starting))
+        .await
+        .map(|link| link.clone());
+    match settled {
+        Ok(Link::Refused { reason }) => Err(reason),
+        _ => Ok(server),
+    }
 }
 
 impl McpServer {
+    /// The server, its first connection started in the background: it
+    /// reads as starting, offers no tool until it is up, and its tools join
+    /// when it is (a server that never starts stays out, with its reason).
+    pub fn start(config: McpServerConfig) -> McpServer {
+        let shared = Shared::new(Link::Starting, Vec::new());
+        tokio::spawn(supervisor::supervise(shared.clone(), config.clone()));
+        McpServer { config, shared }
+    }
+
+    /// A server that never connects, offering `tools` (unit tests of the
+    /// tool box).
+    #[cfg(test)]
+    pub(crate) fn offline(config: McpServerConfig, tools: Vec<Tool>) -> McpServer {
+        let shared = Shared::new(Link::Closed, tools);
+        McpServer { config, shared }
+    }
+
+    /// Where the server stands for the Tools control, with the reason when
+    /// it is unavailable.
+    pub fn state(&self) -> (ServerState, Option<String>) {
+        match &*self.shared.link.borrow() {
+            Link::Starting => (ServerState::Starting, None),
+            Link::Refused { reason } => (ServerState::Unavailable, Some(reason.clone())),
+            Link::Up(_) | Link::Down { .. } | Link::Restarting | Link::Closed => {
+                (ServerState::Ready, None)
+            }
+        }
+    }
+
+    /// Whether its tools may be offered: not while it is starting, nor once
+    /// it was left out.
+    pub fn offers_tools(&self) -> bool {
+        self.state().0 == ServerState::Ready
+    }
+
+    /// What the bounds left out of its latest tool list.
+    pub fn left_out(&self) -> LeftOut {
+        self.shared.left_out.borrow().clone()
+    }
+
+    /// Waits until the server is up, left out or closed (tests, and the
+    /// command line).
+    pub async fn settled(&self) {
+        let mut link = self.shared.link.subscribe();
+        let _ = link.wait_for(|link| !matches!(link, Link::Starting)).await;
+    }
+
     /// The tools the server listed at its latest connection (the list
     /// before a restart stays while it is down).
     pub fn tools(&self) -> Arc<Vec<Tool>> {

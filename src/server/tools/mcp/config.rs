@@ -36,6 +36,11 @@ pub struct McpServerConfig {
     /// Its read-only tools (`readOnlyHint: true`) run without asking.
     pub trusted: bool,
     pub timeout: Duration,
+    /// A tool that says it reaches outside its server (`openWorldHint:
+    /// true`) asks first even when trusted and read-only (`ask_open_world`,
+    /// default true): reading the network is how a prompt injection sends
+    /// what it read elsewhere.
+    pub ask_open_world: bool,
 }
 
 /// The default time one call may take.
@@ -61,11 +66,17 @@ struct Entry {
     #[serde(default)]
     disabled: bool,
     timeout_s: Option<f64>,
+    ask_open_world: Option<bool>,
 }
 
 /// A server name the model-facing names can carry: letters, digits, `-`
-/// and `_`, no `__` (the separator), not `builtin`.
-fn check_name(name: &str) -> Result<(), String> {
+/// and `_`, no `__` (the separator), not ending in `_`, not `builtin`.
+/// Then the first `__` of `server__tool` is always the one after the
+/// server's name, so a name splits back into exactly the server that
+/// offered it: a server `a_` with tool `b` would give `a___b`, which is
+/// also server `a`'s tool `_b`, and `builtin_` + `x` would read as a
+/// built-in tool.
+pub fn check_name(name: &str) -> Result<(), String> {
     let ok_chars = name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
@@ -77,6 +88,11 @@ fn check_name(name: &str) -> Result<(), String> {
     if name.contains("__") {
         return Err(format!(
             "MCP server name `{name}`: `__` separates a server from its tools in the names the model sees"
+        ));
+    }
+    if name.ends_with('_') {
+        return Err(format!(
+            "MCP server name `{name}`: it must not end in `_` (its tools' names would read as another server's)"
         ));
     }
     if name == super::super::builtin::SERVER {
@@ -122,6 +138,7 @@ fn server_of(name: String, entry: Entry) -> Result<Option<McpServerConfig>, Stri
         transport,
         trusted: entry.trusted,
         timeout,
+        ask_open_world: entry.ask_open_world.unwrap_or(true),
     }))
 }
 
@@ -212,6 +229,10 @@ mod tests {
             if url.ends_with("/mcp") && headers.contains_key("Authorization"))
         );
         assert_eq!(servers[0].timeout, DEFAULT_TIMEOUT);
+        assert!(
+            servers[0].ask_open_world,
+            "open-world tools ask unless told"
+        );
     }
 
     #[test]
@@ -223,6 +244,7 @@ mod tests {
             command = "mcp-server-everything"
             trusted = true
             timeout_s = 5
+            ask_open_world = false
             [mcp_servers.skipped]
             command = "x"
             enabled = false
@@ -231,6 +253,7 @@ mod tests {
         assert_eq!(servers.len(), 1);
         assert!(servers[0].trusted);
         assert_eq!(servers[0].timeout, Duration::from_secs(5));
+        assert!(!servers[0].ask_open_world);
     }
 
     #[test]
@@ -241,6 +264,11 @@ mod tests {
                 "`__` separates",
             ),
             (r#"{"mcpServers": {"builtin": {"command": "x"}}}"#, "taken"),
+            (r#"{"mcpServers": {"a_": {"command": "x"}}}"#, "end in `_`"),
+            (
+                r#"{"mcpServers": {"builtin_": {"command": "x"}}}"#,
+                "end in `_`",
+            ),
             (r#"{"mcpServers": {"a b": {"command": "x"}}}"#, "letters"),
             (r#"{"mcpServers": {"a": {}}}"#, "give `command`"),
             (

@@ -9,7 +9,9 @@ use std::collections::HashMap;
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, Tool};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams, ProtocolVersion, Tool,
+};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -18,6 +20,8 @@ use tokio::io::AsyncBufReadExt;
 use tokio::process::Child;
 
 use super::config::{McpServerConfig, Transport};
+use super::guard::Guard;
+use crate::server::tools::bounds::{self, LeftOut};
 
 /// Longest a server may take to start and list its tools.
 pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -87,11 +91,15 @@ pub(crate) fn child_env(
 }
 
 /// One connection: the rmcp service, a stdio server's child (Pensive owns
-/// it, to learn its exit status and to kill it), and the tools it listed.
+/// it, to learn its exit status and to kill it), the tools it listed
+/// (within `bounds`) and what the bounds left out, and whether it flooded
+/// Pensive with notifications (`guard`).
 pub(crate) struct Session {
-    pub service: RunningService<RoleClient, ClientConfig>,
+    pub service: RunningService<RoleClient, Guard>,
     pub child: Option<Child>,
     pub tools: Vec<Tool>,
+    pub left_out: LeftOut,
+    pub flooded: tokio::sync::watch::Receiver<bool>,
 }
 
 /// One connection to the server, its tools listed, within `CONNECT_TIMEOUT`.
@@ -131,6 +139,8 @@ async fn open_unbounded(config: &McpServerConfig) -> Result<Session, String> {
 }
 
 async fn open_with(config: &McpServerConfig, handshake: Handshake) -> Result<Session, OpenError> {
+    let guard = Guard::new(handshake.client_info());
+    let flooded = guard.flooded();
     let (service, child) = match &config.transport {
         Transport::Stdio {
             command,
@@ -166,8 +176,8 @@ async fn open_with(config: &McpServerConfig, handshake: Handshake) -> Result<Ses
                     }
                 });
             }
-            let service = handshake
-                .client_info()
+            let service = guard
+                .clone()
                 .serve_with_lifecycle((stdout, stdin), handshake.lifecycle())
                 .await
                 .map_err(|e| OpenError::Handshake(e.to_string()))?;
@@ -189,29 +199,51 @@ async fn open_with(config: &McpServerConfig, handshake: Handshake) -> Result<Ses
                     .map_err(|e| OpenError::Other(e.to_string()))?,
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom),
             );
-            let service = handshake
-                .client_info()
+            let service = guard
+                .clone()
                 .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await
                 .map_err(|e| OpenError::Handshake(e.to_string()))?;
             (service, None)
         }
     };
-    let tools = list_tools(&service).await?;
+    let (listed, unread) = list_tools(&service).await?;
+    if unread {
+        tracing::warn!(
+            mcp_server = %config.name,
+            "the MCP server's tool list goes on past {} pages; the rest is not read",
+            bounds::MAX_LIST_PAGES
+        );
+    }
+    let (tools, left_out) = bounds::bound_list(&config.name, listed);
     Ok(Session {
         service,
         child,
         tools,
+        left_out,
+        flooded,
     })
 }
 
-/// Reads the server's tool list (every page): at each connection, the
-/// first and every restart.
+/// Reads the server's tool list, page by page up to `MAX_LIST_PAGES` (or
+/// enough tools to fill the bound twice over): at each connection, the
+/// first and every restart. Whether pages were left unread.
 async fn list_tools(
-    service: &RunningService<RoleClient, ClientConfig>,
-) -> Result<Vec<Tool>, String> {
-    service
-        .list_all_tools()
-        .await
-        .map_err(|e| format!("tools/list failed: {e}"))
+    service: &RunningService<RoleClient, Guard>,
+) -> Result<(Vec<Tool>, bool), String> {
+    let mut tools = Vec::new();
+    let mut cursor = None;
+    for _ in 0..bounds::MAX_LIST_PAGES {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let page = service
+            .list_tools(Some(params))
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        tools.extend(page.tools);
+        cursor = page.next_cursor;
+        if cursor.is_none() || tools.len() > 2 * bounds::MAX_TOOLS_PER_SERVER {
+            break;
+        }
+    }
+    Ok((tools, cursor.is_some()))
 }

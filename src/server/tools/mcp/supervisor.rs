@@ -4,13 +4,17 @@
 //! from 1 s to 60 s (reset once a connection has stayed up a minute), so a
 //! server that dies at once never turns into a tight loop. Calls never wait
 //! for a restart: while the server is down they fail at once, saying when
-//! the next attempt is (`Link::Down`).
+//! the next attempt is (`Link::Down`). The first connection is made here
+//! too, in the background, so that servers start side by side and the site
+//! serves meanwhile (`Link::Starting`); a server that fails to start, or
+//! floods Pensive with notifications (`guard`), is left out for good with
+//! the reason (`Link::Refused`).
 
 use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{ClientConfig, Tool};
+use rmcp::model::Tool;
 use rmcp::service::{Peer, RunningService};
 use rmcp::RoleClient;
 use tokio::process::Child;
@@ -18,7 +22,9 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::config::{McpServerConfig, Transport};
+use super::guard::{flood_reason, Guard};
 use super::session::{open, Session};
+use crate::server::tools::bounds::LeftOut;
 
 /// The first pause before a restart.
 pub(crate) const FIRST_RESTART_DELAY: Duration = Duration::from_secs(1);
@@ -64,6 +70,11 @@ impl Backoff {
 /// Where a server's connection stands.
 #[derive(Debug, Clone)]
 pub(crate) enum Link {
+    /// Its first connection is under way (since Pensive started).
+    Starting,
+    /// Left out for good: it failed to start, or flooded Pensive; `reason`
+    /// completes "the MCP server `NAME` …".
+    Refused { reason: String },
     /// Connected: calls go through `Live`.
     Up(Arc<Live>),
     /// It stopped; the next attempt starts at `retry_at`.
@@ -94,6 +105,8 @@ pub(crate) struct Shared {
     pub link: watch::Sender<Link>,
     /// The tools as last listed (kept while the server is down).
     pub tools: watch::Sender<Arc<Vec<Tool>>>,
+    /// What the bounds left out of that list.
+    pub left_out: watch::Sender<LeftOut>,
     /// Set when Pensive closes the server.
     pub closing: watch::Sender<bool>,
     pub on_relisted: std::sync::Mutex<Option<RelistHook>>,
@@ -109,32 +122,34 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Shared {
-    /// The shared state of a server just connected with `session`, and the
-    /// session's parts the supervisor keeps.
-    pub fn start(session: Session) -> (Arc<Self>, Running) {
-        let (running, live, tools) = split_session(session, 1);
-        let shared = Arc::new(Self {
-            link: watch::Sender::new(Link::Up(Arc::new(live))),
+    /// The shared state of a server not connected yet (`link`), with
+    /// `tools` listed.
+    pub fn new(link: Link, tools: Vec<Tool>) -> Arc<Self> {
+        Arc::new(Self {
+            link: watch::Sender::new(link),
             tools: watch::Sender::new(Arc::new(tools)),
+            left_out: watch::Sender::new(LeftOut::default()),
             closing: watch::Sender::new(false),
             on_relisted: std::sync::Mutex::new(None),
-        });
-        (shared, running)
+        })
     }
 }
 
 /// What the supervisor holds of a live connection.
 pub struct Running {
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, Guard>,
     child: Option<Child>,
     generation: u64,
+    flooded: watch::Receiver<bool>,
 }
 
-fn split_session(session: Session, generation: u64) -> (Running, Live, Vec<Tool>) {
+fn split_session(session: Session, generation: u64) -> (Running, Live, Vec<Tool>, LeftOut) {
     let Session {
         service,
         child,
         tools,
+        left_out,
+        flooded,
     } = session;
     let live = Live {
         peer: service.peer().clone(),
@@ -145,29 +160,62 @@ fn split_session(session: Session, generation: u64) -> (Running, Live, Vec<Tool>
         service,
         child,
         generation,
+        flooded,
     };
-    (running, live, tools)
+    (running, live, tools, left_out)
 }
 
 /// How a connection ended.
 enum Ended {
     /// It stopped by itself (a stdio child's exit status when known).
     Stopped(Option<ExitStatus>),
+    /// Pensive ended it: the server sent notifications faster than allowed.
+    Flooded,
     /// Pensive is closing the server.
     Closing,
 }
 
-/// Watches the server until Pensive closes it, starting it again whenever
-/// it stops.
-pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig, first: Running) {
+/// Connects the server, then watches it until Pensive closes it, starting
+/// it again whenever it stops. A server that does not start is left out
+/// (`Link::Refused`), as one that floods Pensive is.
+pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig) {
     let name = config.name.as_str();
+    let first = tokio::select! {
+        attempt = open(&config) => attempt,
+        _ = closing(&shared) => {
+            shared.link.send_replace(Link::Closed);
+            return;
+        }
+    };
+    let mut running = match first {
+        Ok(session) => {
+            let (running, live, tools, left_out) = split_session(session, 1);
+            tracing::info!(mcp_server = %name, tools = tools.len(), "MCP server connected");
+            shared.tools.send_replace(Arc::new(tools));
+            shared.left_out.send_replace(left_out);
+            shared.link.send_replace(Link::Up(Arc::new(live)));
+            running
+        }
+        Err(problem) => {
+            tracing::warn!(mcp_server = %name, "{problem}");
+            shared.link.send_replace(Link::Refused {
+                reason: format!("failed to start: {problem}"),
+            });
+            return;
+        }
+    };
     let mut backoff = Backoff::new(FIRST_RESTART_DELAY, MAX_RESTART_DELAY);
-    let mut running = first;
     loop {
         let since = Instant::now();
         let generation = running.generation;
         let status = match watch_until_end(running, &shared).await {
             Ended::Closing => break,
+            Ended::Flooded => {
+                let reason = flood_reason();
+                tracing::warn!(mcp_server = %name, "the MCP server was {reason}; it is not started again until Pensive restarts");
+                shared.link.send_replace(Link::Refused { reason });
+                return;
+            }
             Ended::Stopped(status) => status,
         };
         if since.elapsed() >= HEALTHY_AFTER {
@@ -203,9 +251,10 @@ pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig, firs
                 Err(problem) => tracing::warn!(mcp_server = %name, "restart failed: {problem}"),
             }
         };
-        let (next, live, tools) = split_session(session, generation + 1);
+        let (next, live, tools, left_out) = split_session(session, generation + 1);
         tracing::warn!(mcp_server = %name, tools = tools.len(), "the MCP server was restarted");
         relisted(&shared, name, tools);
+        shared.left_out.send_replace(left_out);
         shared.link.send_replace(Link::Up(Arc::new(live)));
         running = next;
     }
@@ -240,7 +289,10 @@ fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
 /// when this returns.
 async fn watch_until_end(running: Running, shared: &Shared) -> Ended {
     let Running {
-        service, mut child, ..
+        service,
+        mut child,
+        mut flooded,
+        ..
     } = running;
     let stop = service.cancellation_token();
     let mut waiting = Box::pin(service.waiting());
@@ -254,11 +306,15 @@ async fn watch_until_end(running: Running, shared: &Shared) -> Ended {
         ChildExited(Option<ExitStatus>),
         ConnectionEnded,
         Closing,
+        Flooded,
     }
     let first = tokio::select! {
         status = child_exit => First::ChildExited(status),
         _ = &mut waiting => First::ConnectionEnded,
         _ = closing(shared) => First::Closing,
+        // The guard's sender lives as long as the service: an error means
+        // the connection is going anyway, which the other branches see.
+        Ok(_) = flooded.wait_for(|flooded| *flooded) => First::Flooded,
     };
     match first {
         First::ChildExited(status) => {
@@ -272,7 +328,7 @@ async fn watch_until_end(running: Running, shared: &Shared) -> Ended {
             Some(child) => reap(child).await,
             None => None,
         }),
-        First::Closing => {
+        First::Closing | First::Flooded => {
             // Ending the connection closes the child's stdin, which is how
             // the MCP spec asks a stdio server to stop; it is killed if it
             // has not within the grace period.
@@ -281,7 +337,10 @@ async fn watch_until_end(running: Running, shared: &Shared) -> Ended {
             if let Some(child) = child {
                 reap(child).await;
             }
-            Ended::Closing
+            match first {
+                First::Flooded => Ended::Flooded,
+                _ => Ended::Closing,
+            }
         }
     }
 }
@@ -331,6 +390,8 @@ pub(crate) fn unavailable(name: &str, transport: &Transport, link: &Link) -> Str
             format!("the MCP server `{name}` {stopped}; {restarting} now")
         }
         Link::Closed => format!("the MCP server `{name}` was closed"),
+        Link::Starting => format!("the MCP server `{name}` is still starting"),
+        Link::Refused { reason } => format!("the MCP server `{name}` {reason}"),
     }
 }
 
