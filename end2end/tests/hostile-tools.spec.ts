@@ -149,6 +149,21 @@ async function startPensive(dir: string): Promise<void> {
       { timeout: 30_000 },
     )
     .toBe(true);
+  // The site serves while its tool servers start: wait until none is still starting.
+  await expect
+    .poll(
+      async () => {
+        const listed = await fetch(`http://127.0.0.1:${RESTARTED_PORT}/api/tool_servers`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{}',
+        });
+        const servers: { name: string; state?: string }[] = await listed.json();
+        return servers.filter((s) => s.state === 'starting').map((s) => s.name);
+      },
+      { timeout: 30_000 },
+    )
+    .toEqual([]);
 }
 
 async function stopPensive(): Promise<void> {

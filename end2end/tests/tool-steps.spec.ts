@@ -232,16 +232,19 @@ test('Two calls under one id are two steps: Allow runs the one shown, the other 
   await expect(steps.nth(0).getByTestId('tool-arguments')).toContainText('hidden.txt');
   await expect(steps.nth(1).getByTestId('tool-arguments')).toContainText('shown.txt');
 
-  // The user allows the write they read, for the conversation.
+  // The user allows the write they read, for the conversation: its
+  // buttons go; the round's calls run together once every step is answered.
   await steps.nth(1).getByTestId('allow-conversation').click();
-  await expect(steps.nth(1)).toHaveAttribute('data-state', 'done');
-  expect(fs.readFileSync(shown, 'utf8')).toBe('Written to shown.txt.');
+  await expect(steps.nth(1).getByTestId('allow-conversation')).toHaveCount(0);
   // The other still waits for its own answer, and has not run.
   await expect(steps.nth(0)).toHaveAttribute('data-state', 'waiting');
+  await expect(steps.nth(0).getByTestId('deny')).toBeVisible();
   expect(fs.existsSync(hidden)).toBe(false);
   await steps.nth(0).getByTestId('deny').click();
   await expect(steps.nth(0)).toHaveAttribute('data-state', 'denied');
+  await expect(steps.nth(1)).toHaveAttribute('data-state', 'done');
   await expect(turn).toHaveAttribute('data-status', 'done');
+  expect(fs.readFileSync(shown, 'utf8')).toBe('Written to shown.txt.');
   expect(fs.existsSync(hidden)).toBe(false);
 
   // "Allow in this conversation" allowed the tool of the step clicked:
