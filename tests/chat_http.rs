@@ -825,3 +825,70 @@ async fn the_tool_servers_are_listed_for_the_page_and_guarded_like_the_api() {
     let refused = app(Pace::INSTANT).oneshot(cross_site).await.unwrap();
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
 }
+
+/// POSTs `body` to `path` on the demo app: the status and the body's text.
+async fn post(path: &str, body: &str) -> (StatusCode, String) {
+    let response = app(Pace::INSTANT)
+        .oneshot(chat_request_to(path, body))
+        .await
+        .expect("router answers");
+    let status = response.status();
+    (status, body_text(response).await)
+}
+
+/// A request the server cannot read is the client's mistake (issue 40): a
+/// 4xx whose words say what was wrong, never server_fn's 500.
+fn assert_refused_readably(status: StatusCode, text: &str, names: &str, what: &str) {
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{what}: {text}");
+    assert!(
+        text.contains("Pensive could not read this request: ") && text.contains(names),
+        "{what}: {text}"
+    );
+}
+
+#[tokio::test]
+async fn a_turn_asked_at_an_unknown_effort_is_a_400_naming_the_word() {
+    let body = r#"{"request":{"messages":[{"role":"user","content":"hi"}],"effort":"ultra"}}"#;
+    let (status, text) = post("/api/chat", body).await;
+    assert_refused_readably(status, &text, "unknown variant `ultra`", "chat");
+    // The same request at a known effort is a turn.
+    let (events, _) = run(app(Pace::INSTANT), &body.replace("ultra", "low")).await;
+    assert!(
+        matches!(events.last(), Some(TurnEvent::Done { .. })),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_is_a_400_on_every_endpoint() {
+    for endpoint in [
+        "chat",
+        "models",
+        "tool_servers",
+        "answer_now",
+        "tool_decision",
+        "access",
+        "sign_out",
+    ] {
+        let (status, text) = post(&format!("/api/{endpoint}"), "{not json").await;
+        assert_refused_readably(status, &text, "key must be a string", endpoint);
+    }
+    // A good request still reads.
+    let (status, text) = post("/api/models", "{}").await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    assert!(text.contains("demo"), "{text}");
+}
+
+#[tokio::test]
+async fn a_tool_decision_missing_its_decision_is_a_400_naming_the_field() {
+    let call = r#""turn_id":"t1","call":{"id":"c1","name":"demo__clock","digest":"d"}"#;
+    let (status, text) = post("/api/tool_decision", &format!("{{{call}}}")).await;
+    assert_refused_readably(status, &text, "missing field `decision`", "tool_decision");
+    // Complete, it is read, and answers that no such call waits.
+    let (status, text) = post(
+        "/api/tool_decision",
+        &format!(r#"{{{call},"decision":"deny"}}"#),
+    )
+    .await;
+    assert_eq!((status, text.as_str()), (StatusCode::OK, "false"));
+}

@@ -13,7 +13,14 @@ const REASONING = 'Let me think about this carefully.';
 const ANSWER = 'Here is the answer: **42**.';
 
 type Block = { kind: string; text?: string };
-type Message = { role: string; content?: string; blocks?: Block[]; versions?: { others: { content: string; after?: Message[] }[] } };
+type Continuity = { after_blocks: number; data: Record<string, unknown> };
+type Message = {
+  role: string;
+  content?: string;
+  blocks?: Block[];
+  continuity?: Continuity[];
+  versions?: { others: { content: string; after?: Message[] }[] };
+};
 type Conversation = { id: string; title: string; messages: Message[] };
 
 /** Clicks the button `testId` and reads the file it downloads. */
@@ -99,6 +106,43 @@ test('this conversation, with and without reasoning, as Markdown and JSON; hidde
   await expect(chat.assistant().locator('.thinking-body')).toHaveCount(0);
   await expect(chat.assistant().getByTestId('thinking-block')).toHaveText(/^Reasoned for .* · 20 tokens$/);
   await expect(chat.assistant()).not.toContainText(REASONING);
+});
+
+test('an export without reasoning holds no reasoning: neither the thinking blocks nor the provider continuity of a tool loop', async ({ page }) => {
+  // Issue 40: chat-completions tool rounds keep their reasoning as
+  // continuity (`reasoning_content`, sent back to DeepSeek and Kimi); an
+  // export without reasoning left it in the JSON.
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+  await chat.send('Multiply, then tell me the date. mock:tools');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('tool-step')).toHaveCount(2);
+
+  const withJson = await download(page, 'export-json');
+  const full: Conversation = JSON.parse(withJson.text).conversation;
+  const continuity = turns(full.messages).flatMap((t) => t.continuity ?? []);
+  const kept = continuity.map((c) => c.data.reasoning_content).filter((t): t is string => typeof t === 'string');
+  // The before-state: the rounds' reasoning is in the export with reasoning.
+  expect(kept.length).toBeGreaterThan(0);
+  // Long enough that the answer cannot hold one by chance.
+  const reasoning = [...kept, ...thinkingBlocks(full).map((b) => b.text ?? '')].filter((t) => t.trim().length >= 12);
+  expect(reasoning.length).toBeGreaterThan(0);
+
+  await page.getByRole('checkbox', { name: 'Include reasoning' }).uncheck();
+  const bareJson = await download(page, 'export-json');
+  const bare: Conversation = JSON.parse(bareJson.text).conversation;
+  expect(thinkingBlocks(bare)).toEqual([]);
+  for (const turn of turns(bare.messages)) expect(turn.continuity).toBeUndefined();
+  const bareMd = await download(page, 'export-markdown');
+  for (const text of reasoning) {
+    // As the JSON writes it (escaped) and as the Markdown does (raw).
+    expect(bareJson.text).not.toContain(JSON.stringify(text).slice(1, -1));
+    expect(bareMd.text).not.toContain(text.trim());
+  }
+  // The rest is there: the steps and the answer.
+  expect(bareJson.text).toContain('7006652');
+  expect(bareMd.text).toContain('7006652');
 });
 
 test('all conversations in one file, as JSON and Markdown, with and without reasoning; unreadable records are skipped and counted', async ({ page }) => {

@@ -17,4 +17,5 @@ pub(crate) mod same_origin;
 pub mod serve;
 pub(crate) mod sessions;
 pub(crate) mod static_files;
+pub(crate) mod unreadable_request;
 pub(crate) mod write_stall;

@@ -93,6 +93,10 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
             ))
             .with_state(options);
     let router = router
+        // A body a server function cannot read answers 400, not server_fn's 500.
+        .layer(axum::middleware::from_fn(
+            super::unreadable_request::answer_unreadable_requests,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             max_body,
             super::body_limit::limit_api_bodies,

@@ -60,6 +60,33 @@ pub(crate) fn decode_tagged<E: DeserializeOwned>(event: &WireEvent) -> Result<E,
     E::deserialize(Value::Object(fields)).map_err(|e| TurnError::Malformed(e.to_string()))
 }
 
+/// The parts of a chunk that are arrays of items (tool-call fragments,
+/// content parts), each read on its own: an item that does not fit `T` is
+/// skipped and logged, and the rest of the chunk still counts. Gateways send
+/// stray items (LiteLLM's `"index": -1` fragment, issue 40); one of them
+/// must not cost the answer. The chunk itself must still be JSON: only the
+/// items are lenient.
+pub(crate) fn usable_items<T: DeserializeOwned>(
+    items: Vec<Value>,
+    what: &'static str,
+) -> impl Iterator<Item = T> {
+    items
+        .into_iter()
+        .filter_map(move |item| match T::deserialize(item) {
+            Ok(usable) => Some(usable),
+            Err(error) => {
+                // The reason goes to debug only: serde quotes the offending
+                // value, which may be a piece of the model's output.
+                tracing::warn!(
+                    item = what,
+                    "skipped an item the provider sent that Pensive cannot use"
+                );
+                tracing::debug!(item = what, %error, "why the item was skipped");
+                None
+            }
+        })
+}
+
 /// A field of a provider's error object, read when it has the expected type
 /// and ignored otherwise: a badly shaped error is still the provider's error,
 /// not a malformed stream.

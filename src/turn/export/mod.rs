@@ -722,6 +722,20 @@ mod tests {
     }
 
     #[test]
+    fn markdown_without_reasoning_holds_no_continuity_text() {
+        use crate::turn::message::fixtures::{every_dialects_continuity, SENTINELS};
+        let mut c = conversation();
+        if let Message::Assistant(turn) = &mut c.messages[1] {
+            turn.continuity = every_dialects_continuity();
+        }
+        let without = to_markdown_all(std::slice::from_ref(&c), false);
+        for word in SENTINELS {
+            assert!(!without.contains(word), "{word} in {without}");
+        }
+        assert!(without.contains("Blue scatters."), "{without}");
+    }
+
+    #[test]
     fn markdown_without_reasoning_has_no_details_in_any_version() {
         let mut c = conversation();
         let answer = c.messages[1].clone();

@@ -165,11 +165,18 @@ impl Conversation {
     /// versions not shown too, so no reasoning is left anywhere in the copy.
     /// Removed rather than kept empty: a record never holds an empty block
     /// (loading drops them), so the copy imports and saves back unchanged.
-    /// Token counts (`usage`) stay: they are numbers, not reasoning.
+    /// Token counts (`usage`) stay: they are numbers, not reasoning. The
+    /// provider's continuity is dropped whole (docs/history.md, "Exports").
     pub fn without_reasoning(&self) -> Conversation {
         let mut copy = self.clone();
         each_turn_mut(&mut copy.messages, &mut |turn| {
             turn.blocks.retain(|b| !matches!(b, Block::Thinking(_)));
+            // Continuity goes too, all of it: most dialects' entries hold the
+            // round's reasoning as text (chat `reasoning_content`, Ollama
+            // `thinking`, Anthropic thinking blocks, Responses summaries,
+            // OpenRouter details). The copy then continues as after a
+            // switch of model (`replay`), with nothing of the provider's.
+            turn.continuity.clear();
         });
         copy
     }
@@ -234,6 +241,62 @@ pub fn upsert_summary(index: &mut Vec<Summary>, summary: Summary) {
     index.retain(|s| s.id != summary.id);
     index.push(summary);
     index.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+}
+
+/// Test fixtures shared with the exports' tests.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use crate::turn::reducer::Continuity;
+    use serde_json::json;
+
+    /// One word per readable reasoning field of [`every_dialects_continuity`]:
+    /// none may be in an export without reasoning.
+    pub const SENTINELS: [&str; 8] = [
+        "zebrachat",
+        "zebraollama",
+        "zebraanthropic",
+        "zebraresponsessummary",
+        "zebraresponsestext",
+        "zebraopenroutertext",
+        "zebraopenroutersummary",
+        "zebramistral",
+    ];
+
+    /// A continuity entry as each dialect stores it (the shapes the
+    /// server's decoders and `turn_service::tool_round` write), with a
+    /// sentinel word in every field a person could read as reasoning.
+    pub fn every_dialects_continuity() -> Vec<Continuity> {
+        let entries = [
+            // Chat completions (DeepSeek, Kimi): the round's reasoning.
+            json!({"reasoning_content": "zebrachat and zebramistral"}),
+            // Ollama's native API.
+            json!({"thinking": "zebraollama"}),
+            // Anthropic: a signed thinking block, and a redacted one.
+            json!({"anthropic_block": {"type": "thinking", "thinking": "zebraanthropic", "signature": "EqQBCgIYAhIM"}}),
+            json!({"anthropic_block": {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va"}}),
+            // Responses: a reasoning item, summary, text and encrypted.
+            json!({"responses_item": {"type": "reasoning", "id": "rs_1",
+                "summary": [{"type": "summary_text", "text": "zebraresponsessummary"}],
+                "content": [{"type": "reasoning_text", "text": "zebraresponsestext"}],
+                "encrypted_content": "gAAAAABo"}}),
+            json!({"responses_item": {"type": "function_call", "id": "fc_1", "call_id": "call_1"}}),
+            // Gemini: a call's thought signature.
+            json!({"gemini_signature": {"call": "c1", "signature": "Eo0H"}}),
+            // OpenRouter: reasoning details of every kind.
+            json!({"reasoning_details": [
+                {"type": "reasoning.text", "text": "zebraopenroutertext", "signature": "sig", "index": 0},
+                {"type": "reasoning.summary", "summary": "zebraopenroutersummary", "index": 1},
+                {"type": "reasoning.encrypted", "data": "c2VhbGVk", "index": 2}
+            ]}),
+        ];
+        entries
+            .into_iter()
+            .map(|data| Continuity {
+                after_blocks: 1,
+                data,
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -651,6 +714,33 @@ metres"
                 .count();
         });
         count
+    }
+
+    #[test]
+    fn without_reasoning_keeps_no_continuity_of_any_dialect() {
+        // Continuity in the shown turn and in the hidden version's turn.
+        let mut c = with_a_hidden_version();
+        each_turn_mut(&mut c.messages, &mut |turn| {
+            turn.continuity = fixtures::every_dialects_continuity();
+        });
+        let with = encode(&c, 0.0);
+        for word in fixtures::SENTINELS {
+            assert!(with.contains(word), "{word} is kept with reasoning");
+        }
+        let bare = c.without_reasoning();
+        let json = encode(&bare, 0.0);
+        for word in fixtures::SENTINELS {
+            assert!(!json.contains(word), "{word} in {json}");
+        }
+        assert!(!json.contains("continuity"), "{json}");
+        // Imported, it goes on as after a switch of model: nothing of the
+        // provider's goes back, whatever model continues.
+        let mut imported = decode(&json).unwrap();
+        imported.model = Some("m".into());
+        assert!(imported
+            .to_chat_messages()
+            .iter()
+            .all(|m| m.continuity.is_empty()));
     }
 
     #[test]

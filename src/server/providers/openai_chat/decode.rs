@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::server::providers::delta::Delta;
 use crate::server::providers::framing::WireEvent;
-use crate::server::providers::wire::{json_chunk, Decoder, Loose};
+use crate::server::providers::wire::{json_chunk, usable_items, Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -46,8 +46,10 @@ struct ChunkDelta {
     /// Kept as sent: they go back unmodified (`ChunkState::details`).
     #[serde(default)]
     reasoning_details: Option<Vec<serde_json::Value>>,
+    /// Read one by one (`usable_items`): gateways send fragments no call
+    /// can use (LiteLLM's `"index": -1`), which are skipped.
     #[serde(default)]
-    tool_calls: Option<Vec<CallFragment>>,
+    tool_calls: Option<Vec<serde_json::Value>>,
 }
 
 /// A fragment of a tool call: the first of a call carries its `id` and
@@ -135,7 +137,9 @@ pub(crate) const DETAILS_KEY: &str = "reasoning_details";
 #[serde(untagged)]
 enum Content {
     Text(String),
-    Parts(Vec<ContentPart>),
+    /// Read one by one (`usable_items`): a part of no known shape is
+    /// skipped, not the chunk's other parts.
+    Parts(Vec<serde_json::Value>),
     Other(IgnoredAny),
 }
 
@@ -249,7 +253,8 @@ impl ChatChunk {
                     }
                 }
                 push_content(&mut deltas, d.content);
-                for fragment in d.tool_calls.into_iter().flatten() {
+                let fragments = d.tool_calls.unwrap_or_default();
+                for fragment in usable_items::<CallFragment>(fragments, "tool-call fragment") {
                     push_call(&mut deltas, fragment, calls);
                 }
             }
@@ -345,7 +350,7 @@ fn push_content(deltas: &mut Vec<Delta>, content: Option<Content>) {
     match content {
         Some(Content::Text(text)) if !text.is_empty() => deltas.push(Delta::Answer(text)),
         Some(Content::Parts(parts)) => {
-            for part in parts {
+            for part in usable_items::<ContentPart>(parts, "content part") {
                 match part {
                     ContentPart::Thinking { thinking } => {
                         let text = text_of(thinking);
@@ -526,5 +531,86 @@ mod tests {
             r#"{"error":{"message":"overloaded","code":503}}"#,
         ));
         assert_eq!(err.unwrap_err().kind(), crate::turn::ErrorKind::Upstream);
+    }
+
+    /// LiteLLM in front of Claude, from lobe-chat's tests (peer case
+    /// `lobe-litellm-claude-thinking-blocks`): a stray tool-call fragment
+    /// with `"index": -1`, no id and no name, between the reasoning and the
+    /// answer. The fragment is skipped; the answer after it streams whole.
+    const LITELLM_STRAY_FRAGMENT: &str = concat!(
+        r#"data: {"id":"1","choices":[{"index":0,"delta":{"thinking_blocks":[{"type":"thinking","thinking":"I need","signature_delta":null}],"reasoning_content":"I need the factors","content":"","role":"assistant"}}]}"#,
+        "\n\n",
+        r#"data: {"id":"1","choices":[{"index":0,"delta":{"content":"","tool_calls":[{"function":{"arguments":"{}"},"type":"function","index":-1}]}}]}"#,
+        "\n\n",
+        r#"data: {"id":"1","choices":[{"index":0,"delta":{"content":"394 = 2 × 197."}}]}"#,
+        "\n\n",
+        r#"data: {"id":"1","choices":[{"finish_reason":"stop","index":0,"delta":{}}]}"#,
+        "\n\n",
+        "data: [DONE]\n\n",
+    );
+
+    #[test]
+    fn a_stray_fragment_with_a_negative_index_costs_nothing() {
+        let deltas = crate::server::providers::test_support::decode_sse(
+            &mut ChatDecoder::default(),
+            LITELLM_STRAY_FRAGMENT,
+        );
+        assert_eq!(
+            deltas,
+            vec![
+                Delta::Reasoning("I need the factors".into()),
+                Delta::Answer("394 = 2 × 197.".into()),
+                Delta::Finish(Some("stop".into())),
+            ]
+        );
+        assert_eq!(crate::server::providers::test_support::blocks(&deltas), 1);
+    }
+
+    #[test]
+    fn an_unusable_fragment_is_skipped_and_its_neighbours_kept() {
+        // Non-integer indexes and a wrong-typed id each make one fragment
+        // unusable; the good call in the same chunk and the chunk's text stay.
+        assert_eq!(
+            deltas(
+                r#"{"choices":[{"delta":{"content":"ok","tool_calls":[
+                    {"index":1.5,"id":"a","function":{"name":"x","arguments":"{}"}},
+                    {"index":"0","id":"b","function":{"name":"y"}},
+                    {"index":0,"id":7,"function":{"name":"z"}},
+                    {"index":0,"id":"call_1","function":{"name":"search","arguments":"{\"q\":1}"}}
+                ]}}]}"#
+            ),
+            vec![
+                Delta::Answer("ok".into()),
+                Delta::ToolCallStart {
+                    id: "call_1".into(),
+                    name: "search".into()
+                },
+                Delta::ToolCallArguments {
+                    id: "call_1".into(),
+                    text: r#"{"q":1}"#.into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_content_part_of_no_known_shape_is_skipped_not_its_neighbours() {
+        assert_eq!(
+            deltas(
+                r#"{"choices":[{"delta":{"content":[{"thinking":"no type"},{"type":"text","text":"4"}]}}]}"#
+            ),
+            vec![Delta::Answer("4".into())]
+        );
+    }
+
+    #[test]
+    fn a_chunk_that_is_not_json_is_still_an_error() {
+        // Leniency is per item: a cut-off chunk is still malformed.
+        let mut d = ChatDecoder::default();
+        let cut = d.decode(&WireEvent::new(
+            None,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":-1,"#,
+        ));
+        assert!(matches!(cut, Err(TurnError::Malformed(_))));
     }
 }
