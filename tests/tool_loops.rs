@@ -30,8 +30,19 @@ fn app_with(model: ModelConfig) -> axum::Router {
 }
 
 fn app_with_limits(model: ModelConfig, limits: pensive::server::limits::Limits) -> axum::Router {
+    app_with_everything(vec![model], limits)
+}
+
+fn app_with_models(models: Vec<ModelConfig>) -> axum::Router {
+    app_with_everything(models, Default::default())
+}
+
+fn app_with_everything(
+    models: Vec<ModelConfig>,
+    limits: pensive::server::limits::Limits,
+) -> axum::Router {
     let config = AppConfig {
-        models: vec![model],
+        models,
         first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
         access_token: None,
@@ -282,21 +293,107 @@ async fn deepseek_gets_its_reasoning_back_in_later_turns() {
             .is_some_and(|r| !r.is_empty()),
         "{sent}"
     );
-    // The same history with its continuity dropped (another model wrote
-    // it): DeepSeek's own refusal.
-    conversation.model = Some("other".into());
-    let dropped = serde_json::to_value(conversation.to_chat_messages()).expect("messages");
-    let events = turn(&app, dropped, "m").await;
-    match events.last() {
-        Some(TurnEvent::Error { message, .. }) => assert!(
-            message.contains("reasoning_content") && message.contains("must be passed back"),
-            "{message}"
-        ),
-        other => panic!("expected DeepSeek's 400, got {other:?}"),
-    }
+    // The same history written by another model: its tool rounds go as
+    // text, which DeepSeek's thinking mode takes (calls without their
+    // `reasoning_content` it refuses).
+    let told =
+        serde_json::to_value(conversation.to_chat_messages_for(Some("other"))).expect("messages");
+    let events = turn(&app, told, "m").await;
+    assert!(
+        matches!(events.last(), Some(TurnEvent::Done { .. })),
+        "{events:?}"
+    );
+    let sent = request_bodies(&mock).last().expect("a request")["messages"].clone();
+    assert!(
+        sent.as_array()
+            .is_some_and(|m| m.iter().all(|m| m.get("tool_calls").is_none())),
+        "{sent}"
+    );
+    assert!(
+        sent[1]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("[Tool call: builtin__calculate(")),
+        "{sent}"
+    );
     let steps: Vec<_> = stored.tool_steps().map(|s| s.state).collect();
     assert_eq!(steps, [ToolState::Ended(ToolStatus::Ok); 2]);
     assert!(stored.blocks.iter().any(|b| matches!(b, Block::Tool(_))));
+}
+
+/// The models of the switch test: one per dialect, each under its own id,
+/// named so the mock applies its strictest rules (DeepSeek's thinking mode,
+/// Gemini 3's signatures, Claude's signed thinking, Responses' reasoning
+/// items), and the demo.
+fn every_dialect(port: u16) -> Vec<ModelConfig> {
+    let mut models = vec![demo_model()];
+    for (id, dialect, name) in [
+        ("deepseek", Dialect::Chat, "deepseek-v4-flash"),
+        ("kimi", Dialect::Chat, "kimi-k2-thinking"),
+        ("claude", Dialect::Anthropic, "claude-opus-4-7"),
+        ("gpt", Dialect::Responses, "gpt-5"),
+        ("gemini", Dialect::Gemini, "gemini-3-pro-preview"),
+        ("ollama", Dialect::Ollama, "qwen3:8b"),
+    ] {
+        models.push(ModelConfig {
+            id: id.into(),
+            ..wire_model(port, dialect, name)
+        });
+    }
+    models
+}
+
+/// For every pair of models (the one that wrote a tool turn, the one asked
+/// next in the same conversation), the next turn, built as the page builds
+/// it, is accepted by the mock's rules and answered. Before, another
+/// model's tool rounds went back as calls without their continuity, and
+/// DeepSeek refused every later turn.
+#[tokio::test]
+async fn a_switch_of_model_after_a_tool_turn_keeps_the_conversation_working() {
+    let (port, _mock) = common::start_mock_in_process().await;
+    let models = every_dialect(port);
+    let app = app_with_models(models.clone());
+    for writer in &models {
+        let question = if writer.id == "demo" {
+            "What is 1234 * 5678?"
+        } else {
+            "Two tools please mock:tools"
+        };
+        let first = turn(
+            &app,
+            json!([{"role": "user", "content": question}]),
+            &writer.id,
+        )
+        .await;
+        assert!(
+            first
+                .iter()
+                .any(|e| matches!(e, TurnEvent::ToolResult { .. })),
+            "{} made no tool call: {first:?}",
+            writer.id
+        );
+        let mut conversation = stored_conversation(question, first);
+        if let Some(Message::Assistant(turn)) = conversation.messages.last_mut() {
+            turn.model = Some(TurnModel {
+                id: writer.id.clone(),
+                label: writer.label.clone(),
+            });
+        }
+        conversation
+            .messages
+            .push(Message::user("And now? mock:normal"));
+        for asked in &models {
+            conversation.model = Some(asked.id.clone());
+            let messages = serde_json::to_value(conversation.to_chat_messages()).expect("messages");
+            let events = turn(&app, messages, &asked.id).await;
+            assert!(
+                matches!(events.last(), Some(TurnEvent::Done { .. })),
+                "{} after {}: {:?}",
+                asked.id,
+                writer.id,
+                events.last()
+            );
+        }
+    }
 }
 
 /// A vLLM started without a tool parser refuses every request with tools:
@@ -491,8 +588,9 @@ async fn a_gemini_loop_returns_each_signature_on_its_call() {
     );
 }
 
-/// History Gemini did not sign (the continuity was dropped: another model
-/// wrote it) goes back with the documented sentinel, and Gemini 3 takes it.
+/// History Gemini did not sign (its continuity is gone: a conversation
+/// imported from an export without reasoning) goes back with the documented
+/// sentinel, and Gemini 3 takes it.
 #[tokio::test]
 async fn gemini_history_without_signatures_carries_the_sentinel() {
     let (port, mock) = common::start_mock_in_process().await;
@@ -510,8 +608,10 @@ async fn gemini_history_without_signatures_carries_the_sentinel() {
         parallel[1].get("thoughtSignature").is_none(),
         "only the first call is signed"
     );
-    let mut conversation = stored_conversation("mock:tools-parallel", first);
-    conversation.model = Some("other".into());
+    let mut conversation = stored_conversation("mock:tools-parallel", first).without_reasoning();
+    if let Some(Message::Assistant(stored)) = conversation.messages.last_mut() {
+        assert!(stored.continuity.is_empty(), "no signature is left");
+    }
     let mut messages = conversation.to_chat_messages();
     // The loop again, in this turn: the old calls are history now.
     messages.push(pensive::turn::ChatMessage::user(

@@ -264,6 +264,39 @@ test('Two calls under one id are two steps: Allow runs the one shown, the other 
   await expect(page.getByRole('button', { name: /^(Allow|Deny)/ })).toHaveCount(0);
 });
 
+test('After the demo\'s calculate turn a DeepSeek-like model answers in the same conversation, twice, and its own tool turns too', async ({ page }) => {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  const picker = page.getByTestId('model-picker');
+  await picker.selectOption('demo');
+  await chat.send('What is 1234 * 5678?');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('tool-step')).toHaveAttribute('data-state', 'done');
+
+  // DeepSeek in thinking mode refuses another model's calls sent back
+  // without its reasoning: they go as text, and it answers, every time.
+  await picker.selectOption('mock-deepseek');
+  await chat.send('And now? mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('answer')).not.toBeEmpty();
+  await chat.send('Once more. mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+
+  // Its own tool turn, then the turn after it: its reasoning goes back with
+  // its calls (the page's request, several turns deep), also after a reload.
+  await chat.send('Two tools please mock:tools');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('tool-step')).toHaveCount(2);
+  await chat.send('And after that? mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await page.reload();
+  await chat.hydrated();
+  await chat.send('After a reload? mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(page.locator('[data-testid="assistant-message"][data-status="error"]')).toHaveCount(0);
+  await chat.expectNoConsoleErrors();
+});
+
 test('A tool that hangs times out at its server\'s limit, and the model is told so', async ({ page }) => {
   const chat = await openChatModel(page);
   await chat.send('Run the slow job. mock:tools-slow');

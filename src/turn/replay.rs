@@ -3,7 +3,16 @@
 //! message with its text, its calls and the provider's continuity, then one
 //! tool message per call; the final answer last. Readable thinking never
 //! goes back; continuity only to the model that wrote it (a switch of model
-//! drops it on purpose, design §3). Pure.
+//! drops it on purpose, design §3).
+//!
+//! Another model's tool rounds go back as text: one assistant message that
+//! says, in the order it happened, what was written, which tool was called
+//! with what, and what it returned. Calls without the continuity of the
+//! model that made them are refused by providers that need it (DeepSeek and
+//! Kimi in thinking mode: "The `reasoning_content` in the thinking mode
+//! must be passed back to the API."; Gemini 3 without a thought signature),
+//! and no provider documents a placeholder for another model's state; text
+//! every provider takes. Pure.
 
 use super::reducer::{Block, ToolState, ToolStep, Turn};
 use super::request::{ChatMessage, Role};
@@ -16,6 +25,9 @@ const NO_RESULT: &str = "The call did not finish (it was cancelled).";
 /// The messages of `turn`; `keep_continuity` when the next request goes to
 /// the model that wrote it.
 pub fn turn_messages(turn: &Turn, keep_continuity: bool) -> Vec<ChatMessage> {
+    if !keep_continuity && turn.tool_steps().next().is_some() {
+        return vec![as_told(turn)];
+    }
     let mut out = Vec::new();
     let mut text = String::new();
     let mut calls: Vec<&ToolStep> = Vec::new();
@@ -76,6 +88,41 @@ fn flush_round(
         };
         out.push(ChatMessage::tool_result(step.id.clone(), content, is_error));
     }
+}
+
+/// Another model's turn as one assistant message of text: its answer text
+/// and, where each call was, a line saying what was called and what came
+/// back.
+fn as_told(turn: &Turn) -> ChatMessage {
+    let mut text = String::new();
+    for block in &turn.blocks {
+        match block {
+            Block::Answer { text: answer } => text.push_str(answer),
+            Block::Tool(step) => {
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push_str("\n\n");
+                }
+                text.push_str(&told_call(step));
+                text.push_str("\n\n");
+            }
+            Block::Thinking(_) => {}
+        }
+    }
+    ChatMessage::new(Role::Assistant, text.trim_end())
+}
+
+/// One call as a line of text: `[Tool call: name({...}) returned: …]`.
+fn told_call(step: &ToolStep) -> String {
+    let arguments = call_of(step).arguments.to_string();
+    let (outcome, output) = match (&step.output, step.state) {
+        (Some(output), ToolState::Ended(ToolStatus::Ok)) => ("returned", output.as_str()),
+        (Some(output), ToolState::Ended(status)) => (status.label(), output.as_str()),
+        _ => ("did not finish", NO_RESULT),
+    };
+    format!(
+        "[Tool call: {}({arguments}) {outcome}: {output}]",
+        step.name
+    )
 }
 
 /// The call as the model made it: its arguments object (`{}` when the
@@ -193,10 +240,41 @@ mod tests {
     }
 
     #[test]
-    fn another_model_gets_no_continuity() {
+    fn another_model_gets_the_tool_rounds_as_text_without_continuity() {
         let messages = turn_messages(&two_round_turn(), false);
-        assert!(messages.iter().all(|m| m.continuity.is_empty()));
-        assert_eq!(messages[0].tool_calls.len(), 1, "the calls still go back");
+        assert_eq!(messages.len(), 1, "{messages:#?}");
+        let told = &messages[0];
+        assert_eq!(told.role, Role::Assistant);
+        assert!(told.continuity.is_empty() && told.tool_calls.is_empty());
+        assert_eq!(
+            told.content,
+            "Let me compute.\n\n[Tool call: builtin__calculate({\"expression\":\"2+2\"}) returned: 4]\n\nIt is 4."
+        );
+        assert!(!told.content.contains("hmm"), "thinking never goes back");
+        // A turn without calls goes back as it is, without continuity.
+        let plain = turn_of(vec![TurnEvent::AnswerDelta { text: "Hi.".into() }]);
+        let messages = turn_messages(&plain, false);
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].content, "Hi.");
+    }
+
+    #[test]
+    fn another_models_call_that_failed_or_never_finished_says_so() {
+        let mut events = call("a", json!({"x": 1}));
+        events.push(TurnEvent::ToolResult {
+            id: "a".into(),
+            status: ToolStatus::Denied,
+            output: "The user declined this tool call.".into(),
+            truncated_bytes: 0,
+            duration_ms: 0,
+        });
+        events.extend(call("b", json!({})));
+        let told = &turn_messages(&turn_of(events), false)[0];
+        assert_eq!(
+            told.content,
+            "[Tool call: builtin__calculate({\"x\":1}) denied: The user declined this tool call.]\n\n\
+             [Tool call: builtin__calculate({}) did not finish: The call did not finish (it was cancelled).]"
+        );
     }
 
     #[test]

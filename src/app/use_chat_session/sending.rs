@@ -16,7 +16,7 @@ use crate::turn::duration::{format_duration, DurationStyle::Spoken};
 use crate::turn::message::{Conversation, Message};
 use crate::turn::reducer::{Change, Turn, TurnModel};
 use crate::turn::tool_listing::enabled_servers;
-use crate::turn::{ChatRequest, TurnEvent};
+use crate::turn::{ChatRequest, PublicModel, TurnEvent};
 
 impl UseChatSessionReturn {
     /// Starts a turn for the user's text.
@@ -95,21 +95,17 @@ impl UseChatSessionReturn {
             if c.model.is_none() {
                 c.model = picked;
             }
+            let model = self.model_of(c);
             let request = ChatRequest {
-                messages: c.to_chat_messages(),
+                // Continuity goes back to the model that will answer, the
+                // server's default included (a conversation that never
+                // picked one).
+                messages: c.to_chat_messages_for(model.as_ref().map(|m| m.id.as_str())),
                 model: c.model.clone(),
                 effort,
                 ..ChatRequest::default()
             };
             let mut turn = Turn::new(now);
-            let model = self.models.with_value(|models| {
-                let id = c.model.as_deref();
-                models
-                    .iter()
-                    .find(|m| Some(m.id.as_str()) == id)
-                    .or_else(|| models.first().filter(|_| id.is_none()))
-                    .cloned()
-            });
             // What the server will use when the request names no effort.
             turn.effort = effort.or_else(|| model.as_ref().and_then(|m| m.default_effort));
             turn.model = model.map(|m| TurnModel {
@@ -120,6 +116,19 @@ impl UseChatSessionReturn {
             c.updated_at = wall;
             Some(request)
         })?
+    }
+
+    /// The model a request for `c` goes to: the conversation's, or the
+    /// server's default (the first listed) when it names none.
+    fn model_of(&self, c: &Conversation) -> Option<PublicModel> {
+        self.models.with_value(|models| {
+            let id = c.model.as_deref();
+            models
+                .iter()
+                .find(|m| Some(m.id.as_str()) == id)
+                .or_else(|| models.first().filter(|_| id.is_none()))
+                .cloned()
+        })
     }
 
     /// Streams `request` into the live turn (given a fresh `turn_id`), until
@@ -244,7 +253,7 @@ impl UseChatSessionReturn {
             view.started_at_ms.set(now);
         }
         let request = self.with_conversation(|c| ChatRequest {
-            messages: c.to_chat_messages(),
+            messages: c.to_chat_messages_for(self.model_of(c).as_ref().map(|m| m.id.as_str())),
             model: c.model.clone(),
             continue_answer: true,
             ..ChatRequest::default()

@@ -123,6 +123,14 @@ impl Conversation {
     /// out with its refusal: the model never saw it, and resending it would
     /// only be refused again.
     pub fn to_chat_messages(&self) -> Vec<ChatMessage> {
+        self.to_chat_messages_for(self.model.as_deref())
+    }
+
+    /// `to_chat_messages`, for a request that goes to model `next` (the
+    /// conversation's model, or the server's default when it names none):
+    /// a turn written by `next` gets its continuity back; another model's
+    /// tool rounds go as text (`replay`).
+    pub fn to_chat_messages_for(&self, next: Option<&str>) -> Vec<ChatMessage> {
         let refused = |i: usize| matches!(self.messages.get(i + 1), Some(Message::Assistant(turn)) if turn.was_refused());
         let mut out = Vec::new();
         for (i, message) in self.messages.iter().enumerate() {
@@ -130,9 +138,8 @@ impl Conversation {
                 Message::User { .. } if refused(i) => {}
                 Message::User { content, .. } => out.push(ChatMessage::user(content.clone())),
                 Message::Assistant(turn) => {
-                    let same_model = turn.model.as_ref().map(|m| m.id.as_str())
-                        == self.model.as_deref()
-                        && self.model.is_some();
+                    let same_model =
+                        next.is_some() && turn.model.as_ref().map(|m| m.id.as_str()) == next;
                     out.extend(super::replay::turn_messages(turn, same_model));
                 }
             }
