@@ -60,6 +60,7 @@ setup-fmt:
 		cargo install leptosfmt --version $(LEPTOSFMT_VERSION) --locked
 
 test-lint:
+	python3 scripts/test_import_circles.py
 	python3 scripts/import_circles.py src
 	cargo clippy --features ssr --all-targets -- -D warnings
 	cargo clippy --lib --features hydrate --target wasm32-unknown-unknown -- -D warnings

@@ -3,7 +3,9 @@
 or round a longer circle. Reads the `crate::`/`super::`/`self::` paths of each
 file up to its test module (tests may cross) and ignores comments; a module
 using one of its ancestors (a child reaching its parent's items) is not a
-circle. Usage: scripts/import_circles.py [src]"""
+circle. Grouped imports (`use super::{a::B, c}`) count like single ones.
+Usage: scripts/import_circles.py [src]; its own test:
+scripts/test_import_circles.py"""
 import os
 import re
 import sys
@@ -41,12 +43,41 @@ def resolve(current, path):
     return found
 
 
+def expand(tree):
+    """The paths a `use` tree names: `super::{a::B, c::{d, self}}` gives
+    `super::a::B`, `super::c::d` and `super::c`."""
+    tree = re.sub(r"\s+", "", tree)
+    brace = tree.find("{")
+    if brace < 0:
+        return [tree[: -len("::self")] if tree.endswith("::self") else tree]
+    prefix, inner = tree[:brace], tree[brace + 1 : tree.rfind("}")]
+    items, depth, start = [], 0, 0
+    for at, c in enumerate(inner):
+        depth += c == "{"
+        depth -= c == "}"
+        if c == "," and depth == 0:
+            items.append(inner[start:at])
+            start = at + 1
+    items.append(inner[start:])
+    return [path for item in items if item for path in expand(prefix + item)]
+
+
+def used_paths(code):
+    """Every `crate::`/`super::`/`self::` path in `code`, grouped `use`
+    statements expanded."""
+    paths = []
+    for tree in re.findall(r"\buse\s+((?:crate|super|self)::[^;]*);", code):
+        paths.extend(expand(tree))
+    paths.extend(re.findall(r"\b((?:crate|super|self)(?:::\w+)+)", code))
+    return paths
+
+
 edges = {}
 for module, path in modules.items():
     text = re.split(r"#\[cfg\((?:all\()?test", open(path, encoding="utf-8").read())[0]
     code = "\n".join(l for l in text.split("\n") if not l.strip().startswith("//"))
     edges[module] = set()
-    for used in re.findall(r"\b((?:crate|super|self)(?:::\w+)+)", code):
+    for used in used_paths(code):
         target = resolve(module, used)
         if target is None or target == module or module[: len(target)] == target:
             continue
