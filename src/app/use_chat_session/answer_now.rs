@@ -15,7 +15,7 @@ use crate::turn::{AnswerNow, Effort};
 
 /// Most characters of the reasoning so far that "Answer now" sends back (the
 /// server fits it into one message of at most 200,000).
-const REASONING_SENT_CHARS: usize = 200_000;
+pub(super) const REASONING_SENT_CHARS: usize = 200_000;
 
 impl UseChatSessionReturn {
     /// "Answer now" pressed while the live turn thinks: a provider with a

@@ -7,6 +7,7 @@ use futures::future::{AbortHandle, Abortable};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::answer_now::REASONING_SENT_CHARS;
 use super::UseChatSessionReturn;
 use crate::app::browser::{now_ms, random_id, wall_ms};
 use crate::app::message_view::MessageView;
@@ -15,6 +16,7 @@ use crate::app::turn_view::TurnView;
 use crate::turn::duration::{format_duration, DurationStyle::Spoken};
 use crate::turn::message::{Conversation, Message};
 use crate::turn::reducer::{Change, Turn, TurnModel};
+use crate::turn::request::keep_end;
 use crate::turn::tool_listing::enabled_servers;
 use crate::turn::{ChatRequest, PublicModel, TurnEvent};
 
@@ -247,19 +249,34 @@ impl UseChatSessionReturn {
         if self.is_running() || !cut {
             return;
         }
+        // Cut while thinking: the model goes on from its reasoning so far
+        // (its end, as Answer now sends it), not from the question again.
+        let reasoning_so_far = self.with_conversation(|c| match c.messages.last() {
+            Some(Message::Assistant(turn)) if turn.cut_while_thinking() => {
+                let text = turn.reasoning_text();
+                Some(keep_end(&text, REASONING_SENT_CHARS).map_or(text.clone(), str::to_owned))
+            }
+            _ => None,
+        });
         let now = now_ms();
         self.update_live_turn(|turn| turn.resume_to_continue(now));
         if let Some(view) = self.live_view() {
             view.started_at_ms.set(now);
         }
+        let announcement = if reasoning_so_far.is_some() {
+            "Continuing from the reasoning so far"
+        } else {
+            "Continuing"
+        };
         let request = self.with_conversation(|c| ChatRequest {
             messages: c.to_chat_messages_for(self.model_of(c).as_ref().map(|m| m.id.as_str())),
             model: c.model.clone(),
             continue_answer: true,
+            reasoning_so_far,
             ..ChatRequest::default()
         });
         self.set_clock.set(now);
-        self.set_announcement.set("Continuing".into());
+        self.set_announcement.set(announcement.into());
         self.save();
         self.start_stream(request);
     }

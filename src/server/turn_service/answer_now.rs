@@ -138,9 +138,16 @@ pub(crate) fn weakest(model: &ModelConfig) -> Option<Effort> {
 }
 
 /// Moves `reasoning_so_far` into the question: the last user message gets
-/// the model's reasoning so far and the request to answer now. Reasoning too
-/// long for one message keeps its end, and the prompt says it was cut.
+/// the model's reasoning so far and the request to answer now (or, for
+/// Continue after the output limit cut the reasoning, to go on from it).
+/// Reasoning too long for one message keeps its end, and the prompt says it
+/// was cut.
 pub(crate) fn fold_reasoning(request: &mut ChatRequest) {
+    let words = if request.continue_answer {
+        GO_ON
+    } else {
+        ANSWER_NOW
+    };
     let Some(reasoning) = request.reasoning_so_far.take() else {
         return;
     };
@@ -158,20 +165,37 @@ pub(crate) fn fold_reasoning(request: &mut ChatRequest) {
             .saturating_sub(last.content.chars().count())
             .saturating_sub(FOLD_WORDS_CHARS);
         let (opening, kept) = match keep_end(reasoning, room) {
-            Some(kept) => (
-                "[The end of your reasoning so far (its start was cut to fit), before you were asked to answer now]",
-                kept,
-            ),
-            None => (
-                "[Your reasoning so far, before you were asked to answer now]",
-                reasoning,
-            ),
+            Some(kept) => (words.cut_opening, kept),
+            None => (words.opening, reasoning),
         };
+        let closing = words.closing;
         last.content.push_str(&format!(
-            "\n\n{opening}\n{kept}\n[End of your reasoning so far]\n\nGive your answer now, without further thinking."
+            "\n\n{opening}\n{kept}\n[End of your reasoning so far]\n\n{closing}"
         ));
     }
 }
+
+/// The words around folded reasoning: before it (whole, or its end only),
+/// and the request after it.
+struct FoldWords {
+    opening: &'static str,
+    cut_opening: &'static str,
+    closing: &'static str,
+}
+
+/// "Answer now": answer from the reasoning so far.
+const ANSWER_NOW: FoldWords = FoldWords {
+    opening: "[Your reasoning so far, before you were asked to answer now]",
+    cut_opening: "[The end of your reasoning so far (its start was cut to fit), before you were asked to answer now]",
+    closing: "Give your answer now, without further thinking.",
+};
+
+/// Continue after the output limit cut the reasoning: go on from it.
+const GO_ON: FoldWords = FoldWords {
+    opening: "[Your reasoning so far, until the output limit cut it]",
+    cut_opening: "[The end of your reasoning so far (its start was cut to fit), until the output limit cut it]",
+    closing: "Go on from where your reasoning stopped: do not start over. Finish it briefly if you need to, then give your answer.",
+};
 
 /// Room the words around the folded reasoning take (with a margin).
 const FOLD_WORDS_CHARS: usize = 300;
@@ -200,6 +224,24 @@ mod tests {
         assert!(last.starts_with("And?\n\n[Your reasoning so far"), "{last}");
         assert!(last.contains("Let me see…\n[End of your reasoning so far]"));
         assert!(last.ends_with("without further thinking."));
+    }
+
+    #[test]
+    fn continue_after_a_cut_in_the_reasoning_goes_on_from_it() {
+        let mut request = ChatRequest {
+            messages: vec![ChatMessage::user("Why?")],
+            reasoning_so_far: Some("First, the facts.".into()),
+            continue_answer: true,
+            ..ChatRequest::default()
+        };
+        fold_reasoning(&mut request);
+        let last = &request.messages[0].content;
+        assert!(
+            last.starts_with("Why?\n\n[Your reasoning so far, until the output limit cut it]\nFirst, the facts.\n"),
+            "{last}"
+        );
+        assert!(last.ends_with("then give your answer."), "{last}");
+        assert!(!last.contains("answer now"), "{last}");
     }
 
     #[test]

@@ -120,6 +120,15 @@ impl Turn {
             )
     }
 
+    /// Whether the output limit cut the turn while the model was still
+    /// thinking (no answer text after its last thinking block): Continue then
+    /// goes on from the reasoning so far.
+    pub fn cut_while_thinking(&self) -> bool {
+        self.is_cut_off()
+            && self.finish_reason.as_deref() == Some("length")
+            && matches!(self.blocks.last(), Some(Block::Thinking(_)))
+    }
+
     /// "Continue" on an answer cut at the output limit: the turn waits again
     /// and the continuation's answer text joins its last answer block.
     /// Nothing to do for a turn that was not cut.

@@ -135,6 +135,13 @@ pub fn scenario_for(text: &str, delay: Duration) -> Scenario {
     build(name, number, delay)
 }
 
+/// `no-answer`'s second part: asked to go on from its reasoning so far
+/// (Continue after the output limit cut it), it thinks a little more and
+/// answers.
+pub fn reasoning_continued_scenario(delay: Duration) -> Scenario {
+    scripted("no-answer", steps(shapes::deltas("no-answer-rest"), delay))
+}
+
 /// `cut-off`'s second part: the conversation already holds the cut answer.
 pub fn continued_scenario(delay: Duration) -> Scenario {
     scripted("cut-off", steps(shapes::deltas("cut-off-rest"), delay))

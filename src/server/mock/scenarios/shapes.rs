@@ -52,6 +52,7 @@ pub(super) fn deltas(name: &str) -> Vec<Delta> {
         ]
         .concat(),
         "cut-off-rest" => answered(CUT_ANSWER_REST, 0),
+        "no-answer-rest" => reasoned("Picking up where I stopped.", ANSWER, 20),
         // Nothing at all: no reasoning, no answer text (the empty-answer note).
         "empty-answer" => ending("stop", 0),
         "huge" => {

@@ -17,8 +17,8 @@ use axum::{Json, Router};
 use serde_json::Value;
 
 use crate::server::mock::scenarios::{
-    continued_scenario, long_reasoning_answered, scenario_for, Fault, Scenario, CUT_ANSWER_START,
-    LONG_PAUSE_LAST_LINE,
+    continued_scenario, long_reasoning_answered, reasoning_continued_scenario, scenario_for, Fault,
+    Scenario, CUT_ANSWER_START, LONG_PAUSE_LAST_LINE, REASONING,
 };
 use crate::server::mock::tool_scripts;
 use crate::server::providers::delta::Delta;
@@ -240,6 +240,11 @@ fn serve(
     if scenario.name == "cut-off" && text.contains(CUT_ANSWER_START) {
         // Asked to go on from the cut answer: the rest of it.
         scenario = continued_scenario(state.config.delay);
+    }
+    if scenario.name == "no-answer" && text.contains(REASONING) {
+        // Continued after the output limit cut its reasoning: it reads its
+        // reasoning back and answers.
+        scenario = reasoning_continued_scenario(state.config.delay);
     }
     if scenario.name == "long-reasoning-pause" && text.contains(LONG_PAUSE_LAST_LINE) {
         // Asked again with its reasoning so far ("Answer now").

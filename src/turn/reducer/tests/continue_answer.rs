@@ -44,3 +44,30 @@ fn a_cut_answer_goes_on_in_the_same_block_and_keeps_its_state_through_storage() 
         "a whole answer is not continued"
     );
 }
+
+#[test]
+fn a_turn_cut_while_thinking_says_so_and_one_cut_in_its_answer_does_not() {
+    let mut thinking = Turn::new(0.0);
+    thinking.apply(TurnEvent::ThinkingStart, 1.0);
+    thinking.apply(
+        TurnEvent::ThinkingDelta {
+            text: "First, the facts.".into(),
+        },
+        1.0,
+    );
+    assert!(!thinking.cut_while_thinking(), "not cut yet");
+    thinking.apply(done("length"), 2.0);
+    assert!(thinking.cut_while_thinking());
+    assert_eq!(thinking.reasoning_text(), "First, the facts.");
+
+    let mut answering = thinking.clone();
+    answering.resume_to_continue(3.0);
+    answering.apply(TurnEvent::AnswerDelta { text: "42".into() }, 4.0);
+    answering.apply(done("length"), 5.0);
+    assert!(answering.is_cut_off() && !answering.cut_while_thinking());
+
+    let mut at_tool_limit = Turn::new(0.0);
+    at_tool_limit.apply(TurnEvent::ThinkingStart, 1.0);
+    at_tool_limit.apply(done(crate::turn::tool::FINISH_TOOL_LIMIT), 2.0);
+    assert!(!at_tool_limit.cut_while_thinking(), "only the output limit");
+}
