@@ -143,3 +143,28 @@ test('at 375 px a demo turn with a long answer and a code block has no violation
   expect(scans.length).toBe(6);
   expect(failing, JSON.stringify(failing, null, 2)).toEqual([]);
 });
+
+test('a tool step, an approval and the Tools panel have no violation, at desktop width and at 375 px', async ({ page }) => {
+  test.setTimeout(180_000);
+  const scans: Scan[] = [];
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await page.getByTestId('model-picker').selectOption('mock-chat');
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 740 });
+    await chat.send(`Save the note (${width} px). mock:tools-write`);
+    const step = chat.assistant().getByTestId('tool-step');
+    await expect(step.getByTestId('deny')).toBeVisible();
+    await scanBothThemes(page, `${width} px, approval`, scans);
+    await step.getByTestId('deny').click();
+    await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+    await step.locator('button.tool-step-header').click();
+    await expect(step.getByTestId('tool-output')).toBeVisible();
+    await scanBothThemes(page, `${width} px, tool step`, scans);
+    await page.getByRole('button', { name: /^Tools/ }).click();
+    await expect(page.getByTestId('tools-panel')).toBeVisible();
+    await scanBothThemes(page, `${width} px, Tools panel`, scans);
+    await page.keyboard.press('Escape');
+  }
+  expect(report(scans), JSON.stringify(report(scans), null, 2)).toEqual([]);
+});

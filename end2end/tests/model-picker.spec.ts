@@ -5,7 +5,7 @@ test('with several models configured, the picker chooses one and the conversatio
   const chat = new ChatPage(page);
   await chat.open(MOCKED);
   const picker = page.getByTestId('model-picker');
-  await expect(picker.locator('option')).toHaveText(['Mock (OpenAI Responses)', 'Mock Claude', 'Mock Gemini', 'Mock (chat completions)', 'Mock llama.cpp', 'Mock DeepSeek', 'Demo']);
+  await expect(picker.locator('option')).toHaveText(['Mock (OpenAI Responses)', 'Mock Claude', 'Mock Gemini', 'Mock (chat completions)', 'Mock llama.cpp', 'Mock Ollama', 'Mock DeepSeek', 'Demo']);
   await expect(picker).toHaveValue('mock-responses');
   await picker.selectOption('mock-claude');
   await chat.send('Which model? marker-claude-5521 mock:normal');

@@ -138,6 +138,40 @@ test('think, tool, think, tool, answer from a chat-completions model, in order, 
   await chat.expectNoConsoleErrors();
 });
 
+// Every dialect's tool loop in the page: think, tool, think, tool, answer,
+// live and after a reload, and the next turn accepted by the mock's rules
+// for that provider (each wants its own continuity back).
+for (const [model, complete] of [
+  ['mock-claude', false],
+  ['mock-responses', false],
+  ['mock-gemini', true],
+  ['mock-ollama', true],
+] as const) {
+  test(`think, tool, think, tool, answer from ${model}, live and after a reload`, async ({ page }) => {
+    const chat = new ChatPage(page);
+    await chat.open(MOCKED);
+    await page.getByTestId('model-picker').selectOption(model);
+    await chat.send('Multiply, then tell me the date. mock:tools');
+    const turn = chat.assistant();
+    await expect(turn.getByTestId('tool-step')).toHaveCount(2);
+    await expect(turn).toHaveAttribute('data-status', 'done');
+    const order = ['thinking', 'tool:calculate', 'thinking', 'tool:current_time', 'thinking', 'answer'];
+    expect(await timeline(turn)).toEqual(order);
+    await expect(turn.getByTestId('answer')).toContainText('1234 × 5678 = 7006652');
+    // Gemini and Ollama send a call whole: the step says so.
+    const step = turn.getByTestId('tool-step').first();
+    await step.locator('button.tool-step-header').click();
+    await expect(step.locator('.tool-label').first()).toHaveText(complete ? 'Arguments (arrived complete)' : 'Arguments');
+    await page.reload();
+    await chat.hydrated();
+    expect(await timeline(chat.assistant())).toEqual(order);
+    await chat.send('Thanks! mock:normal');
+    await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+    await expect(chat.assistant().getByTestId('turn-error')).toHaveCount(0);
+    await chat.expectNoConsoleErrors();
+  });
+}
+
 test('Two parallel calls each get their step and result', async ({ page }) => {
   const chat = await openChatModel(page);
   await chat.send('Two squares mock:tools-parallel');
