@@ -396,6 +396,50 @@ async fn a_switch_of_model_after_a_tool_turn_keeps_the_conversation_working() {
     }
 }
 
+/// Ollama lists no `tools` capability for gemma3: read at start-up, the
+/// model is offered no tools (the Tools panel says why) and answers; sent
+/// tools, it would be refused ("… does not support tools").
+#[tokio::test]
+async fn a_model_its_provider_lists_without_tools_is_offered_none_and_answers() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let mut config = AppConfig {
+        models: vec![wire_model(port, Dialect::Ollama, "gemma3:4b")],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    };
+    pensive::server::config::discover(&mut config).await;
+    let note = config.models[0].public().tools_note;
+    assert!(
+        note.as_deref()
+            .is_some_and(|n| n.contains("no tool support")),
+        "{note:?}"
+    );
+    let app = build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    );
+    let events = turn(
+        &app,
+        json!([{"role": "user", "content": "Hi mock:normal"}]),
+        "m",
+    )
+    .await;
+    assert!(
+        matches!(events.last(), Some(TurnEvent::Done { .. })),
+        "{events:?}"
+    );
+    let chat = request_bodies(&mock)
+        .into_iter()
+        .rfind(|b| b.get("messages").is_some())
+        .expect("the chat request");
+    assert!(chat.get("tools").is_none(), "{chat}");
+}
+
 /// A vLLM started without a tool parser refuses every request with tools:
 /// the turn is asked again without them and is answered.
 #[tokio::test]

@@ -50,6 +50,7 @@ pub fn ModelLine(
                             view! {
                                 <ToolsControl
                                     servers
+                                    model_note=model_note(session, models)
                                     off=session.tools_off
                                     on_switch=Callback::new(move |(name, on)| {
                                         session.switch_tool_server(name, on)
@@ -101,4 +102,21 @@ fn model_badge(model: PublicModel) -> impl IntoView {
                 })}
         </span>
     }
+}
+
+/// Why the shown conversation's model (or the default, when it names none)
+/// is offered no tools, from the model list.
+fn model_note(
+    session: UseChatSessionReturn,
+    models: Resource<Result<Vec<PublicModel>, ServerFnError>>,
+) -> Signal<Option<String>> {
+    Signal::derive(move || {
+        let list = models.get()?.ok()?;
+        let id = session.model.get();
+        let model = match id {
+            Some(id) => list.iter().find(|m| m.id == id),
+            None => list.first(),
+        }?;
+        model.tools_note.clone()
+    })
 }

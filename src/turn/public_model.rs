@@ -24,4 +24,8 @@ pub struct PublicModel {
     /// `table` (Pensive's families) or `unknown`.
     #[serde(default)]
     pub efforts_from: String,
+    /// Why this model is offered no tools (its provider lists no tool
+    /// support), for the Tools panel; `None` when it is offered them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_note: Option<String>,
 }

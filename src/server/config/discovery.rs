@@ -1,9 +1,11 @@
 //! What the providers' own model lists say about each configured model, read
 //! once at start-up: Ollama's `POST /api/show`
-//! (`capabilities` has `thinking`), OpenRouter's `GET /models`
-//! (`supported_parameters` has `reasoning`), Gemini's `GET models/{name}`
-//! (`thinking`). What is read wins over Pensive's family table and loses to
-//! the configuration (`reasoning::resolve`). A list that cannot be read
+//! (`capabilities` has `thinking`, `tools`), OpenRouter's `GET /models`
+//! (`supported_parameters` has `reasoning`, `tools`), Gemini's `GET
+//! models/{name}` (`thinking`). What is read wins over Pensive's family
+//! table and loses to the configuration (`reasoning::resolve`, and `tools`
+//! in the model's configuration). A model its provider says takes no tools
+//! is offered none, and the Tools panel says why. A list that cannot be read
 //! (offline, an older server, a timeout) changes nothing: the table stands,
 //! and the log says so.
 
@@ -32,12 +34,21 @@ pub async fn discover(config: &mut AppConfig) {
         let ProviderKind::Wire(dialect) = model.provider else {
             continue;
         };
-        if model.upstream.configured_efforts.is_some() {
-            continue; // the configuration has the last word
+        // The configuration has the last word on each.
+        let wants_efforts = model.upstream.configured_efforts.is_none();
+        let wants_tools = !model.upstream.tools_configured;
+        if !wants_efforts && !wants_tools {
+            continue;
         }
         let Some(facts) = lookup(dialect, &model.upstream).await else {
             continue;
         };
+        if wants_tools {
+            take_tools_fact(dialect, &mut model.upstream, facts.takes_tools);
+        }
+        if !wants_efforts {
+            continue;
+        }
         if let Err(why) = settle_efforts(dialect, &mut model.upstream, facts) {
             tracing::warn!(model = %model.id, "the provider's model list: {why}");
         }
@@ -48,6 +59,25 @@ pub async fn discover(config: &mut AppConfig) {
             "reasoning efforts"
         );
     }
+}
+
+/// A model its provider lists without tools is offered none, with the
+/// reason for the Tools panel (a request with tools would be refused:
+/// Ollama answers `"… does not support tools"`).
+fn take_tools_fact(dialect: Dialect, model: &mut UpstreamModel, takes_tools: Option<bool>) {
+    if takes_tools != Some(false) {
+        return;
+    }
+    let provider = match dialect {
+        Dialect::Ollama => "Ollama",
+        _ => "The provider",
+    };
+    model.no_tools = true;
+    model.tools_note = Some(format!(
+        "{provider} lists no tool support for {}: it is offered no tools.",
+        model.name
+    ));
+    tracing::info!(model = %model.name, "the provider lists no tool support: no tools are offered to it");
 }
 
 /// The facts `dialect`'s provider lists for `model`; `None` where it lists
@@ -96,6 +126,7 @@ fn ollama_facts(body: &Value, _name: &str) -> Option<ProviderFacts> {
     let capabilities = body.get("capabilities")?.as_array()?;
     Some(ProviderFacts {
         thinks: Some(capabilities.iter().any(|c| c == "thinking")),
+        takes_tools: Some(capabilities.iter().any(|c| c == "tools")),
     })
 }
 
@@ -110,6 +141,7 @@ fn openrouter_facts(body: &Value, name: &str) -> Option<ProviderFacts> {
     let parameters = model.get("supported_parameters")?.as_array()?;
     Some(ProviderFacts {
         thinks: Some(parameters.iter().any(|p| p == "reasoning")),
+        takes_tools: Some(parameters.iter().any(|p| p == "tools")),
     })
 }
 
@@ -118,6 +150,7 @@ fn openrouter_facts(body: &Value, name: &str) -> Option<ProviderFacts> {
 fn gemini_facts(body: &Value, _name: &str) -> Option<ProviderFacts> {
     body.get("name")?;
     Some(ProviderFacts {
+        takes_tools: None,
         thinks: Some(
             body.get("thinking")
                 .and_then(Value::as_bool)
@@ -134,7 +167,15 @@ mod tests {
     fn each_list_is_read_in_its_own_shape() {
         assert_eq!(
             ollama_facts(&json!({"capabilities": ["completion", "thinking"]}), "m"),
-            Some(ProviderFacts { thinks: Some(true) })
+            Some(ProviderFacts {
+                thinks: Some(true),
+                takes_tools: Some(false)
+            })
+        );
+        let tools = json!({"capabilities": ["completion", "tools"]});
+        assert_eq!(
+            ollama_facts(&tools, "m").and_then(|f| f.takes_tools),
+            Some(true)
         );
         assert_eq!(ollama_facts(&json!({"details": {}}), "m"), None);
         let list = json!({"data": [
@@ -144,12 +185,16 @@ mod tests {
         assert_eq!(
             openrouter_facts(&list, "a/b"),
             Some(ProviderFacts {
-                thinks: Some(false)
+                thinks: Some(false),
+                takes_tools: Some(true)
             })
         );
         assert_eq!(
-            openrouter_facts(&list, "c/d").and_then(|f| f.thinks),
-            Some(true)
+            openrouter_facts(&list, "c/d"),
+            Some(ProviderFacts {
+                thinks: Some(true),
+                takes_tools: Some(false)
+            })
         );
         assert_eq!(openrouter_facts(&list, "e/f"), None);
         assert_eq!(
@@ -158,7 +203,8 @@ mod tests {
                 "x"
             ),
             Some(ProviderFacts {
-                thinks: Some(false)
+                thinks: Some(false),
+                takes_tools: None
             })
         );
         assert_eq!(gemini_facts(&json!({"error": {}}), "x"), None);

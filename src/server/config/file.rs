@@ -187,6 +187,7 @@ impl FileModel {
             thinking_budget: self.thinking_budget,
             llamacpp: is_llamacpp(&self.provider),
             no_tools: self.tools == Some(false),
+            tools_configured: self.tools.is_some(),
             ..UpstreamModel::default()
         };
         settings

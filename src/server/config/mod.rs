@@ -206,6 +206,7 @@ impl ModelConfig {
                 ProviderKind::Demo => "table".into(),
                 ProviderKind::Wire(_) => self.upstream.efforts_source.as_str().into(),
             },
+            tools_note: self.upstream.tools_note.clone(),
         }
     }
 }

@@ -302,10 +302,17 @@ pub struct UpstreamModel {
     pub default_effort: Option<Effort>,
     /// Chat completions on a llama.cpp server (`provider = "llamacpp"`).
     pub llamacpp: bool,
-    /// The configuration said `tools = false`: this model is never offered
-    /// tools (a server started without tool support refuses every request
-    /// that carries them).
+    /// The configuration said `tools = false`, or the provider's model list
+    /// says the model takes none: this model is never offered tools (a
+    /// server or model without tool support refuses every request that
+    /// carries them).
     pub no_tools: bool,
+    /// The configuration named `tools` (either way): the provider's list
+    /// does not override it.
+    pub tools_configured: bool,
+    /// Why the model is offered no tools, for the Tools panel (set when the
+    /// provider's list said so).
+    pub tools_note: Option<String>,
 }
 
 /// A provider's real HTTP request for one turn. `Debug` names the headers but

@@ -114,6 +114,9 @@ pub struct ProviderFacts {
     /// The model thinks (Ollama `capabilities` has `thinking`, OpenRouter's
     /// `supported_parameters` has `reasoning`, Gemini's `thinking` is true).
     pub thinks: Option<bool>,
+    /// The model takes tools (Ollama `capabilities` has `tools`,
+    /// OpenRouter's `supported_parameters` has `tools`); `None`: not said.
+    pub takes_tools: Option<bool>,
 }
 
 /// The words an unknown family that its provider says thinks is offered.
@@ -430,7 +433,10 @@ mod tests {
     #[test]
     fn what_the_provider_says_wins_over_the_table_and_loses_to_the_config() {
         use Effort::*;
-        let thinks = |yes| ProviderFacts { thinks: Some(yes) };
+        let thinks = |yes| ProviderFacts {
+            thinks: Some(yes),
+            takes_tools: None,
+        };
         let qwen = configured("qwen3:8b", None, None);
         assert_eq!(
             resolve(Dialect::Ollama, &qwen, thinks(false)),

@@ -15,7 +15,9 @@ pub fn ollama_show(name: &str) -> Value {
     if ollama::thinks(name) {
         capabilities.push("thinking");
     }
-    capabilities.push("tools");
+    if ollama::takes_tools(name) {
+        capabilities.push("tools");
+    }
     json!({
         "modelfile": "",
         "details": {"format": "gguf", "family": ollama::family(name)},

@@ -23,6 +23,17 @@ const THINKING: &[&str] = &[
 ];
 /// Families without it (a `think` request is refused).
 const NOT_THINKING: &[&str] = &["llama3", "gemma", "mistral", "phi"];
+/// Families Ollama's library lists without the `tools` capability (its
+/// search page, `?c=tools`): a request with `tools` is refused with
+/// `{"error":"registry.ollama.ai/library/gemma3:4b does not support tools"}`
+/// (ollama/ollama#9680, #13522; 400).
+const NO_TOOLS: &[&str] = &["gemma"];
+
+/// Whether Ollama lists the `tools` capability for `name`.
+pub(super) fn takes_tools(name: &str) -> bool {
+    let base = family(name);
+    !NO_TOOLS.iter().any(|f| base.starts_with(f))
+}
 
 /// Whether Ollama lists the `thinking` capability for `name`.
 pub(super) fn thinks(name: &str) -> bool {
@@ -48,6 +59,11 @@ pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
     let base = family(name);
     let think = body.get("think");
     let refused = |message: String| (400, json!({"error": message}));
+    if body.get("tools").is_some() && !takes_tools(name) {
+        return Err(refused(format!(
+            "registry.ollama.ai/library/{name} does not support tools"
+        )));
+    }
     if !thinks(name) && NOT_THINKING.iter().any(|f| base.starts_with(f)) {
         return match think {
             Some(Value::Bool(false)) | None => Ok(Thinks::No),
@@ -78,6 +94,19 @@ pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_without_the_tools_capability_refuses_tools() {
+        let with_tools = json!({"tools": [{"type": "function"}]});
+        let refused = check("gemma3:4b", &with_tools).expect_err("no tools on gemma3");
+        assert_eq!(refused.0, 400);
+        assert_eq!(
+            refused.1,
+            json!({"error": "registry.ollama.ai/library/gemma3:4b does not support tools"})
+        );
+        assert!(check("gemma3:4b", &json!({})).is_ok());
+        assert!(check("qwen3:8b", &with_tools).is_ok());
+    }
 
     #[test]
     fn levels_on_gpt_oss_a_switch_elsewhere_and_nothing_without_the_capability() {
