@@ -22,6 +22,10 @@ pub fn ToolsControl(
     off: Signal<Vec<String>>,
     /// Switches a server (name, on) for the shown conversation.
     on_switch: Callback<(String, bool)>,
+    /// Why the conversation's model gets no tools when it reasons (its
+    /// provider refuses them), shown above the servers.
+    #[prop(into)]
+    model_note: Signal<Option<String>>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
     let button = NodeRef::<leptos::html::Button>::new();
@@ -80,6 +84,17 @@ pub fn ToolsControl(
                     <p class="tools-note">
                         {"Switches apply to this conversation. \u{201c}Server says\u{201d} marks what a server claims about its own tools: Pensive does not take it on trust."}
                     </p>
+                    {move || {
+                        model_note
+                            .get()
+                            .map(|note| {
+                                view! {
+                                    <p class="tools-note" data-testid="tools-model-note">
+                                        {note}
+                                    </p>
+                                }
+                            })
+                    }}
                     {servers
                         .get_value()
                         .into_iter()

@@ -24,4 +24,9 @@ pub struct PublicModel {
     /// `table` (Pensive's families) or `unknown`.
     #[serde(default)]
     pub efforts_from: String,
+    /// Why this model gets no tools at its reasoning efforts (its provider
+    /// refuses them there, e.g. OpenAI's chat completions from gpt-5.2 on),
+    /// for the Tools panel; absent where tools go at every effort.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_note: Option<String>,
 }
