@@ -196,4 +196,15 @@ mod tests {
         };
         assert_eq!(chat_server(&llama), LlamaCpp);
     }
+
+    #[test]
+    fn deepseek_offers_low_and_defaults_to_high() {
+        use crate::turn::Effort::*;
+        let efforts = chat_efforts(&at("https://api.deepseek.com/v1", "deepseek-v4-flash"));
+        assert_eq!(
+            efforts,
+            Some(Efforts::new(&[Off, Low, High, Max], High)),
+            "DeepSeek's documented words, its default high"
+        );
+    }
 }

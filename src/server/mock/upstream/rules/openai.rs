@@ -116,7 +116,7 @@ const TOOLS_WITHOUT_EFFORT: &[&str] = &[
     "gpt-5.4-nano",
     "gpt-5.5",
 ];
-/// …and these (they reason unasked) only with an explicit `none`.
+/// …and these (they reason unasked, at medium) only with an explicit `none`.
 const TOOLS_WITH_NONE_ONLY: &[&str] = &[
     "gpt-5.6",
     "gpt-5.6-sol",
@@ -143,11 +143,15 @@ pub(super) fn knows(name: &str) -> bool {
     efforts(name).is_some()
 }
 
-/// Whether the model thinks at `effort` (`none` turns reasoning off).
-fn thinks(effort: Option<&Value>, words: Option<&[&str]>) -> Thinks {
+/// Whether the model `name` thinks at `effort` (`none` turns reasoning off).
+fn thinks(name: &str, effort: Option<&Value>, words: Option<&[&str]>) -> Thinks {
     match (effort.and_then(Value::as_str), words) {
         (_, None) | (Some("none"), _) => Thinks::No,
-        // Without a word, the default: none from gpt-5.1 on where taken.
+        // Without a word, the default: gpt-5.6 reasons at medium ("If you
+        // omit reasoning.effort, GPT-5.6 defaults to medium", OpenAI's
+        // reasoning guide as quoted in inspect_ai#5162; litellm#34569)…
+        (None, _) if listed(TOOLS_WITH_NONE_ONLY, name) => Thinks::Shown,
+        // …gpt-5.1 to 5.5 default to none where they take it.
         (None, Some(words)) if words.first() == Some(&"none") => Thinks::No,
         _ => Thinks::Shown,
     }
@@ -176,7 +180,7 @@ pub(super) fn check_responses(name: &str, body: &Value) -> Result<Thinks, Refusa
                 "unsupported_value",
             ))
         }
-        _ => Ok(thinks(effort, words)),
+        _ => Ok(thinks(name, effort, words)),
     }
 }
 
@@ -224,7 +228,7 @@ pub(super) fn check_chat(name: &str, body: &Value) -> Option<Result<Thinks, Refu
                 "unsupported_value",
             ))
         }
-        _ => tools_while_reasoning(name, body).map(|()| thinks(effort, words)),
+        _ => tools_while_reasoning(name, body).map(|()| thinks(name, effort, words)),
     })
 }
 
@@ -342,6 +346,27 @@ mod newer_rules {
             body["reasoning_effort"] = json!(effort);
         }
         check_chat(name, &body).map(message).unwrap_or_default()
+    }
+
+    #[test]
+    fn gpt_5_6_and_gpt_6_reason_when_no_effort_is_named() {
+        assert_eq!(
+            message(check_responses("gpt-5.6-sol", &json!({}))),
+            "accepted: Shown"
+        );
+        assert_eq!(
+            message(check_responses("gpt-6-sol", &json!({}))),
+            "accepted: Shown"
+        );
+        assert_eq!(
+            check_chat("gpt-5.6", &json!({})).map(message),
+            Some("accepted: Shown".into())
+        );
+        // gpt-5.1 to 5.5 default to none.
+        assert_eq!(
+            message(check_responses("gpt-5.5", &json!({}))),
+            "accepted: No"
+        );
     }
 
     #[test]
