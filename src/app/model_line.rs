@@ -20,6 +20,16 @@ pub fn ModelLine(
     /// The server's tool servers.
     tool_servers: Resource<Result<Vec<PublicToolServer>, ServerFnError>>,
 ) -> impl IntoView {
+    // The shown conversation's model (the first, until one is picked) may
+    // get no tools when it reasons: the Tools panel says why.
+    let model_note = Signal::derive(move || {
+        let list = models.get().and_then(Result::ok)?;
+        let picked = session.model.get();
+        list.iter()
+            .find(|m| picked.as_ref() == Some(&m.id))
+            .or(list.first())
+            .and_then(|m| m.tools_note.clone())
+    });
     view! {
         // Its own box: a Suspense must be the last child of its
         // parent to hydrate (siblings after it went unmatched).
@@ -50,7 +60,7 @@ pub fn ModelLine(
                             view! {
                                 <ToolsControl
                                     servers
-                                    model_note=model_note(session, models)
+                                    model_note
                                     off=session.tools_off
                                     on_switch=Callback::new(move |(name, on)| {
                                         session.switch_tool_server(name, on)
@@ -102,21 +112,4 @@ fn model_badge(model: PublicModel) -> impl IntoView {
                 })}
         </span>
     }
-}
-
-/// Why the shown conversation's model (or the default, when it names none)
-/// is offered no tools, from the model list.
-fn model_note(
-    session: UseChatSessionReturn,
-    models: Resource<Result<Vec<PublicModel>, ServerFnError>>,
-) -> Signal<Option<String>> {
-    Signal::derive(move || {
-        let list = models.get()?.ok()?;
-        let id = session.model.get();
-        let model = match id {
-            Some(id) => list.iter().find(|m| m.id == id),
-            None => list.first(),
-        }?;
-        model.tools_note.clone()
-    })
 }

@@ -24,8 +24,10 @@ pub struct PublicModel {
     /// `table` (Pensive's families) or `unknown`.
     #[serde(default)]
     pub efforts_from: String,
-    /// Why this model is offered no tools (its provider lists no tool
-    /// support), for the Tools panel; `None` when it is offered them.
+    /// Why this model is offered no tools: its provider lists no tool
+    /// support, or refuses them at its reasoning efforts (OpenAI's chat
+    /// completions from gpt-5.2 on); for the Tools panel, absent where
+    /// tools go at every effort.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_note: Option<String>,
 }

@@ -206,8 +206,24 @@ impl ModelConfig {
                 ProviderKind::Demo => "table".into(),
                 ProviderKind::Wire(_) => self.upstream.efforts_source.as_str().into(),
             },
-            tools_note: self.upstream.tools_note.clone(),
+            tools_note: self
+                .upstream
+                .tools_note
+                .clone()
+                .or_else(|| self.tools_note()),
         }
+    }
+
+    /// Why the model gets no tools when it reasons: its provider refuses
+    /// them at its strongest effort but `off` (or with no effort named).
+    fn tools_note(&self) -> Option<String> {
+        let ProviderKind::Wire(dialect) = self.provider else {
+            return None;
+        };
+        let effort = (self.upstream.efforts.iter().rev().copied())
+            .find(|e| *e != Effort::Off)
+            .or(self.upstream.default_effort);
+        reasoning::why_no_tools(dialect, &self.upstream, effort).map(str::to_owned)
     }
 }
 
@@ -308,6 +324,25 @@ mod tests {
         assert!(c.models[0].public().demo);
         assert_eq!(c.first_token_timeout, Duration::from_secs(120));
         assert!(c.show_thinking);
+    }
+
+    #[test]
+    fn the_tools_panel_hears_why_a_model_gets_no_tools_when_it_reasons() {
+        let note = |provider: &str, model: &str| {
+            let c = config(&[
+                ("PENSIVE_PROVIDER", provider),
+                ("PENSIVE_BASE_URL", "https://api.openai.com/v1"),
+                ("PENSIVE_MODEL", model),
+            ])
+            .unwrap();
+            c.models[0].public().tools_note
+        };
+        let sol = note("openai", "gpt-6-sol").unwrap_or_default();
+        assert!(sol.contains("`responses` provider"), "{sol}");
+        let five_six = note("openai", "gpt-5.6").unwrap_or_default();
+        assert!(five_six.contains("only with reasoning off"), "{five_six}");
+        assert_eq!(note("responses", "gpt-6-sol"), None);
+        assert_eq!(note("openai", "gpt-5.1"), None);
     }
 
     #[test]

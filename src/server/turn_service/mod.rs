@@ -232,7 +232,7 @@ impl TurnService {
             } else {
                 answer_now::fold_reasoning(&mut request);
             }
-            if offers_tools(&model) {
+            if offers_tools(&model, effort) {
                 request.tool_specs = tools.offered_to(request.tools.as_deref(), dialect_of(&model));
             }
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);

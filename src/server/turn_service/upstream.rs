@@ -6,6 +6,7 @@ use futures::StreamExt;
 use crate::server::config::{ModelConfig, ProviderKind};
 use crate::server::mock::{scripted, tool_scripts};
 use crate::server::providers::delta::Delta;
+use crate::server::providers::reasoning;
 use crate::server::providers::wire::Dialect;
 use crate::server::providers::{self, CompletionId, DeltaStream};
 use crate::turn::turn_error::TurnError;
@@ -28,11 +29,23 @@ pub(super) fn dialect_of(model: &ModelConfig) -> Option<Dialect> {
     }
 }
 
-/// Whether Pensive offers tools to this model: every dialect has its loop;
-/// a model configured with `tools = false` (a server that cannot take
-/// them) gets none.
-pub(super) fn offers_tools(model: &ModelConfig) -> bool {
-    !model.upstream.no_tools
+/// Whether Pensive offers tools to this model at `effort`: every dialect
+/// has its loop; a model configured with `tools = false` (a server that
+/// cannot take them) gets none, and neither does a model whose provider
+/// refuses tools at this effort (OpenAI's chat completions from gpt-5.2 on:
+/// `reasoning::why_no_tools`). Sending them would only earn a 400; the
+/// log says why, each turn, and README's providers table says it too.
+pub(super) fn offers_tools(model: &ModelConfig, effort: Option<Effort>) -> bool {
+    if model.upstream.no_tools {
+        return false;
+    }
+    let refusal = dialect_of(model)
+        .and_then(|dialect| reasoning::why_no_tools(dialect, &model.upstream, effort));
+    if let Some(why) = refusal {
+        tracing::info!(model = %model.id, effort = ?effort, "no tools this turn: {why}");
+        return false;
+    }
+    true
 }
 
 /// What a chat server started without tool support says when a request
@@ -113,6 +126,33 @@ mod tests {
             status: 400,
             message: message.into(),
         }
+    }
+
+    fn openai_chat(name: &str) -> ModelConfig {
+        let mut model = ModelConfig::demo(crate::server::mock::scripted::Pace::INSTANT);
+        model.provider = ProviderKind::Wire(Dialect::Chat);
+        model.upstream.base_url = "https://api.openai.com/v1".into();
+        model.upstream.name = name.into();
+        model
+    }
+
+    #[test]
+    fn tools_go_only_where_the_provider_takes_them_at_the_effort() {
+        assert!(offers_tools(&openai_chat("gpt-5.6-sol"), Some(Effort::Off)));
+        assert!(!offers_tools(
+            &openai_chat("gpt-5.6-sol"),
+            Some(Effort::High)
+        ));
+        assert!(!offers_tools(&openai_chat("gpt-6-sol"), Some(Effort::Low)));
+        assert!(offers_tools(&openai_chat("gpt-5.1"), Some(Effort::High)));
+        let mut responses = openai_chat("gpt-6-sol");
+        responses.provider = ProviderKind::Wire(Dialect::Responses);
+        assert!(offers_tools(&responses, Some(Effort::Max)));
+        let mut configured_off = openai_chat("gpt-5.1");
+        configured_off.upstream.no_tools = true;
+        assert!(!offers_tools(&configured_off, Some(Effort::Off)));
+        let demo = ModelConfig::demo(crate::server::mock::scripted::Pace::INSTANT);
+        assert!(offers_tools(&demo, Some(Effort::High)));
     }
 
     #[test]

@@ -116,11 +116,32 @@ const NO_THINKING: AnthropicFamily = AnthropicFamily {
     max_output: 8_192,
 };
 
+/// The first generation that is adaptive only: every Claude 5 refuses
+/// budgets ("\"thinking.type.enabled\" is not supported for this model",
+/// observed on claude-sonnet-5; Bedrock's adaptive-thinking page lists
+/// Opus 5, Mythos 5 and Fable 5 as adaptive only).
+const ADAPTIVE_ONLY_FROM: u32 = 5;
+
 /// The family of a Claude model name; `None` for a name that is not one (a
 /// proxy's alias, the mock) or whose version cannot be read.
 pub(crate) fn family_by_name(name: &str) -> Option<AnthropicFamily> {
     let (tier, version) = claude_version(name)?;
-    Some(newest_not_after(ROWS, version, tier).unwrap_or(NO_THINKING))
+    let older = newest_not_after(ROWS, version, tier).unwrap_or(NO_THINKING);
+    if version.0 < ADAPTIVE_ONLY_FROM || older.adaptive_only {
+        return Some(older);
+    }
+    // A new generation of a known tier (`claude-haiku-5`, whose newest
+    // older row is Haiku 4.5's budgets): never an older generation's way of
+    // asking, but the tier's first row of that generation, else Claude 5's.
+    Some(first_of_generation(tier, version.0).unwrap_or(claude_5(false, High)))
+}
+
+/// The tier's earliest row of generation `major` (Haiku 5.5 for Haiku 5).
+fn first_of_generation(tier: &str, major: u32) -> Option<AnthropicFamily> {
+    ROWS.iter()
+        .filter(|(version, t, _)| *t == tier && version.0 == major)
+        .min_by_key(|(version, _, _)| *version)
+        .map(|(_, _, family)| *family)
 }
 
 /// A name Pensive cannot read, asked for as the configuration says.
@@ -157,5 +178,23 @@ mod tests {
         assert_eq!(family("claude-haiku-6"), family("claude-haiku-5-5"));
         assert_eq!(family("claude-3-5-haiku-latest"), NO_THINKING);
         assert_eq!(family_by_name("mock-claude"), None);
+    }
+
+    #[test]
+    fn a_new_generation_of_a_known_tier_is_never_asked_with_budgets() {
+        // Haiku 4.5 is the newest Haiku before 5, but Claude 5 is adaptive only.
+        assert_eq!(family("claude-haiku-5"), family("claude-haiku-5-5"));
+        assert_eq!(family("claude-haiku-5-1"), family("claude-haiku-5-5"));
+        for name in [
+            "claude-haiku-5",
+            "claude-haiku-6",
+            "claude-sonnet-7",
+            "claude-opus-6-2",
+        ] {
+            let family = family(name);
+            assert_eq!(family.style, ThinkingStyle::Adaptive, "{name}");
+            assert!(family.adaptive_only, "{name}");
+        }
+        assert_eq!(family("claude-haiku-4-5").style, ThinkingStyle::Budget);
     }
 }

@@ -17,11 +17,12 @@
 
 use serde_json::Value;
 
-use super::EffortsSource;
+use super::{why_no_tools, EffortsSource};
 use crate::server::config::settle_efforts;
 use crate::server::mock::upstream::rules::{knows, verdict, Thinks, Verdict};
 use crate::server::providers::build_request;
 use crate::server::providers::wire::{Dialect, UpstreamModel};
+use crate::turn::tool::ToolSpec;
 use crate::turn::{ChatRequest, Effort};
 
 const ANTHROPIC: &str = "https://api.anthropic.com";
@@ -77,12 +78,20 @@ const ROWS: &[(Dialect, &str, &str)] = &[
     (Dialect::Responses, OPENAI, "gpt-5.5-pro"),
     (Dialect::Responses, OPENAI, "gpt-5.6"),
     (Dialect::Responses, OPENAI, "gpt-5.6-sol"),
+    (Dialect::Responses, OPENAI, "gpt-6-astra"),
+    (Dialect::Responses, OPENAI, "gpt-6-sol"),
+    (Dialect::Responses, OPENAI, "gpt-6-luna"),
+    (Dialect::Responses, OPENAI, "gpt-6.1-terra"),
     (Dialect::Responses, OPENAI, "o4-mini"),
     (Dialect::Chat, OPENAI, "gpt-5"),
     (Dialect::Chat, OPENAI, "gpt-5.1-codex"),
     (Dialect::Chat, OPENAI, "gpt-5.1-chat-latest"),
     (Dialect::Chat, OPENAI, "gpt-5.2"),
+    (Dialect::Chat, OPENAI, "gpt-5.4"),
     (Dialect::Chat, OPENAI, "gpt-5.6"),
+    (Dialect::Chat, OPENAI, "gpt-5.6-sol"),
+    (Dialect::Chat, OPENAI, "gpt-6-sol"),
+    (Dialect::Chat, OPENAI, "gpt-6-luna"),
     (Dialect::Gemini, GEMINI, "gemini-2.5-pro"),
     (Dialect::Gemini, GEMINI, "gemini-2.5-flash"),
     (Dialect::Gemini, GEMINI, "gemini-2.5-flash-lite"),
@@ -120,9 +129,20 @@ fn configured(dialect: Dialect, base: &str, name: &str) -> UpstreamModel {
 
 /// The path and body Pensive sends at `effort`.
 fn sent(dialect: Dialect, model: &UpstreamModel, effort: Option<Effort>) -> (String, Value) {
+    sent_with_tools(dialect, model, effort, Vec::new())
+}
+
+/// The path and body Pensive sends at `effort` offering `tools`.
+fn sent_with_tools(
+    dialect: Dialect,
+    model: &UpstreamModel,
+    effort: Option<Effort>,
+    tool_specs: Vec<ToolSpec>,
+) -> (String, Value) {
     let request = ChatRequest {
         messages: vec![crate::turn::ChatMessage::user("Why?")],
         effort,
+        tool_specs,
         ..ChatRequest::default()
     };
     let built = build_request(dialect, model, &request);
@@ -228,7 +248,16 @@ fn names_newer_than_the_table_are_asked_as_its_newest_member() {
             "claude-sonnet-6",
             "claude-sonnet-5-5",
         ),
-        (Dialect::Responses, OPENAI, "gpt-6", "gpt-5.6"),
+        (Dialect::Responses, OPENAI, "gpt-5.7", "gpt-5.6"),
+        (Dialect::Responses, OPENAI, "gpt-7", "gpt-6-sol"),
+        (Dialect::Responses, OPENAI, "gpt-6.3-nova", "gpt-6.1-terra"),
+        (Dialect::Chat, OPENAI, "gpt-7", "gpt-6-sol"),
+        (
+            Dialect::Anthropic,
+            ANTHROPIC,
+            "claude-haiku-5",
+            "claude-haiku-5-5",
+        ),
         (Dialect::Responses, OPENAI, "gpt-6-codex", "gpt-5.3-codex"),
         (
             Dialect::Gemini,
@@ -288,4 +317,53 @@ fn unreadable_names_get_the_providers_default_and_no_effort() {
             .pointer("/generationConfig/thinkingConfig/thinkingLevel")
             .is_none());
     }
+}
+
+/// The tools Pensive offers a model at `effort`: none where its provider
+/// refuses them at that effort (`why_no_tools`), else a calculator.
+fn tools_at(dialect: Dialect, model: &UpstreamModel, effort: Option<Effort>) -> Vec<ToolSpec> {
+    if why_no_tools(dialect, model, effort).is_some() {
+        return Vec::new();
+    }
+    vec![ToolSpec {
+        name: "builtin__calculate".into(),
+        description: "Evaluates an arithmetic expression.".into(),
+        parameters: serde_json::json!({"type": "object", "properties": {}}),
+    }]
+}
+
+#[test]
+fn every_row_with_tools_is_accepted_at_every_offered_word() {
+    let mut failures = Vec::new();
+    for &(dialect, base, name) in ROWS {
+        let model = configured(dialect, base, name);
+        let words = model.efforts.iter().copied().map(Some);
+        for effort in words.chain([model.default_effort]) {
+            let tools = tools_at(dialect, &model, effort);
+            let (path, body) = sent_with_tools(dialect, &model, effort, tools);
+            if let Verdict::Refused { body: refusal, .. } = verdict(&path, &body) {
+                failures.push(format!(
+                    "{name} at {effort:?} with tools: refused {refusal}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn tools_are_dropped_only_where_the_provider_refuses_them() {
+    use Effort::*;
+    let offers = |dialect, name: &str, effort| {
+        let model = configured(dialect, OPENAI, name);
+        why_no_tools(dialect, &model, Some(effort)).is_none()
+    };
+    assert!(offers(Dialect::Chat, "gpt-5.6-sol", Off));
+    assert!(!offers(Dialect::Chat, "gpt-5.6-sol", Low));
+    assert!(!offers(Dialect::Chat, "gpt-5.4", High));
+    assert!(!offers(Dialect::Chat, "gpt-6-sol", Low));
+    assert!(!offers(Dialect::Chat, "gpt-7", Xhigh));
+    assert!(offers(Dialect::Chat, "gpt-5.1", High));
+    assert!(offers(Dialect::Responses, "gpt-6-sol", Max));
+    assert!(offers(Dialect::Responses, "gpt-5.6-sol", High));
 }

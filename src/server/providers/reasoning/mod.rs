@@ -219,6 +219,21 @@ pub fn output_limit(
     Some(by_effort.min(most))
 }
 
+/// Why Pensive offers no tools to `model` at `effort`, as a sentence for the
+/// log and the Tools panel; `None`: its tools are offered.
+pub fn why_no_tools(
+    dialect: Dialect,
+    model: &UpstreamModel,
+    effort: Option<Effort>,
+) -> Option<&'static str> {
+    // Only OpenAI's Chat Completions refuses tools by effort (behind a
+    // proxy too: the model's rules travel with its name).
+    if dialect != Dialect::Chat || chat_server(model) != ChatServer::OpenAi {
+        return None;
+    }
+    openai::chat_tools_refusal(&model.name, effort)
+}
+
 /// "low, medium or high", or "no effort" for an empty list.
 fn taken(words: &[Effort]) -> String {
     if words.is_empty() {

@@ -3,7 +3,8 @@
 //! which server a model is behind, and the words each family takes (sources
 //! in docs/decisions.md). Pure.
 
-use super::{openai::openai_efforts, Efforts};
+use super::openai::{openai_chat_efforts, openai_efforts};
+use super::Efforts;
 use crate::server::providers::wire::UpstreamModel;
 use crate::turn::Effort::{High, Low, Max, Medium, Minimal, Off, Xhigh};
 
@@ -90,7 +91,7 @@ pub(crate) fn kimi_efforts(name: &str) -> Efforts {
 pub(crate) fn chat_efforts(model: &UpstreamModel) -> Option<Efforts> {
     let name = model.name.to_ascii_lowercase();
     match chat_server(model) {
-        ChatServer::OpenAi => openai_efforts(&name),
+        ChatServer::OpenAi => openai_chat_efforts(&name),
         // DeepSeek's V4 API: low, high, max, and `thinking: disabled`.
         ChatServer::DeepSeek => Some(Efforts::new(&[Off, Low, High, Max], High)),
         ChatServer::Kimi => Some(kimi_efforts(&name)),
@@ -194,5 +195,16 @@ mod tests {
             ..at("http://localhost:8080/v1", "qwen3")
         };
         assert_eq!(chat_server(&llama), LlamaCpp);
+    }
+
+    #[test]
+    fn deepseek_offers_low_and_defaults_to_high() {
+        use crate::turn::Effort::*;
+        let efforts = chat_efforts(&at("https://api.deepseek.com/v1", "deepseek-v4-flash"));
+        assert_eq!(
+            efforts,
+            Some(Efforts::new(&[Off, Low, High, Max], High)),
+            "DeepSeek's documented words, its default high"
+        );
     }
 }

@@ -17,6 +17,18 @@
 //!   (Oaklight/llm-rosetta#289; Bedrock 2026-07-27), "`temperature` is
 //!   deprecated for this model." (Opus 4.7+), the prefill 400 (Sonnet 5,
 //!   Opus 5.5), the budget 400s (anthropic cookbook).
+//! - [G] every Claude 5 is adaptive only (read 2026-12-05): the Bedrock
+//!   adaptive-thinking page (docs.aws.amazon.com/bedrock/latest/userguide/
+//!   claude-messages-adaptive-thinking) lists Opus 5, Mythos 5 and Fable 5
+//!   as adaptive-only, budgets refused with a 400; the Haiku 5.5 what's-new
+//!   page: "It supports adaptive thinking with the effort parameter"; the
+//!   400 observed on claude-sonnet-5 (docs.memberjunction.org,
+//!   UsesAdaptiveThinking): "\"thinking.type.enabled\" is not supported
+//!   for this model. Use \"thinking.type.adaptive\" and
+//!   \"output_config.effort\" to control thinking behavior." No page for a
+//!   `claude-haiku-5` was found (Haiku 5.5's page compares it with Haiku
+//!   4.5): a Claude id of generation 5 or later that the list does not
+//!   name is held to that one rule, and passes the others.
 
 use serde_json::{json, Value};
 
@@ -81,6 +93,8 @@ const CLAUDE_5: Claude = Claude {
     prefill: false,
     no_sampling: true,
 };
+
+const NO_BUDGETS: &str = "\"thinking.type.enabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior.";
 
 const ALWAYS_ON: &str = "\"thinking.type.disabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior.";
 
@@ -180,6 +194,28 @@ pub(super) fn knows(name: &str) -> bool {
     model(name).is_some()
 }
 
+/// The generation of a `claude-<tier>-<major>…` id (`claude-haiku-5` is 5);
+/// `None` for other names and the older `claude-3-7-sonnet` order.
+fn generation(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("claude-")?;
+    let mut parts = rest.split('-');
+    let tier = parts.next()?;
+    if tier.is_empty() || !tier.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    parts.next()?.parse().ok()
+}
+
+/// A model the list does not name: a Claude of generation 5 or later
+/// refuses budgets [G]; anything else passes.
+fn unlisted(name: &str, body: &Value) -> Result<Thinks, Refusal> {
+    let budget = body.pointer("/thinking/type").and_then(Value::as_str) == Some("enabled");
+    if budget && generation(name).is_some_and(|major| major >= 5) {
+        return Err(refused(NO_BUDGETS));
+    }
+    Ok(Thinks::Shown)
+}
+
 fn refused(message: impl Into<String>) -> Refusal {
     (
         400,
@@ -193,7 +229,7 @@ fn refused(message: impl Into<String>) -> Refusal {
 /// The verdict on a Messages request for `name`.
 pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
     let Some(claude) = model(name) else {
-        return Ok(Thinks::Shown);
+        return unlisted(name, body);
     };
     let max_tokens = body.get("max_tokens").and_then(Value::as_u64);
     let Some(max_tokens) = max_tokens else {
@@ -242,7 +278,7 @@ pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
         None if thinking.is_some() => Err(refused("thinking.type: Field required")),
         None if claude.on_by_default => Ok(shown(None)),
         None => Ok(Thinks::No),
-        Some("enabled") if !claude.enabled => Err(refused("\"thinking.type.enabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior.")),
+        Some("enabled") if !claude.enabled => Err(refused(NO_BUDGETS)),
         Some("enabled") => {
             let budget = thinking
                 .and_then(|t| t.get("budget_tokens"))
@@ -393,5 +429,39 @@ mod tests {
             ask("mock-claude", json!({"thinking": {"type": "bogus"}})),
             Ok(Thinks::Shown)
         );
+    }
+}
+
+#[cfg(test)]
+mod newer_generations {
+    use super::*;
+
+    use super::super::message_of as message;
+
+    fn budget(name: &str) -> Result<Thinks, Refusal> {
+        check(
+            name,
+            &json!({"model": name, "max_tokens": 16000,
+                "messages": [{"role": "user", "content": "hi"}],
+                "thinking": {"type": "enabled", "budget_tokens": 4096}}),
+        )
+    }
+
+    #[test]
+    fn every_claude_5_or_later_refuses_budget_thinking() {
+        let refusal = "\"thinking.type.enabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior.";
+        for name in [
+            "claude-haiku-5",
+            "claude-haiku-5-5",
+            "claude-haiku-5-1-20270101",
+            "claude-sonnet-6",
+            "claude-opus-7-2",
+        ] {
+            assert_eq!(message(budget(name)), refusal, "{name}");
+        }
+        assert_eq!(budget("claude-haiku-4-5"), Ok(Thinks::Shown));
+        assert_eq!(budget("claude-3-7-sonnet-latest"), Ok(Thinks::Shown));
+        // Names that are not Claude's pass, as every unlisted id does.
+        assert_eq!(budget("mock-claude-5"), Ok(Thinks::Shown));
     }
 }

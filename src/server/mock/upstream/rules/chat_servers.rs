@@ -170,4 +170,18 @@ mod tests {
             Ok(Thinks::No)
         );
     }
+
+    #[test]
+    fn deepseek_takes_low_and_thinks_at_high_unasked() {
+        // "Thinking mode is enabled by default, with the default effort
+        // being `high`"; `reasoning_effort` low/high/max (thinking_mode guide).
+        for word in ["low", "high", "max"] {
+            assert_eq!(
+                check("deepseek-v4-flash", &json!({"reasoning_effort": word})),
+                Ok(Thinks::Shown),
+                "{word}"
+            );
+        }
+        assert_eq!(check("deepseek-v4-pro", &json!({})), Ok(Thinks::Shown));
+    }
 }
