@@ -125,3 +125,18 @@ test('On a phone in dark mode the Tools control fits the screen', async ({ page 
   await page.screenshot({ path: `${SHOTS}/tools-control-phone-dark.png` });
   await chat.expectNoConsoleErrors();
 });
+
+test('At desktop width the Tools panel stays on the screen whatever stands before the button', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  // A model with an effort picker pushes the button right.
+  await page.getByTestId('model-picker').selectOption('mock-ollama');
+  const panel = await openTools(page);
+  const box = await panel.boundingBox();
+  expect(box!.x).toBeGreaterThanOrEqual(0);
+  expect(box!.x + box!.width).toBeLessThanOrEqual(1280);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBe(0);
+  await chat.expectNoConsoleErrors();
+});
