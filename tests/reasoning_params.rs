@@ -845,7 +845,7 @@ async fn names_newer_than_the_table_are_served_as_their_newest_member() {
     for (dialect, newer, newest) in [
         (Dialect::Anthropic, "claude-opus-6", "claude-opus-5-5"),
         (Dialect::Anthropic, "claude-fable-7", "claude-fable-5-1"),
-        (Dialect::Responses, "gpt-6", "gpt-5.6"),
+        (Dialect::Responses, "gpt-7", "gpt-6-sol"),
         (Dialect::Gemini, "gemini-4-pro", "gemini-3.1-pro-preview"),
     ] {
         let (a, b) = (public(dialect, newer), public(dialect, newest));

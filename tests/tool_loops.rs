@@ -41,7 +41,18 @@ fn app_with_everything(
     models: Vec<ModelConfig>,
     limits: pensive::server::limits::Limits,
 ) -> axum::Router {
-    let config = AppConfig {
+    app_of(config_of(models, limits))
+}
+
+fn app_of(config: AppConfig) -> axum::Router {
+    build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    )
+}
+
+fn config_of(models: Vec<ModelConfig>, limits: pensive::server::limits::Limits) -> AppConfig {
+    AppConfig {
         models,
         first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
@@ -50,11 +61,7 @@ fn app_with_everything(
         show_thinking: true,
         limits,
         shutdown_grace: Duration::from_secs(1),
-    };
-    build_router(
-        TurnService::new(config),
-        LeptosOptions::builder().output_name("pensive").build(),
-    )
+    }
 }
 
 fn chat_model(port: u16, name: &str) -> ModelConfig {
@@ -402,16 +409,10 @@ async fn a_switch_of_model_after_a_tool_turn_keeps_the_conversation_working() {
 #[tokio::test]
 async fn a_model_its_provider_lists_without_tools_is_offered_none_and_answers() {
     let (port, mock) = common::start_mock_in_process().await;
-    let mut config = AppConfig {
-        models: vec![wire_model(port, Dialect::Ollama, "gemma3:4b")],
-        first_token_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(5),
-        access_token: None,
-        site_access: Default::default(),
-        show_thinking: true,
-        limits: Default::default(),
-        shutdown_grace: Duration::from_secs(1),
-    };
+    let mut config = config_of(
+        vec![wire_model(port, Dialect::Ollama, "gemma3:4b")],
+        Default::default(),
+    );
     pensive::server::config::discover(&mut config).await;
     let note = config.models[0].public().tools_note;
     assert!(
@@ -419,10 +420,7 @@ async fn a_model_its_provider_lists_without_tools_is_offered_none_and_answers() 
             .is_some_and(|n| n.contains("no tool support")),
         "{note:?}"
     );
-    let app = build_router(
-        TurnService::new(config),
-        LeptosOptions::builder().output_name("pensive").build(),
-    );
+    let app = app_of(config);
     let events = turn(
         &app,
         json!([{"role": "user", "content": "Hi mock:normal"}]),
