@@ -867,6 +867,7 @@ async fn a_body_that_is_not_json_is_a_400_on_every_endpoint() {
         "tool_servers",
         "answer_now",
         "tool_decision",
+        "tool_agree",
         "access",
         "sign_out",
     ] {

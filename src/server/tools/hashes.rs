@@ -252,6 +252,22 @@ impl ToolHashes {
         }
     }
 
+    /// `agree`, only when `tool` says now what `digest` names (the hash the
+    /// user was shown): false, and nothing kept, when it changed since.
+    pub fn agree_to(
+        &self,
+        server: &str,
+        tool: &rmcp::model::Tool,
+        digest: &str,
+        decider: &str,
+    ) -> bool {
+        if tool_hash(tool) != digest {
+            return false;
+        }
+        self.agree(server, tool, decider);
+        true
+    }
+
     /// Writes the agreed hashes (a temporary file renamed over the old
     /// one, so a crash never leaves half a file).
     fn save(&self, state: &State) {

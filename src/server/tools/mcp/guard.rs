@@ -1,7 +1,8 @@
 //! The client side of one MCP connection: who Pensive says it is, and a
-//! bound on the notifications a server may send. Pensive acts on none of
-//! them (progress, logs, list changes), yet each one is read, parsed and
-//! dispatched: a server sending them without pause burned 7.7 CPU-seconds
+//! bound on the notifications a server may send. Pensive acts on one of
+//! them, `notifications/tools/list_changed` (the supervisor lists the tools
+//! again: `supervisor::relist_on_change`), and on none of the rest
+//! (progress, logs), yet each one is read, parsed and dispatched: a server sending them without pause burned 7.7 CPU-seconds
 //! every 10 s with no turn running. Each server gets a token bucket; one
 //! that empties it is flagged, and its supervisor disconnects it for good
 //! (`supervisor`), saying why.
@@ -76,6 +77,7 @@ pub(crate) struct Guard {
     info: ClientConfig,
     bucket: Arc<Mutex<Bucket>>,
     flooded: watch::Sender<bool>,
+    list_changed: watch::Sender<u64>,
 }
 
 impl Guard {
@@ -89,7 +91,14 @@ impl Guard {
                 Instant::now(),
             ))),
             flooded: watch::Sender::new(false),
+            list_changed: watch::Sender::new(0),
         }
+    }
+
+    /// Changes each time the server says its tool list changed (the count
+    /// of such notifications: many between two reads make one relist).
+    pub fn list_changed(&self) -> watch::Receiver<u64> {
+        self.list_changed.subscribe()
     }
 
     /// Turns true once the server sent notifications faster than allowed.
@@ -140,11 +149,11 @@ impl ClientHandler for Guard {
     async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
         self.count();
     }
-    // Pensive reads a server's tools at each connection only, so a list
-    // change is counted and otherwise ignored: nothing to relist, nothing
-    // to debounce.
+    // Only flagged here: the supervisor lists again, at most once per
+    // `RELIST_INTERVAL`, however many of these arrive.
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
         self.count();
+        self.list_changed.send_modify(|count| *count += 1);
     }
     async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
         self.count();

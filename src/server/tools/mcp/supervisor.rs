@@ -23,7 +23,7 @@ use tokio::time::Instant;
 
 use super::config::{McpServerConfig, Transport};
 use super::guard::{flood_reason, Guard};
-use super::session::{open, Session};
+use super::session::{list_bounded, open, Session, CONNECT_TIMEOUT};
 use crate::server::tools::bounds::LeftOut;
 
 /// The first pause before a restart.
@@ -33,6 +33,10 @@ pub(crate) const MAX_RESTART_DELAY: Duration = Duration::from_secs(60);
 /// A connection that stayed up this long was healthy: the next failure
 /// starts the pauses from the first again.
 pub(crate) const HEALTHY_AFTER: Duration = Duration::from_secs(60);
+/// The least time between two listings the server asked for (each
+/// `notifications/tools/list_changed`): a server announcing changes without
+/// pause costs one listing per interval.
+pub(crate) const RELIST_INTERVAL: Duration = Duration::from_secs(2);
 /// How long a stopping child gets to exit by itself (its stdin closed)
 /// before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
@@ -94,6 +98,9 @@ pub(crate) struct Live {
     /// Tells connections apart: a call that failed on connection 3 waits
     /// for the supervisor to notice that connection 3 is gone.
     pub generation: u64,
+    /// Bumped each time the server sent a message over the bound
+    /// (`oversized`): the calls waiting on it end at once.
+    pub oversized: watch::Receiver<u64>,
 }
 
 /// Told of a restarted server's tool list (its name, the tools) before
@@ -141,6 +148,7 @@ pub struct Running {
     child: Option<Child>,
     generation: u64,
     flooded: watch::Receiver<bool>,
+    list_changed: watch::Receiver<u64>,
 }
 
 fn split_session(session: Session, generation: u64) -> (Running, Live, Vec<Tool>, LeftOut) {
@@ -150,17 +158,21 @@ fn split_session(session: Session, generation: u64) -> (Running, Live, Vec<Tool>
         tools,
         left_out,
         flooded,
+        oversized,
+        list_changed,
     } = session;
     let live = Live {
         peer: service.peer().clone(),
         pid: child.as_ref().and_then(Child::id),
         generation,
+        oversized,
     };
     let running = Running {
         service,
         child,
         generation,
         flooded,
+        list_changed,
     };
     (running, live, tools, left_out)
 }
@@ -191,7 +203,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig) {
         Ok(session) => {
             let (running, live, tools, left_out) = split_session(session, 1);
             tracing::info!(mcp_server = %name, tools = tools.len(), "MCP server connected");
-            shared.tools.send_replace(Arc::new(tools));
+            publish(&shared, name, tools);
             shared.left_out.send_replace(left_out);
             shared.link.send_replace(Link::Up(Arc::new(live)));
             running
@@ -208,7 +220,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig) {
     loop {
         let since = Instant::now();
         let generation = running.generation;
-        let status = match watch_until_end(running, &shared).await {
+        let status = match watch_until_end(running, &shared, name).await {
             Ended::Closing => break,
             Ended::Flooded => {
                 let reason = flood_reason();
@@ -261,9 +273,10 @@ pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig) {
     shared.link.send_replace(Link::Closed);
 }
 
-/// The one place a restarted server's tool list replaces the one before
-/// (what the model is offered from now on); the hook hears of it first.
-fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
+/// The one place a server's tool list replaces the one before (what the
+/// model is offered from now on); the hook hears of it first, so every
+/// list is hashed (and a changed tool held) before it is offered.
+fn publish(shared: &Shared, name: &str, tools: Vec<Tool>) {
     let hook = shared.on_relisted.lock().map_or_else(
         |poisoned| poisoned.into_inner().clone(),
         |hook| hook.clone(),
@@ -271,6 +284,12 @@ fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
     if let Some(hook) = hook {
         hook(name, &tools);
     }
+    shared.tools.send_replace(Arc::new(tools));
+}
+
+/// A list read again (a restart, or the server saying it changed) replaces
+/// the one before; the log says when it names other tools.
+fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
     let before: Vec<String> = shared
         .tools
         .borrow()
@@ -281,19 +300,57 @@ fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
     if before != after {
         tracing::warn!(mcp_server = %name, ?before, ?after, "the MCP server now lists other tools");
     }
-    shared.tools.send_replace(Arc::new(tools));
+    publish(shared, name, tools);
+}
+
+/// Lists the server's tools again each time it says they changed
+/// (`notifications/tools/list_changed`), bounded like the first listing
+/// and within `CONNECT_TIMEOUT`, at most once per `RELIST_INTERVAL`:
+/// notifications meanwhile make one more listing after it. A listing that
+/// fails keeps the list before (the log says why). Never returns: it ends
+/// with the connection it serves.
+async fn relist_on_change(
+    shared: &Shared,
+    name: &str,
+    peer: Peer<RoleClient>,
+    mut changed: watch::Receiver<u64>,
+) {
+    loop {
+        if changed.changed().await.is_err() {
+            // The guard is gone with its connection: nothing more to hear.
+            return std::future::pending().await;
+        }
+        changed.mark_unchanged();
+        let listed = tokio::time::timeout(CONNECT_TIMEOUT, list_bounded(name, &peer)).await;
+        match listed {
+            Ok(Ok((tools, left_out))) => {
+                tracing::info!(mcp_server = %name, tools = tools.len(), "the MCP server's tool list changed; listed again");
+                relisted(shared, name, tools);
+                shared.left_out.send_replace(left_out);
+            }
+            Ok(Err(problem)) => {
+                tracing::warn!(mcp_server = %name, "listing the changed tools failed ({problem}); the list before stays")
+            }
+            Err(_) => {
+                tracing::warn!(mcp_server = %name, "listing the changed tools took over {}s; the list before stays", CONNECT_TIMEOUT.as_secs())
+            }
+        }
+        tokio::time::sleep(RELIST_INTERVAL).await;
+    }
 }
 
 /// Waits until the connection ends by itself or Pensive closes it; either
 /// way the connection is over and a stdio child has exited (or was killed)
 /// when this returns.
-async fn watch_until_end(running: Running, shared: &Shared) -> Ended {
+async fn watch_until_end(running: Running, shared: &Shared, name: &str) -> Ended {
     let Running {
         service,
         mut child,
         mut flooded,
+        list_changed,
         ..
     } = running;
+    let relist = relist_on_change(shared, name, service.peer().clone(), list_changed);
     let stop = service.cancellation_token();
     let mut waiting = Box::pin(service.waiting());
     let child_exit = async {
@@ -315,6 +372,8 @@ async fn watch_until_end(running: Running, shared: &Shared) -> Ended {
         // The guard's sender lives as long as the service: an error means
         // the connection is going anyway, which the other branches see.
         Ok(_) = flooded.wait_for(|flooded| *flooded) => First::Flooded,
+        // Runs beside the watch, and ends with it.
+        () = relist => First::ConnectionEnded,
     };
     match first {
         First::ChildExited(status) => {
