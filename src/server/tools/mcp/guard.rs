@@ -106,6 +106,14 @@ impl Guard {
         self.flooded.subscribe()
     }
 
+    /// The server said its tool list changed (unasked, or on the listen
+    /// stream of a 2026-07-28 connection: `supervisor`): counted like any
+    /// notification, and flagged for the supervisor to list again.
+    pub fn tools_changed(&self) {
+        self.count();
+        self.list_changed.send_modify(|count| *count += 1);
+    }
+
     /// One notification arrived.
     fn count(&self) {
         let emptied = match self.bucket.lock() {
@@ -152,8 +160,7 @@ impl ClientHandler for Guard {
     // Only flagged here: the supervisor lists again, at most once per
     // `RELIST_INTERVAL`, however many of these arrive.
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
-        self.count();
-        self.list_changed.send_modify(|count| *count += 1);
+        self.tools_changed();
     }
     async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
         self.count();
@@ -205,6 +212,18 @@ mod tests {
             500,
             "a quiet minute refills the burst, no more"
         );
+    }
+
+    #[test]
+    fn a_tool_list_change_is_counted_and_flagged_for_a_relist() {
+        let guard = Guard::new(ClientConfig::default());
+        let changed = guard.list_changed();
+        let flooded = guard.flooded();
+        for _ in 0..=NOTIFICATION_BURST as usize {
+            guard.tools_changed();
+        }
+        assert!(changed.has_changed().unwrap_or(false));
+        assert!(*flooded.borrow(), "list changes count against the flood bound");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::Tool;
+use rmcp::model::{ProtocolVersion, SubscriptionFilter, Tool};
 use rmcp::service::{Peer, RunningService};
 use rmcp::RoleClient;
 use tokio::process::Child;
@@ -339,6 +339,33 @@ async fn relist_on_change(
     }
 }
 
+/// On a 2026-07-28 connection a server tells of a changed tool list only
+/// on a `subscriptions/listen` stream the client opened (SEP-2575): this
+/// opens one for `tools_list_changed` and hands each notification to the
+/// guard (counted against the flood bound, then a relist). Older servers
+/// send the notification unasked (`Guard::on_tool_list_changed`). Never
+/// returns: it ends with the connection it serves.
+async fn listen_for_changes(name: &str, peer: Peer<RoleClient>, guard: Guard) {
+    let modern = peer
+        .peer_info()
+        .is_some_and(|info| info.protocol_version >= ProtocolVersion::V_2026_07_28);
+    if modern {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        match peer.listen(filter).await {
+            Ok(mut stream) => {
+                while let Ok(Some(_)) = stream.next().await {
+                    guard.tools_changed();
+                }
+                tracing::info!(mcp_server = %name, "the server closed its stream of tool list changes");
+            }
+            Err(problem) => {
+                tracing::warn!(mcp_server = %name, "cannot listen for tool list changes ({problem}); its tools are listed again only when it restarts")
+            }
+        }
+    }
+    std::future::pending().await
+}
+
 /// Waits until the connection ends by itself or Pensive closes it; either
 /// way the connection is over and a stdio child has exited (or was killed)
 /// when this returns.
@@ -351,6 +378,7 @@ async fn watch_until_end(running: Running, shared: &Shared, name: &str) -> Ended
         ..
     } = running;
     let relist = relist_on_change(shared, name, service.peer().clone(), list_changed);
+    let listen = listen_for_changes(name, service.peer().clone(), service.service().clone());
     let stop = service.cancellation_token();
     let mut waiting = Box::pin(service.waiting());
     let child_exit = async {
@@ -374,6 +402,7 @@ async fn watch_until_end(running: Running, shared: &Shared, name: &str) -> Ended
         Ok(_) = flooded.wait_for(|flooded| *flooded) => First::Flooded,
         // Runs beside the watch, and ends with it.
         () = relist => First::ConnectionEnded,
+        () = listen => First::ConnectionEnded,
     };
     match first {
         First::ChildExited(status) => {
