@@ -748,9 +748,15 @@ async fn a_held_tools_new_description_never_reaches_the_provider_until_agreed() 
     assert!(!sent.is_empty(), "the provider was asked");
     for body in &sent {
         assert!(!body.contains("id_rsa"), "the payload reached the model");
-        assert!(!body.contains("hostile__weather"), "a held tool was offered");
+        assert!(
+            !body.contains("hostile__weather"),
+            "a held tool was offered"
+        );
     }
-    assert!(body_offers(&sent[0], "hostile__read_text_file"), "the rest is");
+    assert!(
+        body_offers(&sent[0], "hostile__read_text_file"),
+        "the rest is"
+    );
 
     // The Tools control agrees, naming what it showed; a stale digest is
     // refused and keeps nothing.
@@ -758,19 +764,39 @@ async fn a_held_tools_new_description_never_reaches_the_provider_until_agreed() 
     assert!(!tools.agree_listed("hostile", "weather", "sha256:stale", "tester"));
     assert!(!tools.agree_listed("hostile", "nothing", &digest, "tester"));
     assert!(tools.agree_listed("hostile", "weather", &digest, "tester"));
-    assert!(listed_digest(&tools, "weather", "tester").is_none(), "released");
-    assert!(!tools.agree_listed("hostile", "weather", &digest, "tester"), "not held now");
+    assert!(
+        listed_digest(&tools, "weather", "tester").is_none(),
+        "released"
+    );
+    assert!(
+        !tools.agree_listed("hostile", "weather", &digest, "tester"),
+        "not held now"
+    );
 
     // Agreed: offered to the tester again, description and all; another
     // session is still not offered it.
     let before = mock.requests().len();
     asked_turn(&turns, "h2", hello, Vec::new(), Decision::Deny).await;
     let after = request_texts(&mock);
-    assert!(after[before..].iter().any(|b| b.contains("id_rsa")), "offered again");
+    assert!(
+        after[before..].iter().any(|b| b.contains("id_rsa")),
+        "offered again"
+    );
     let before = after.len();
-    decided_turn(&turns, "h3", hello, Vec::new(), Decision::Deny, "session:other").await;
+    decided_turn(
+        &turns,
+        "h3",
+        hello,
+        Vec::new(),
+        Decision::Deny,
+        "session:other",
+    )
+    .await;
     for body in &request_texts(&mock)[before..] {
-        assert!(!body.contains("id_rsa"), "another session is not offered it");
+        assert!(
+            !body.contains("id_rsa"),
+            "another session is not offered it"
+        );
     }
     tools.close().await;
 }
@@ -784,7 +810,9 @@ fn body_offers(body: &str, name: &str) -> bool {
 async fn a_tool_changed_while_its_server_runs_is_held_once_the_server_says_so() {
     let mut config = hostile_in_mode("list-changed", "list-changed");
     config.trusted = true;
-    let server = mcp::connect(config).await.expect("the hostile server starts");
+    let server = mcp::connect(config)
+        .await
+        .expect("the hostile server starts");
     let tools = ToolBox::with_servers(vec![server]);
     let weather = "hostile__weather";
     assert_eq!(tools.approval(weather), Approval::NotNeeded);
@@ -825,12 +853,19 @@ fn peak_rss_kib() -> u64 {
 async fn a_100_mb_result_is_refused_at_once_without_being_held_whole() {
     let mut config = hostile_in_mode("big-result", "big-result");
     config.timeout = Duration::from_secs(30);
-    let server = mcp::connect(config).await.expect("the hostile server starts");
+    let server = mcp::connect(config)
+        .await
+        .expect("the hostile server starts");
     let tools = ToolBox::with_servers(vec![server]);
     let peak_before = peak_rss_kib();
     let started = Instant::now();
     let huge = tools.call("hostile__huge", Ok(&json!({}))).await;
-    assert_eq!(huge.status, ToolStatus::Error, "{}", &huge.output[..200.min(huge.output.len())]);
+    assert_eq!(
+        huge.status,
+        ToolStatus::Error,
+        "{}",
+        &huge.output[..200.min(huge.output.len())]
+    );
     let bound = format!("larger than {} MiB", MAX_MESSAGE_BYTES / (1024 * 1024));
     assert!(huge.output.contains(&bound), "{}", huge.output);
     assert!(
@@ -888,19 +923,30 @@ async fn a_server_writing_64_mib_of_stderr_on_one_line_leaves_a_small_scrubbed_l
     if let Transport::Stdio { env, .. } = &mut config.transport {
         env.insert("HOSTILE_SECRET".into(), secret.into());
     }
-    let server = mcp::connect(config).await.expect("the hostile server starts");
+    let server = mcp::connect(config)
+        .await
+        .expect("the hostile server starts");
     let tools = ToolBox::with_servers(vec![server]);
     let deadline = Instant::now() + Duration::from_secs(60);
     while !captured.text().contains("STDERR-END") && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let log = captured.text();
-    assert!(log.contains("STDERR-END"), "the end of the flood was logged");
+    assert!(
+        log.contains("STDERR-END"),
+        "the end of the flood was logged"
+    );
     assert!(log.len() < 64 * 1024, "the log holds {} bytes", log.len());
     assert!(log.contains("mcp_stderr"), "its own target");
-    assert!(log.contains("more bytes of this line were cut"), "the cut is said");
+    assert!(
+        log.contains("more bytes of this line were cut"),
+        "the cut is said"
+    );
     assert!(log.contains("lines dropped"), "the rate is kept and said");
-    assert!(!log.contains("abcdef0123456789"), "a bearer token was logged");
+    assert!(
+        !log.contains("abcdef0123456789"),
+        "a bearer token was logged"
+    );
     assert!(!log.contains(secret), "the server's own secret was logged");
     // Drained throughout: the server was never blocked on its stderr.
     let read = tools

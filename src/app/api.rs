@@ -154,7 +154,9 @@ pub async fn tool_agree(
     let Some(decider) = decider else {
         return Ok(false);
     };
-    Ok(turns.tools().agree_listed(&server, &tool, &digest, &decider))
+    Ok(turns
+        .tools()
+        .agree_listed(&server, &tool, &digest, &decider))
 }
 
 /// `POST /api/access`: whether the site is behind an access token (then the

@@ -402,6 +402,23 @@ mod tests {
     }
 
     #[test]
+    fn agreeing_names_the_text_shown_and_a_later_change_is_not_agreed_to() {
+        let hashes = ToolHashes::in_memory();
+        assert!(!hashes.is_held("s", &tool("v1")));
+        let shown = tool_hash(&tool("v2"));
+        assert!(hashes.is_held_for("s", &tool("v2"), "alice"));
+        // The server changed it again after the page listed v2.
+        assert!(!hashes.agree_to("s", &tool("v3"), &shown, "alice"));
+        assert!(
+            hashes.is_held_for("s", &tool("v3"), "alice"),
+            "nothing kept"
+        );
+        assert!(hashes.agree_to("s", &tool("v2"), &shown, "alice"));
+        assert!(!hashes.is_held_for("s", &tool("v2"), "alice"));
+        assert!(hashes.is_held_for("s", &tool("v2"), "bob"));
+    }
+
+    #[test]
     fn a_tool_changed_back_before_the_user_answers_is_no_longer_held() {
         let hashes = ToolHashes::in_memory();
         assert!(!hashes.is_held("s", &tool("v1")));

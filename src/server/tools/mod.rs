@@ -109,9 +109,8 @@ impl ToolBox {
     /// switched on (`enabled`): left out of the offer, yet a call of it
     /// (a model that remembers it) asks rather than being declined.
     pub fn held_for(&self, name: &str, enabled: Option<&[String]>, decider: &str) -> bool {
-        let on = split_name(name).is_some_and(|(server, _)| {
-            enabled.is_none_or(|list| list.iter().any(|s| s == server))
-        });
+        let on = split_name(name)
+            .is_some_and(|(server, _)| enabled.is_none_or(|list| list.iter().any(|s| s == server)));
         on && self.is_held_for(name, decider)
     }
 
@@ -164,7 +163,10 @@ impl ToolBox {
         dialect: Option<Dialect>,
         decider: &str,
     ) -> Vec<ToolSpec> {
-        self.offered_within(self.candidates(enabled, Holds::LeftOutFor(decider)), dialect)
+        self.offered_within(
+            self.candidates(enabled, Holds::LeftOutFor(decider)),
+            dialect,
+        )
     }
 
     /// `candidates` a provider of `dialect` takes, within the budget.
@@ -501,10 +503,10 @@ mod tests {
         assert_eq!(long_name.len(), 100);
         let builtins_and_ok = ["builtin__calculate", "builtin__current_time", "files__ok"];
         for dialect in [Dialect::Chat, Dialect::Responses, Dialect::Gemini] {
-            let offered = tools.offered_to(None, Some(dialect));
+            let offered = tools.offered_to(None, Some(dialect), "tester");
             assert_eq!(names(&offered), builtins_and_ok, "{dialect:?}");
         }
-        let anthropic = tools.offered_to(None, Some(Dialect::Anthropic));
+        let anthropic = tools.offered_to(None, Some(Dialect::Anthropic), "tester");
         assert_eq!(
             names(&anthropic),
             [
@@ -515,7 +517,11 @@ mod tests {
             ]
         );
         for dialect in [Some(Dialect::Ollama), None] {
-            assert_eq!(tools.offered_to(None, dialect).len(), 5, "{dialect:?}");
+            assert_eq!(
+                tools.offered_to(None, dialect, "tester").len(),
+                5,
+                "{dialect:?}"
+            );
         }
     }
 

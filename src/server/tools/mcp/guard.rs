@@ -223,7 +223,10 @@ mod tests {
             guard.tools_changed();
         }
         assert!(changed.has_changed().unwrap_or(false));
-        assert!(*flooded.borrow(), "list changes count against the flood bound");
+        assert!(
+            *flooded.borrow(),
+            "list changes count against the flood bound"
+        );
     }
 
     #[test]

@@ -12,12 +12,12 @@ use std::time::Duration;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams, ProtocolVersion, Tool,
 };
+use rmcp::service::Peer;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::RoleClient;
-use rmcp::service::Peer;
-use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::process::Child;
 use tokio::sync::watch;
 
@@ -186,8 +186,8 @@ async fn open_with(config: &McpServerConfig, handshake: Handshake) -> Result<Ses
             // rmcp's cap on a line, and Pensive's watch of the same bound.
             let stdout = Watched::new(stdout, MAX_MESSAGE_BYTES);
             let oversized = stdout.oversized();
-            let transport = AsyncRwTransport::new_client(stdout, stdin)
-                .with_max_line_length(MAX_MESSAGE_BYTES);
+            let transport =
+                AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(MAX_MESSAGE_BYTES);
             let service = guard
                 .clone()
                 .serve_with_lifecycle(transport, handshake.lifecycle())

@@ -73,10 +73,19 @@ pub(crate) fn scrubbed(line: &Line, secrets: &[String]) -> String {
     }
     let mut text: String = text
         .chars()
-        .map(|c| if c.is_control() && c != '\t' { '\u{fffd}' } else { c })
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
         .collect();
     if line.cut > 0 {
-        text.push_str(&format!(" [\u{2026} {} more bytes of this line were cut]", line.cut));
+        text.push_str(&format!(
+            " [\u{2026} {} more bytes of this line were cut]",
+            line.cut
+        ));
     }
     text
 }
@@ -156,7 +165,10 @@ mod tests {
         assert!(!text.contains("abcdef123456"), "{text}");
         assert!(!text.contains("ghp_SECRET"), "{text}");
         assert!(!text.contains('\x1b') && !text.contains('\r'), "{text}");
-        assert!(text.ends_with("7 more bytes of this line were cut]"), "{text}");
+        assert!(
+            text.ends_with("7 more bytes of this line were cut]"),
+            "{text}"
+        );
     }
 
     #[test]
