@@ -14,7 +14,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{ProtocolVersion, SubscriptionFilter, Tool};
+use rmcp::model::Tool;
 use rmcp::service::{Peer, RunningService};
 use rmcp::RoleClient;
 use tokio::process::Child;
@@ -23,7 +23,8 @@ use tokio::time::Instant;
 
 use super::config::{McpServerConfig, Transport};
 use super::guard::{flood_reason, Guard};
-use super::session::{list_bounded, open, Session, CONNECT_TIMEOUT};
+use super::relist::{listen_for_changes, relist_on_change};
+use super::session::{open, Session};
 use crate::server::tools::bounds::LeftOut;
 
 /// The first pause before a restart.
@@ -33,10 +34,6 @@ pub(crate) const MAX_RESTART_DELAY: Duration = Duration::from_secs(60);
 /// A connection that stayed up this long was healthy: the next failure
 /// starts the pauses from the first again.
 pub(crate) const HEALTHY_AFTER: Duration = Duration::from_secs(60);
-/// The least time between two listings the server asked for (each
-/// `notifications/tools/list_changed`): a server announcing changes without
-/// pause costs one listing per interval.
-pub(crate) const RELIST_INTERVAL: Duration = Duration::from_secs(2);
 /// How long a stopping child gets to exit by itself (its stdin closed)
 /// before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
@@ -289,7 +286,7 @@ fn publish(shared: &Shared, name: &str, tools: Vec<Tool>) {
 
 /// A list read again (a restart, or the server saying it changed) replaces
 /// the one before; the log says when it names other tools.
-fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
+pub(super) fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
     let before: Vec<String> = shared
         .tools
         .borrow()
@@ -301,69 +298,6 @@ fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
         tracing::warn!(mcp_server = %name, ?before, ?after, "the MCP server now lists other tools");
     }
     publish(shared, name, tools);
-}
-
-/// Lists the server's tools again each time it says they changed
-/// (`notifications/tools/list_changed`), bounded like the first listing
-/// and within `CONNECT_TIMEOUT`, at most once per `RELIST_INTERVAL`:
-/// notifications meanwhile make one more listing after it. A listing that
-/// fails keeps the list before (the log says why). Never returns: it ends
-/// with the connection it serves.
-async fn relist_on_change(
-    shared: &Shared,
-    name: &str,
-    peer: Peer<RoleClient>,
-    mut changed: watch::Receiver<u64>,
-) {
-    loop {
-        if changed.changed().await.is_err() {
-            // The guard is gone with its connection: nothing more to hear.
-            return std::future::pending().await;
-        }
-        changed.mark_unchanged();
-        let listed = tokio::time::timeout(CONNECT_TIMEOUT, list_bounded(name, &peer)).await;
-        match listed {
-            Ok(Ok((tools, left_out))) => {
-                tracing::info!(mcp_server = %name, tools = tools.len(), "the MCP server's tool list changed; listed again");
-                relisted(shared, name, tools);
-                shared.left_out.send_replace(left_out);
-            }
-            Ok(Err(problem)) => {
-                tracing::warn!(mcp_server = %name, "listing the changed tools failed ({problem}); the list before stays")
-            }
-            Err(_) => {
-                tracing::warn!(mcp_server = %name, "listing the changed tools took over {}s; the list before stays", CONNECT_TIMEOUT.as_secs())
-            }
-        }
-        tokio::time::sleep(RELIST_INTERVAL).await;
-    }
-}
-
-/// On a 2026-07-28 connection a server tells of a changed tool list only
-/// on a `subscriptions/listen` stream the client opened (SEP-2575): this
-/// opens one for `tools_list_changed` and hands each notification to the
-/// guard (counted against the flood bound, then a relist). Older servers
-/// send the notification unasked (`Guard::on_tool_list_changed`). Never
-/// returns: it ends with the connection it serves.
-async fn listen_for_changes(name: &str, peer: Peer<RoleClient>, guard: Guard) {
-    let modern = peer
-        .peer_info()
-        .is_some_and(|info| info.protocol_version >= ProtocolVersion::V_2026_07_28);
-    if modern {
-        let filter = SubscriptionFilter::builder().tools_list_changed().build();
-        match peer.listen(filter).await {
-            Ok(mut stream) => {
-                while let Ok(Some(_)) = stream.next().await {
-                    guard.tools_changed();
-                }
-                tracing::info!(mcp_server = %name, "the server closed its stream of tool list changes");
-            }
-            Err(problem) => {
-                tracing::warn!(mcp_server = %name, "cannot listen for tool list changes ({problem}); its tools are listed again only when it restarts")
-            }
-        }
-    }
-    std::future::pending().await
 }
 
 /// Waits until the connection ends by itself or Pensive closes it; either
