@@ -880,6 +880,16 @@ async fn a_body_that_is_not_json_is_a_400_on_every_endpoint() {
     assert!(text.contains("demo"), "{text}");
 }
 
+/// Agreeing to a held tool (`POST /api/tool_agree`) keeps nothing for a
+/// tool that is not held for the caller: here, no MCP server at all.
+#[tokio::test]
+async fn agreeing_to_a_tool_that_is_not_held_keeps_nothing() {
+    let body = r#"{"server": "builtin", "tool": "calculate", "digest": "sha256:x"}"#;
+    let (status, text) = post("/api/tool_agree", body).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    assert_eq!(text.trim(), "false");
+}
+
 #[tokio::test]
 async fn a_tool_decision_missing_its_decision_is_a_400_naming_the_field() {
     let call = r#""turn_id":"t1","call":{"id":"c1","name":"demo__clock","digest":"d"}"#;

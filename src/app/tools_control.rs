@@ -247,3 +247,36 @@ fn agree_button(
         </button>
     }
 }
+
+#[cfg(all(test, feature = "ssr"))]
+mod render_tests {
+    use super::*;
+    use crate::turn::tool_listing::ToolClaims;
+
+    fn tool(held: bool) -> PublicTool {
+        PublicTool {
+            name: "weather".into(),
+            description: "Tells the weather.".into(),
+            claims: ToolClaims::default(),
+            asks_first: held,
+            held,
+            digest: held.then(|| "sha256:abc".into()),
+        }
+    }
+
+    fn render(tool: PublicTool) -> String {
+        Owner::new().with(|| {
+            let on_agree = Callback::new(|_: (String, String)| ());
+            view! { <ToolEntry tool on_agree /> }.to_html()
+        })
+    }
+
+    #[test]
+    fn only_a_held_tool_offers_to_allow_its_new_description() {
+        let held = render(tool(true));
+        assert!(held.contains("not offered to the model"), "{held}");
+        assert!(held.contains("Allow its new description"), "{held}");
+        let plain = render(tool(false));
+        assert!(!plain.contains("Allow its new description"), "{plain}");
+    }
+}
