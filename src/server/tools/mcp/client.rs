@@ -239,7 +239,7 @@ async fn dropped_oversized(oversized: &mut tokio::sync::watch::Receiver<u64>) {
 /// What a call is told when its server's message was over the bound.
 fn too_big(name: &str) -> String {
     format!(
-        "the MCP server `{name}` sent a message larger than {} MiB; it was dropped as it arrived, unread",
+        "the MCP server `{name}` sent a message larger than {} MiB; it was dropped as it arrived, never held whole",
         MAX_MESSAGE_BYTES / (1024 * 1024)
     )
 }
