@@ -220,7 +220,7 @@ async fn mcp(action: McpAction) -> Result<(), String> {
     match action {
         McpAction::List { server, url, json } => {
             let tools = cli_tools(server.as_deref(), url).await?;
-            for spec in tools.offered(None) {
+            for spec in tools.listed(None) {
                 let line = if json {
                     serde_json::to_string(&spec).map_err(|e| e.to_string())?
                 } else {

@@ -867,6 +867,7 @@ async fn a_body_that_is_not_json_is_a_400_on_every_endpoint() {
         "tool_servers",
         "answer_now",
         "tool_decision",
+        "tool_agree",
         "access",
         "sign_out",
     ] {
@@ -877,6 +878,16 @@ async fn a_body_that_is_not_json_is_a_400_on_every_endpoint() {
     let (status, text) = post("/api/models", "{}").await;
     assert_eq!(status, StatusCode::OK, "{text}");
     assert!(text.contains("demo"), "{text}");
+}
+
+/// Agreeing to a held tool (`POST /api/tool_agree`) keeps nothing for a
+/// tool that is not held for the caller: here, no MCP server at all.
+#[tokio::test]
+async fn agreeing_to_a_tool_that_is_not_held_keeps_nothing() {
+    let body = r#"{"server": "builtin", "tool": "calculate", "digest": "sha256:x"}"#;
+    let (status, text) = post("/api/tool_agree", body).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    assert_eq!(text.trim(), "false");
 }
 
 #[tokio::test]

@@ -18,6 +18,7 @@ use futures::StreamExt;
 use pensive::server::limits::Limits;
 use pensive::server::tools::bounds;
 use pensive::server::tools::hashes::ToolHashes;
+use pensive::server::tools::mcp::oversized::MAX_MESSAGE_BYTES;
 use pensive::server::tools::mcp::{self, McpServerConfig, Transport};
 use pensive::server::tools::output::MAX_OUTPUT_BYTES;
 use pensive::server::tools::ToolBox;
@@ -239,14 +240,17 @@ async fn a_tool_that_changed_since_the_user_met_it_is_held_until_allowed() {
 
     // The server now asks the model for a secret: the tool is held, even
     // though the server is trusted and the tool was allowed for the
-    // conversation before.
+    // conversation before, and it is not offered: its new description
+    // never reaches the model.
     let tools = restarted(&dir, "2").await;
-    let offered = tools.offered(None);
-    let spec = offered
+    assert!(
+        tools.offered(None).iter().all(|s| s.name != weather),
+        "a held tool is not offered"
+    );
+    assert!(tools
+        .offered_to(None, None, "alice")
         .iter()
-        .find(|s| s.name == weather)
-        .expect("a held tool is still offered");
-    assert!(spec.description.contains("id_rsa"), "{}", spec.description);
+        .all(|s| s.name != weather));
     assert_eq!(tools.approval(weather), Approval::Held);
     assert_eq!(
         tools.approval_in_conversation(weather, &[weather.to_owned()], "alice"),
@@ -259,6 +263,16 @@ async fn a_tool_that_changed_since_the_user_met_it_is_held_until_allowed() {
     let tools = restarted(&dir, "2").await;
     assert_eq!(tools.approval(weather), Approval::Held);
     tools.agree(weather, "alice");
+    let to_alice = tools.offered_to(None, None, "alice");
+    let spec = to_alice
+        .iter()
+        .find(|s| s.name == weather)
+        .expect("offered again to the one who agreed");
+    assert!(spec.description.contains("id_rsa"), "{}", spec.description);
+    assert!(tools
+        .offered_to(None, None, "bob")
+        .iter()
+        .all(|s| s.name != weather));
     assert_eq!(
         tools.approval_in_conversation(weather, &[], "alice"),
         Approval::NotNeeded
@@ -697,5 +711,247 @@ async fn a_slow_server_does_not_hold_back_the_others() {
     );
     let call = tools.call("slow__anything", Ok(&json!({}))).await;
     assert_eq!(call.status, ToolStatus::Error);
+    tools.close().await;
+}
+
+/// The provider's request bodies so far, as text.
+fn request_texts(mock: &pensive::server::mock::upstream::MockState) -> Vec<String> {
+    mock.requests()
+        .into_iter()
+        .map(|r| r.body.to_string())
+        .collect()
+}
+
+/// The digest the Tools listing shows `decider` for the held `tool` of the
+/// hostile server.
+fn listed_digest(tools: &ToolBox, tool: &str, decider: &str) -> Option<String> {
+    tools
+        .listing(decider)
+        .into_iter()
+        .find(|s| s.name == "hostile")?
+        .tools
+        .into_iter()
+        .find(|t| t.name == tool && t.held)?
+        .digest
+}
+
+#[tokio::test]
+async fn a_held_tools_new_description_never_reaches_the_provider_until_agreed() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let dir = temp_dir("held-offer");
+    restarted(&dir, "1").await.close().await;
+    let tools = restarted(&dir, "2").await;
+    let turns = service(port, tools.clone());
+    let hello = "Hello mock:normal";
+    asked_turn(&turns, "h1", hello, Vec::new(), Decision::Deny).await;
+    let sent = request_texts(&mock);
+    assert!(!sent.is_empty(), "the provider was asked");
+    for body in &sent {
+        assert!(!body.contains("id_rsa"), "the payload reached the model");
+        assert!(
+            !body.contains("hostile__weather"),
+            "a held tool was offered"
+        );
+    }
+    assert!(
+        body_offers(&sent[0], "hostile__read_text_file"),
+        "the rest is"
+    );
+
+    // The Tools control agrees, naming what it showed; a stale digest is
+    // refused and keeps nothing.
+    let digest = listed_digest(&tools, "weather", "tester").expect("listed as held");
+    assert!(!tools.agree_listed("hostile", "weather", "sha256:stale", "tester"));
+    assert!(!tools.agree_listed("hostile", "nothing", &digest, "tester"));
+    assert!(tools.agree_listed("hostile", "weather", &digest, "tester"));
+    assert!(
+        listed_digest(&tools, "weather", "tester").is_none(),
+        "released"
+    );
+    assert!(
+        !tools.agree_listed("hostile", "weather", &digest, "tester"),
+        "not held now"
+    );
+
+    // Agreed: offered to the tester again, description and all; another
+    // session is still not offered it.
+    let before = mock.requests().len();
+    asked_turn(&turns, "h2", hello, Vec::new(), Decision::Deny).await;
+    let after = request_texts(&mock);
+    assert!(
+        after[before..].iter().any(|b| b.contains("id_rsa")),
+        "offered again"
+    );
+    let before = after.len();
+    decided_turn(
+        &turns,
+        "h3",
+        hello,
+        Vec::new(),
+        Decision::Deny,
+        "session:other",
+    )
+    .await;
+    for body in &request_texts(&mock)[before..] {
+        assert!(
+            !body.contains("id_rsa"),
+            "another session is not offered it"
+        );
+    }
+    tools.close().await;
+}
+
+/// Whether a request body offers the tool `name`.
+fn body_offers(body: &str, name: &str) -> bool {
+    body.contains(&format!("\"{name}\""))
+}
+
+#[tokio::test]
+async fn a_tool_changed_while_its_server_runs_is_held_once_the_server_says_so() {
+    let mut config = hostile_in_mode("list-changed", "list-changed");
+    config.trusted = true;
+    let server = mcp::connect(config)
+        .await
+        .expect("the hostile server starts");
+    let tools = ToolBox::with_servers(vec![server]);
+    let weather = "hostile__weather";
+    assert_eq!(tools.approval(weather), Approval::NotNeeded);
+    let pulled = tools.call("hostile__rug_pull", Ok(&json!({}))).await;
+    assert_eq!(pulled.status, ToolStatus::Ok, "{}", pulled.output);
+
+    // The notification makes Pensive list again: the tool is held, and not
+    // offered, without any restart.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while tools.approval(weather) != Approval::Held && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(tools.approval(weather), Approval::Held);
+    assert!(tools.offered(None).iter().all(|s| s.name != weather));
+    assert!(listed_digest(&tools, "weather", "tester").is_some());
+    // The server still serves.
+    let read = tools
+        .call("hostile__read_text_file", Ok(&json!({"path": "/x"})))
+        .await;
+    assert_eq!(read.status, ToolStatus::Ok, "{}", read.output);
+    tools.close().await;
+}
+
+/// Peak resident memory of this process, in KiB.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_100_mb_result_is_refused_at_once_without_being_held_whole() {
+    let mut config = hostile_in_mode("big-result", "big-result");
+    config.timeout = Duration::from_secs(30);
+    let server = mcp::connect(config)
+        .await
+        .expect("the hostile server starts");
+    let tools = ToolBox::with_servers(vec![server]);
+    let peak_before = peak_rss_kib();
+    let started = Instant::now();
+    let huge = tools.call("hostile__huge", Ok(&json!({}))).await;
+    assert_eq!(
+        huge.status,
+        ToolStatus::Error,
+        "{}",
+        &huge.output[..200.min(huge.output.len())]
+    );
+    let bound = format!("larger than {} MiB", MAX_MESSAGE_BYTES / (1024 * 1024));
+    assert!(huge.output.contains(&bound), "{}", huge.output);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "refused as it arrived, not at the call's deadline: {:?}",
+        started.elapsed()
+    );
+    // rmcp holds at most one line's bound; 100 MB read whole (and parsed,
+    // and copied) would be several hundred. Other tests share the process,
+    // so the margin is wide.
+    let grown_mib = peak_rss_kib().saturating_sub(peak_before) / 1024;
+    assert!(grown_mib < 160, "peak memory grew by {grown_mib} MiB");
+    // The server is not cut off for it: the next call is answered.
+    let next = tools
+        .call("hostile__read_text_file", Ok(&json!({"path": "/x"})))
+        .await;
+    assert_eq!(next.status, ToolStatus::Ok, "{}", next.output);
+    tools.close().await;
+}
+
+/// A log writer the test reads back.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut bytes) = self.0.lock() {
+            bytes.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        let bytes = self.0.lock().map(|b| b.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_server_writing_64_mib_of_stderr_on_one_line_leaves_a_small_scrubbed_log() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let secret = "hostile-secret-value-0123456789";
+    let mut config = hostile_in_mode("stderr-flood", "stderr-flood");
+    if let Transport::Stdio { env, .. } = &mut config.transport {
+        env.insert("HOSTILE_SECRET".into(), secret.into());
+    }
+    let server = mcp::connect(config)
+        .await
+        .expect("the hostile server starts");
+    let tools = ToolBox::with_servers(vec![server]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !captured.text().contains("STDERR-END") && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let log = captured.text();
+    assert!(
+        log.contains("STDERR-END"),
+        "the end of the flood was logged"
+    );
+    assert!(log.len() < 64 * 1024, "the log holds {} bytes", log.len());
+    assert!(log.contains("mcp_stderr"), "its own target");
+    assert!(
+        log.contains("more bytes of this line were cut"),
+        "the cut is said"
+    );
+    assert!(log.contains("lines dropped"), "the rate is kept and said");
+    assert!(
+        !log.contains("abcdef0123456789"),
+        "a bearer token was logged"
+    );
+    assert!(!log.contains(secret), "the server's own secret was logged");
+    // Drained throughout: the server was never blocked on its stderr.
+    let read = tools
+        .call("hostile__read_text_file", Ok(&json!({"path": "/x"})))
+        .await;
+    assert_eq!(read.status, ToolStatus::Ok, "{}", read.output);
     tools.close().await;
 }

@@ -136,6 +136,29 @@ pub async fn tool_decision(
     ))
 }
 
+/// `POST /api/tool_agree`: the caller agrees to what the held tool `tool`
+/// of `server` says now, as the Tools control showed it (`digest`, the
+/// listing's hash of it). It is offered to the caller's turns again; every
+/// other session still finds it held. `false`: no such held tool for this
+/// caller, or it changed since it was listed (nothing is kept). Who agrees
+/// is the session (or client) the router named, never the request body.
+#[server(input = Json, endpoint = "tool_agree")]
+pub async fn tool_agree(
+    server: String,
+    tool: String,
+    digest: String,
+) -> Result<bool, ServerFnError> {
+    let turns = expect_context::<crate::server::TurnService>();
+    let decider = use_context::<axum::http::request::Parts>()
+        .map(|parts| crate::server::http::client::decider_of(&parts.extensions));
+    let Some(decider) = decider else {
+        return Ok(false);
+    };
+    Ok(turns
+        .tools()
+        .agree_listed(&server, &tool, &digest, &decider))
+}
+
 /// `POST /api/access`: whether the site is behind an access token (then the
 /// page offers "Sign out").
 #[server(input = Json, endpoint = "access")]

@@ -65,6 +65,9 @@ pub fn ModelLine(
                                     on_switch=Callback::new(move |(name, on)| {
                                         session.switch_tool_server(name, on)
                                     })
+                                    on_agree=Callback::new(move |agreed| {
+                                        agree_then_refresh(agreed, tool_servers)
+                                    })
                                 />
                             }
                         })
@@ -72,6 +75,19 @@ pub fn ModelLine(
             </Suspense>
         </div>
     }
+}
+
+/// Agrees to a held tool's new description, then reads the list again (the
+/// tool is offered again, and says whether it asks).
+fn agree_then_refresh(
+    (server, tool, digest): (String, String, String),
+    tool_servers: Resource<Result<Vec<PublicToolServer>, ServerFnError>>,
+) {
+    leptos::task::spawn_local(async move {
+        // Refused (it changed again): the fresh list shows it still held.
+        let _ = super::api::tool_agree(server, tool, digest).await;
+        tool_servers.refetch();
+    });
 }
 
 /// One model: a badge. Several: a picker bound to the conversation's model.

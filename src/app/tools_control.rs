@@ -2,7 +2,10 @@
 //! with a switch per server for the shown conversation. A server switched
 //! off is not offered to the model in that conversation's turns. What a
 //! server says about its tools (MCP annotations) is shown as its claim,
-//! beside Pensive's own decision on whether a call asks first.
+//! beside Pensive's own decision on whether a call asks first. A held tool
+//! (its server changed what it says it does) is not offered to the model;
+//! "Allow its new description" agrees to what it says now, for this
+//! session alone.
 //!
 //! Descriptions and claims are the servers' text: rendered as text, never
 //! as HTML.
@@ -25,6 +28,8 @@ pub fn ToolsControl(
     /// Why the conversation's model is offered no tools, if it is not.
     #[prop(into, optional)]
     model_note: Signal<Option<String>>,
+    /// Agrees to a held tool's new description (server, tool, digest).
+    on_agree: Callback<(String, String, String)>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
     let button = NodeRef::<leptos::html::Button>::new();
@@ -97,7 +102,7 @@ pub fn ToolsControl(
                     {servers
                         .get_value()
                         .into_iter()
-                        .map(|server| view! { <ServerEntry server off on_switch /> })
+                        .map(|server| view! { <ServerEntry server off on_switch on_agree /> })
                         .collect_view()}
                     <button type="button" class="tools-close" on:click=move |_| close()>
                         {"Close"}
@@ -114,6 +119,7 @@ fn ServerEntry(
     server: PublicToolServer,
     #[prop(into)] off: Signal<Vec<String>>,
     on_switch: Callback<(String, bool)>,
+    on_agree: Callback<(String, String, String)>,
 ) -> impl IntoView {
     let name = server.name.clone();
     let is_on = {
@@ -133,7 +139,13 @@ fn ServerEntry(
     let tools = server
         .tools
         .into_iter()
-        .map(|tool| view! { <ToolEntry tool /> })
+        .map(|tool| {
+            let server = name.clone();
+            let on_agree = Callback::new(move |(tool, digest): (String, String)| {
+                on_agree.run((server.clone(), tool, digest))
+            });
+            view! { <ToolEntry tool on_agree /> }
+        })
         .collect_view();
     view! {
         <section class="tools-server" data-testid="tools-server" data-server=marker>
@@ -178,11 +190,12 @@ fn status_line(server: &PublicToolServer) -> Option<String> {
     }
 }
 
-/// One tool: name, description, the server's claims, and whether it asks.
+/// One tool: name, description, the server's claims, and whether it asks;
+/// a held one offers to agree to what it says now.
 #[component]
-fn ToolEntry(tool: PublicTool) -> impl IntoView {
+fn ToolEntry(tool: PublicTool, on_agree: Callback<(String, String)>) -> impl IntoView {
     let asks = if tool.held {
-        "held: the server changed what it says it does"
+        "held: the server changed what it says it does; not offered to the model"
     } else if tool.asks_first {
         "asks you first"
     } else {
@@ -202,6 +215,11 @@ fn ToolEntry(tool: PublicTool) -> impl IntoView {
         .collect_view();
     let title = tool.claims.title.clone();
     let marker = tool.name.clone();
+    let agree = tool
+        .digest
+        .clone()
+        .filter(|_| tool.held)
+        .map(|digest| agree_button(tool.name.clone(), digest, on_agree));
     view! {
         <li class="tools-tool" data-testid="tools-tool" data-tool=marker>
             <div class="tools-tool-head">
@@ -220,6 +238,59 @@ fn ToolEntry(tool: PublicTool) -> impl IntoView {
             </div>
             <p class="tools-description">{tool.description}</p>
             <ul class="tools-claims">{claims}</ul>
+            {agree}
         </li>
+    }
+}
+
+/// The button that agrees to a held tool's new description (the one shown
+/// above it, named by `digest`).
+fn agree_button(
+    tool: String,
+    digest: String,
+    on_agree: Callback<(String, String)>,
+) -> impl IntoView {
+    view! {
+        <button
+            type="button"
+            class="tools-agree"
+            data-testid="tool-agree"
+            on:click=move |_| on_agree.run((tool.clone(), digest.clone()))
+        >
+            {"Allow its new description"}
+        </button>
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod render_tests {
+    use super::*;
+    use crate::turn::tool_listing::ToolClaims;
+
+    fn tool(held: bool) -> PublicTool {
+        PublicTool {
+            name: "weather".into(),
+            description: "Tells the weather.".into(),
+            claims: ToolClaims::default(),
+            asks_first: held,
+            held,
+            digest: held.then(|| "sha256:abc".into()),
+        }
+    }
+
+    fn render(tool: PublicTool) -> String {
+        Owner::new().with(|| {
+            let on_agree = Callback::new(|_: (String, String)| ());
+            view! { <ToolEntry tool on_agree /> }.to_html()
+        })
+    }
+
+    #[test]
+    fn only_a_held_tool_offers_to_allow_its_new_description() {
+        let held = render(tool(true));
+        assert!(held.contains("not offered to the model"), "{held}");
+        assert!(held.contains("Allow its new description"), "{held}");
+        let plain = render(tool(false));
+        assert!(!plain.contains("Allow its new description"), "{plain}");
     }
 }

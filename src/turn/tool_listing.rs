@@ -63,6 +63,11 @@ pub struct PublicTool {
     /// it: its calls ask first until the user agrees again.
     #[serde(default)]
     pub held: bool,
+    /// For a held tool: the hash of what it says now. Agreeing to it
+    /// (`POST /api/tool_agree`) names this hash, so a server that changes
+    /// the tool again meanwhile is not agreed to unseen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 /// MCP tool annotations, as the server states them (`None`: not stated).
@@ -184,6 +189,7 @@ mod tests {
             },
             asks_first: false,
             held: false,
+            digest: None,
         };
         let json = serde_json::to_value(&tool).unwrap();
         assert_eq!(json["claims"], serde_json::json!({"read_only": true}));

@@ -252,6 +252,22 @@ impl ToolHashes {
         }
     }
 
+    /// `agree`, only when `tool` says now what `digest` names (the hash the
+    /// user was shown): false, and nothing kept, when it changed since.
+    pub fn agree_to(
+        &self,
+        server: &str,
+        tool: &rmcp::model::Tool,
+        digest: &str,
+        decider: &str,
+    ) -> bool {
+        if tool_hash(tool) != digest {
+            return false;
+        }
+        self.agree(server, tool, decider);
+        true
+    }
+
     /// Writes the agreed hashes (a temporary file renamed over the old
     /// one, so a crash never leaves half a file).
     fn save(&self, state: &State) {
@@ -383,6 +399,23 @@ mod tests {
         assert!(agreed.is_held_for("hostile", &tool("v2"), "session:bob"));
         assert!(agreed.is_held_for("hostile", &tool("v3"), "session:alice"));
         assert!(!agreed.is_held_for("hostile", &tool("v1"), "session:bob"));
+    }
+
+    #[test]
+    fn agreeing_names_the_text_shown_and_a_later_change_is_not_agreed_to() {
+        let hashes = ToolHashes::in_memory();
+        assert!(!hashes.is_held("s", &tool("v1")));
+        let shown = tool_hash(&tool("v2"));
+        assert!(hashes.is_held_for("s", &tool("v2"), "alice"));
+        // The server changed it again after the page listed v2.
+        assert!(!hashes.agree_to("s", &tool("v3"), &shown, "alice"));
+        assert!(
+            hashes.is_held_for("s", &tool("v3"), "alice"),
+            "nothing kept"
+        );
+        assert!(hashes.agree_to("s", &tool("v2"), &shown, "alice"));
+        assert!(!hashes.is_held_for("s", &tool("v2"), "alice"));
+        assert!(hashes.is_held_for("s", &tool("v2"), "bob"));
     }
 
     #[test]

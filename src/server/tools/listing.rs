@@ -31,6 +31,7 @@ impl ToolBox {
                     .map(|spec| PublicTool {
                         asks_first: approval(builtin::SERVER, &spec.name) != Approval::NotNeeded,
                         held: false,
+                        digest: None,
                         name: spec.name,
                         description: spec.description,
                         claims: ToolClaims::default(),
@@ -52,6 +53,7 @@ impl ToolBox {
                     .filter(|tool| routes_back(name, &tool.name))
                     .map(|tool| {
                         let approval = approval(name, &tool.name);
+                        let held = approval == Approval::Held;
                         PublicTool {
                             name: tool.name.to_string(),
                             description: summary(
@@ -60,7 +62,8 @@ impl ToolBox {
                             ),
                             claims: claims_of(tool),
                             asks_first: approval != Approval::NotNeeded,
-                            held: approval == Approval::Held,
+                            held,
+                            digest: held.then(|| super::hashes::tool_hash(tool)),
                         }
                     })
                     .collect(),

@@ -233,7 +233,7 @@ impl TurnService {
                 answer_now::fold_reasoning(&mut request);
             }
             if offers_tools(&model, effort) {
-                request.tool_specs = tools.offered_to(request.tools.as_deref(), dialect_of(&model));
+                request.tool_specs = tools.offered_to(request.tools.as_deref(), dialect_of(&model), &decider);
             }
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let mut deadline = tokio::time::Instant::now() + config.first_token_timeout;

@@ -105,10 +105,17 @@ impl<'t> ToolLoop<'t> {
         let out_of_time = !limits.max_tool_time.is_zero() && self.tool_time >= limits.max_tool_time;
         // A model may name a tool it was not offered (switched off in
         // this conversation, or remembered from an earlier turn): it
-        // never runs and asks no one, and the model is told why.
+        // never runs and asks no one, and the model is told why. A tool
+        // left out because it is held (on a server switched on) is the
+        // exception: its call asks, as a held tool's call always does.
         let offered: Vec<bool> = calls
             .iter()
-            .map(|call| request.tool_specs.iter().any(|spec| spec.name == call.name))
+            .map(|call| {
+                request.tool_specs.iter().any(|spec| spec.name == call.name)
+                    || self
+                        .tools
+                        .held_for(&call.name, request.tools.as_deref(), self.client)
+            })
             .collect();
         let approvals: Vec<Approval> = calls
             .iter()

@@ -13,6 +13,7 @@ use rmcp::service::ServiceError;
 use serde_json::Value;
 
 use super::config::{McpServerConfig, Transport};
+use super::oversized::MAX_MESSAGE_BYTES;
 use super::supervisor::{self, Link, Live, Shared};
 use crate::server::tools::bounds::LeftOut;
 use crate::turn::tool_listing::ServerState;
@@ -146,7 +147,13 @@ impl McpServer {
         if let Value::Object(map) = arguments {
             params = params.with_arguments(map.clone());
         }
-        let result = match live.peer.call_tool(params).await {
+        let mut oversized = live.oversized.clone();
+        oversized.mark_unchanged();
+        let answer = tokio::select! {
+            answer = live.peer.call_tool(params) => answer,
+            () = dropped_oversized(&mut oversized) => return Err(too_big(&self.config.name)),
+        };
+        let result = match answer {
             Ok(result) => result,
             Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
                 return Err(self.stopped_under(&live, e).await)
@@ -155,13 +162,15 @@ impl McpServer {
         };
         let mut text = String::new();
         for block in &result.content {
-            let value = serde_json::to_value(block).unwrap_or(Value::Null);
-            match value.get("type").and_then(Value::as_str) {
-                Some("text") => {
-                    text.push_str(value.get("text").and_then(Value::as_str).unwrap_or(""))
+            // Text is copied once (never through a JSON value: a result
+            // near the message bound would be held three times over).
+            if let Some(said) = block.as_text() {
+                text.push_str(&said.text);
+            } else {
+                let value = serde_json::to_value(block).unwrap_or(Value::Null);
+                if let Some(kind) = value.get("type").and_then(Value::as_str) {
+                    text.push_str(&format!("[{kind} content]"));
                 }
-                Some(kind) => text.push_str(&format!("[{kind} content]")),
-                None => {}
             }
             text.push('\n');
         }
@@ -216,6 +225,23 @@ impl McpServer {
         )
         .await;
     }
+}
+
+/// Resolves when the server sent a message over the bound (rmcp dropped
+/// it): the answer a call waits for may have been that one. Never, on a
+/// connection that has no such watch (HTTP: rmcp refuses its own way).
+async fn dropped_oversized(oversized: &mut tokio::sync::watch::Receiver<u64>) {
+    if oversized.changed().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// What a call is told when its server's message was over the bound.
+fn too_big(name: &str) -> String {
+    format!(
+        "the MCP server `{name}` sent a message larger than {} MiB; it was dropped as it arrived, never held whole",
+        MAX_MESSAGE_BYTES / (1024 * 1024)
+    )
 }
 
 impl Drop for McpServer {

@@ -1,7 +1,8 @@
 //! The client side of one MCP connection: who Pensive says it is, and a
-//! bound on the notifications a server may send. Pensive acts on none of
-//! them (progress, logs, list changes), yet each one is read, parsed and
-//! dispatched: a server sending them without pause burned 7.7 CPU-seconds
+//! bound on the notifications a server may send. Pensive acts on one of
+//! them, `notifications/tools/list_changed` (the supervisor lists the tools
+//! again: `supervisor::relist_on_change`), and on none of the rest
+//! (progress, logs), yet each one is read, parsed and dispatched: a server sending them without pause burned 7.7 CPU-seconds
 //! every 10 s with no turn running. Each server gets a token bucket; one
 //! that empties it is flagged, and its supervisor disconnects it for good
 //! (`supervisor`), saying why.
@@ -76,6 +77,7 @@ pub(crate) struct Guard {
     info: ClientConfig,
     bucket: Arc<Mutex<Bucket>>,
     flooded: watch::Sender<bool>,
+    list_changed: watch::Sender<u64>,
 }
 
 impl Guard {
@@ -89,12 +91,27 @@ impl Guard {
                 Instant::now(),
             ))),
             flooded: watch::Sender::new(false),
+            list_changed: watch::Sender::new(0),
         }
+    }
+
+    /// Changes each time the server says its tool list changed (the count
+    /// of such notifications: many between two reads make one relist).
+    pub fn list_changed(&self) -> watch::Receiver<u64> {
+        self.list_changed.subscribe()
     }
 
     /// Turns true once the server sent notifications faster than allowed.
     pub fn flooded(&self) -> watch::Receiver<bool> {
         self.flooded.subscribe()
+    }
+
+    /// The server said its tool list changed (unasked, or on the listen
+    /// stream of a 2026-07-28 connection: `supervisor`): counted like any
+    /// notification, and flagged for the supervisor to list again.
+    pub fn tools_changed(&self) {
+        self.count();
+        self.list_changed.send_modify(|count| *count += 1);
     }
 
     /// One notification arrived.
@@ -140,11 +157,10 @@ impl ClientHandler for Guard {
     async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
         self.count();
     }
-    // Pensive reads a server's tools at each connection only, so a list
-    // change is counted and otherwise ignored: nothing to relist, nothing
-    // to debounce.
+    // Only flagged here: the supervisor lists again, at most once per
+    // `RELIST_INTERVAL`, however many of these arrive.
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
-        self.count();
+        self.tools_changed();
     }
     async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
         self.count();
@@ -195,6 +211,21 @@ mod tests {
             (0..1_000).filter(|_| bucket.take(much_later)).count(),
             500,
             "a quiet minute refills the burst, no more"
+        );
+    }
+
+    #[test]
+    fn a_tool_list_change_is_counted_and_flagged_for_a_relist() {
+        let guard = Guard::new(ClientConfig::default());
+        let changed = guard.list_changed();
+        let flooded = guard.flooded();
+        for _ in 0..=NOTIFICATION_BURST as usize {
+            guard.tools_changed();
+        }
+        assert!(changed.has_changed().unwrap_or(false));
+        assert!(
+            *flooded.borrow(),
+            "list changes count against the flood bound"
         );
     }
 

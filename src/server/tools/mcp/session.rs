@@ -12,15 +12,19 @@ use std::time::Duration;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams, ProtocolVersion, Tool,
 };
+use rmcp::service::Peer;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::RoleClient;
-use tokio::io::AsyncBufReadExt;
 use tokio::process::Child;
+use tokio::sync::watch;
 
 use super::config::{McpServerConfig, Transport};
 use super::guard::Guard;
+use super::oversized::{Watched, MAX_MESSAGE_BYTES};
+use super::stderr;
 use crate::server::tools::bounds::{self, LeftOut};
 
 /// Longest a server may take to start and list its tools.
@@ -99,7 +103,11 @@ pub(crate) struct Session {
     pub child: Option<Child>,
     pub tools: Vec<Tool>,
     pub left_out: LeftOut,
-    pub flooded: tokio::sync::watch::Receiver<bool>,
+    pub flooded: watch::Receiver<bool>,
+    /// Bumped each time a message over `MAX_MESSAGE_BYTES` was dropped.
+    pub oversized: watch::Receiver<u64>,
+    /// Bumped each time the server says its tool list changed.
+    pub list_changed: watch::Receiver<u64>,
 }
 
 /// One connection to the server, its tools listed, within `CONNECT_TIMEOUT`.
@@ -141,7 +149,8 @@ async fn open_unbounded(config: &McpServerConfig) -> Result<Session, String> {
 async fn open_with(config: &McpServerConfig, handshake: Handshake) -> Result<Session, OpenError> {
     let guard = Guard::new(handshake.client_info());
     let flooded = guard.flooded();
-    let (service, child) = match &config.transport {
+    let list_changed = guard.list_changed();
+    let (service, child, oversized) = match &config.transport {
         Transport::Stdio {
             command,
             args,
@@ -168,20 +177,23 @@ async fn open_with(config: &McpServerConfig, handshake: Handshake) -> Result<Ses
                 return Err(format!("`{command}` started without its stdio").into());
             };
             if let Some(stderr) = child.stderr.take() {
-                let server = config.name.clone();
-                tokio::spawn(async move {
-                    let mut lines = tokio::io::BufReader::new(stderr).lines();
-                    while let Ok(Some(line)) = lines.next_line().await {
-                        tracing::info!(mcp_server = %server, "{line}");
-                    }
-                });
+                tokio::spawn(stderr::drain(
+                    stderr,
+                    config.name.clone(),
+                    stderr::secrets_of(env),
+                ));
             }
+            // rmcp's cap on a line, and Pensive's watch of the same bound.
+            let stdout = Watched::new(stdout, MAX_MESSAGE_BYTES);
+            let oversized = stdout.oversized();
+            let transport =
+                AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(MAX_MESSAGE_BYTES);
             let service = guard
                 .clone()
-                .serve_with_lifecycle((stdout, stdin), handshake.lifecycle())
+                .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await
                 .map_err(|e| OpenError::Handshake(e.to_string()))?;
-            (service, Some(child))
+            (service, Some(child), oversized)
         }
         Transport::Http { url, headers } => {
             let mut custom = HashMap::new();
@@ -204,38 +216,49 @@ async fn open_with(config: &McpServerConfig, handshake: Handshake) -> Result<Ses
                 .serve_with_lifecycle(transport, handshake.lifecycle())
                 .await
                 .map_err(|e| OpenError::Handshake(e.to_string()))?;
-            (service, None)
+            // rmcp bounds an HTTP answer itself (16 MiB a JSON body or an
+            // SSE event): nothing to watch here.
+            (service, None, watch::channel(0).1)
         }
     };
-    let (listed, unread) = list_tools(&service).await?;
-    if unread {
-        tracing::warn!(
-            mcp_server = %config.name,
-            "the MCP server's tool list goes on past {} pages; the rest is not read",
-            bounds::MAX_LIST_PAGES
-        );
-    }
-    let (tools, left_out) = bounds::bound_list(&config.name, listed);
+    let (tools, left_out) = list_bounded(&config.name, service.peer()).await?;
     Ok(Session {
         service,
         child,
         tools,
         left_out,
         flooded,
+        oversized,
+        list_changed,
     })
 }
 
+/// The server's tools within `bounds`, and what the bounds left out: at
+/// each connection, and when the server says its list changed.
+pub(crate) async fn list_bounded(
+    name: &str,
+    peer: &Peer<RoleClient>,
+) -> Result<(Vec<Tool>, LeftOut), String> {
+    let (listed, unread) = list_tools(peer).await?;
+    if unread {
+        tracing::warn!(
+            mcp_server = %name,
+            "the MCP server's tool list goes on past {} pages; the rest is not read",
+            bounds::MAX_LIST_PAGES
+        );
+    }
+    Ok(bounds::bound_list(name, listed))
+}
+
 /// Reads the server's tool list, page by page up to `MAX_LIST_PAGES` (or
-/// enough tools to fill the bound twice over): at each connection, the
-/// first and every restart. Whether pages were left unread.
-async fn list_tools(
-    service: &RunningService<RoleClient, Guard>,
-) -> Result<(Vec<Tool>, bool), String> {
+/// enough tools to fill the bound twice over). Whether pages were left
+/// unread.
+async fn list_tools(peer: &Peer<RoleClient>) -> Result<(Vec<Tool>, bool), String> {
     let mut tools = Vec::new();
     let mut cursor = None;
     for _ in 0..bounds::MAX_LIST_PAGES {
         let params = PaginatedRequestParams::default().with_cursor(cursor);
-        let page = service
+        let page = peer
             .list_tools(Some(params))
             .await
             .map_err(|e| format!("tools/list failed: {e}"))?;

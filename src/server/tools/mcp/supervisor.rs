@@ -23,6 +23,7 @@ use tokio::time::Instant;
 
 use super::config::{McpServerConfig, Transport};
 use super::guard::{flood_reason, Guard};
+use super::relist::{listen_for_changes, relist_on_change};
 use super::session::{open, Session};
 use crate::server::tools::bounds::LeftOut;
 
@@ -94,6 +95,9 @@ pub(crate) struct Live {
     /// Tells connections apart: a call that failed on connection 3 waits
     /// for the supervisor to notice that connection 3 is gone.
     pub generation: u64,
+    /// Bumped each time the server sent a message over the bound
+    /// (`oversized`): the calls waiting on it end at once.
+    pub oversized: watch::Receiver<u64>,
 }
 
 /// Told of a restarted server's tool list (its name, the tools) before
@@ -141,6 +145,7 @@ pub struct Running {
     child: Option<Child>,
     generation: u64,
     flooded: watch::Receiver<bool>,
+    list_changed: watch::Receiver<u64>,
 }
 
 fn split_session(session: Session, generation: u64) -> (Running, Live, Vec<Tool>, LeftOut) {
@@ -150,17 +155,21 @@ fn split_session(session: Session, generation: u64) -> (Running, Live, Vec<Tool>
         tools,
         left_out,
         flooded,
+        oversized,
+        list_changed,
     } = session;
     let live = Live {
         peer: service.peer().clone(),
         pid: child.as_ref().and_then(Child::id),
         generation,
+        oversized,
     };
     let running = Running {
         service,
         child,
         generation,
         flooded,
+        list_changed,
     };
     (running, live, tools, left_out)
 }
@@ -191,7 +200,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig) {
         Ok(session) => {
             let (running, live, tools, left_out) = split_session(session, 1);
             tracing::info!(mcp_server = %name, tools = tools.len(), "MCP server connected");
-            shared.tools.send_replace(Arc::new(tools));
+            publish(&shared, name, tools);
             shared.left_out.send_replace(left_out);
             shared.link.send_replace(Link::Up(Arc::new(live)));
             running
@@ -208,7 +217,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig) {
     loop {
         let since = Instant::now();
         let generation = running.generation;
-        let status = match watch_until_end(running, &shared).await {
+        let status = match watch_until_end(running, &shared, name).await {
             Ended::Closing => break,
             Ended::Flooded => {
                 let reason = flood_reason();
@@ -261,9 +270,10 @@ pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig) {
     shared.link.send_replace(Link::Closed);
 }
 
-/// The one place a restarted server's tool list replaces the one before
-/// (what the model is offered from now on); the hook hears of it first.
-fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
+/// The one place a server's tool list replaces the one before (what the
+/// model is offered from now on); the hook hears of it first, so every
+/// list is hashed (and a changed tool held) before it is offered.
+fn publish(shared: &Shared, name: &str, tools: Vec<Tool>) {
     let hook = shared.on_relisted.lock().map_or_else(
         |poisoned| poisoned.into_inner().clone(),
         |hook| hook.clone(),
@@ -271,6 +281,12 @@ fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
     if let Some(hook) = hook {
         hook(name, &tools);
     }
+    shared.tools.send_replace(Arc::new(tools));
+}
+
+/// A list read again (a restart, or the server saying it changed) replaces
+/// the one before; the log says when it names other tools.
+pub(super) fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
     let before: Vec<String> = shared
         .tools
         .borrow()
@@ -281,19 +297,22 @@ fn relisted(shared: &Shared, name: &str, tools: Vec<Tool>) {
     if before != after {
         tracing::warn!(mcp_server = %name, ?before, ?after, "the MCP server now lists other tools");
     }
-    shared.tools.send_replace(Arc::new(tools));
+    publish(shared, name, tools);
 }
 
 /// Waits until the connection ends by itself or Pensive closes it; either
 /// way the connection is over and a stdio child has exited (or was killed)
 /// when this returns.
-async fn watch_until_end(running: Running, shared: &Shared) -> Ended {
+async fn watch_until_end(running: Running, shared: &Shared, name: &str) -> Ended {
     let Running {
         service,
         mut child,
         mut flooded,
+        list_changed,
         ..
     } = running;
+    let relist = relist_on_change(shared, name, service.peer().clone(), list_changed);
+    let listen = listen_for_changes(name, service.peer().clone(), service.service().clone());
     let stop = service.cancellation_token();
     let mut waiting = Box::pin(service.waiting());
     let child_exit = async {
@@ -315,6 +334,9 @@ async fn watch_until_end(running: Running, shared: &Shared) -> Ended {
         // The guard's sender lives as long as the service: an error means
         // the connection is going anyway, which the other branches see.
         Ok(_) = flooded.wait_for(|flooded| *flooded) => First::Flooded,
+        // Runs beside the watch, and ends with it.
+        () = relist => First::ConnectionEnded,
+        () = listen => First::ConnectionEnded,
     };
     match first {
         First::ChildExited(status) => {
