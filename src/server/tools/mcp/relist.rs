@@ -2,8 +2,8 @@
 //! (`notifications/tools/list_changed`), beside the supervisor's watch of
 //! the connection: heard unasked from servers before 2026-07-28, and at
 //! 2026-07-28 on a `subscriptions/listen` stream opened for it. Each new
-//! list is bounded like the first and goes through `supervisor::relisted`,
-//! where it is hashed (a changed tool held) before it is offered. Never
+//! list is bounded like the first and handed to the supervisor (its
+//! `relisted` hashes it, a changed tool held, before it is offered). Never
 //! more than one listing per `RELIST_INTERVAL`, however many notifications.
 
 use std::time::Duration;
@@ -15,7 +15,6 @@ use tokio::sync::watch;
 
 use super::guard::Guard;
 use super::session::{list_bounded, CONNECT_TIMEOUT};
-use super::supervisor::{relisted, Shared};
 
 /// The least time between two listings the server asked for (each
 /// `notifications/tools/list_changed`): a server announcing changes without
@@ -29,10 +28,10 @@ pub(crate) const RELIST_INTERVAL: Duration = Duration::from_secs(2);
 /// fails keeps the list before (the log says why). Never returns: it ends
 /// with the connection it serves.
 pub(super) async fn relist_on_change(
-    shared: &Shared,
     name: &str,
     peer: Peer<RoleClient>,
     mut changed: watch::Receiver<u64>,
+    listed_again: impl Fn(Vec<rmcp::model::Tool>, crate::server::tools::bounds::LeftOut),
 ) {
     loop {
         if changed.changed().await.is_err() {
@@ -44,8 +43,7 @@ pub(super) async fn relist_on_change(
         match listed {
             Ok(Ok((tools, left_out))) => {
                 tracing::info!(mcp_server = %name, tools = tools.len(), "the MCP server's tool list changed; listed again");
-                relisted(shared, name, tools);
-                shared.left_out.send_replace(left_out);
+                listed_again(tools, left_out);
             }
             Ok(Err(problem)) => {
                 tracing::warn!(mcp_server = %name, "listing the changed tools failed ({problem}); the list before stays")

@@ -311,7 +311,15 @@ async fn watch_until_end(running: Running, shared: &Shared, name: &str) -> Ended
         list_changed,
         ..
     } = running;
-    let relist = relist_on_change(shared, name, service.peer().clone(), list_changed);
+    let relist = relist_on_change(
+        name,
+        service.peer().clone(),
+        list_changed,
+        |tools, left_out| {
+            relisted(shared, name, tools);
+            shared.left_out.send_replace(left_out);
+        },
+    );
     let listen = listen_for_changes(name, service.peer().clone(), service.service().clone());
     let stop = service.cancellation_token();
     let mut waiting = Box::pin(service.waiting());
