@@ -117,13 +117,13 @@ impl McpServer {
 
     /// Calls `hook` with the server's name and its tools each time a
     /// restarted server has listed them, before they are offered (where a
-    /// tool that now says something else can be held). One hook; a second
-    /// call replaces the first.
+    /// tool that now says something else can be held). Every hook given
+    /// hears every list (the tool box's hashes, a test's counter).
     pub fn on_tools_relisted(&self, hook: impl Fn(&str, &[Tool]) + Send + Sync + 'static) {
         let hook: supervisor::RelistHook = Arc::new(hook);
         match self.shared.on_relisted.lock() {
-            Ok(mut slot) => *slot = Some(hook),
-            Err(poisoned) => *poisoned.into_inner() = Some(hook),
+            Ok(mut hooks) => hooks.push(hook),
+            Err(poisoned) => poisoned.into_inner().push(hook),
         }
     }
 

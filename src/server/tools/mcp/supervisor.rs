@@ -113,7 +113,7 @@ pub(crate) struct Shared {
     pub left_out: watch::Sender<LeftOut>,
     /// Set when Pensive closes the server.
     pub closing: watch::Sender<bool>,
-    pub on_relisted: std::sync::Mutex<Option<RelistHook>>,
+    pub on_relisted: std::sync::Mutex<Vec<RelistHook>>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -134,7 +134,7 @@ impl Shared {
             tools: watch::Sender::new(Arc::new(tools)),
             left_out: watch::Sender::new(LeftOut::default()),
             closing: watch::Sender::new(false),
-            on_relisted: std::sync::Mutex::new(None),
+            on_relisted: std::sync::Mutex::new(Vec::new()),
         })
     }
 }
@@ -274,11 +274,11 @@ pub(crate) async fn supervise(shared: Arc<Shared>, config: McpServerConfig) {
 /// model is offered from now on); the hook hears of it first, so every
 /// list is hashed (and a changed tool held) before it is offered.
 fn publish(shared: &Shared, name: &str, tools: Vec<Tool>) {
-    let hook = shared.on_relisted.lock().map_or_else(
+    let hooks = shared.on_relisted.lock().map_or_else(
         |poisoned| poisoned.into_inner().clone(),
-        |hook| hook.clone(),
+        |hooks| hooks.clone(),
     );
-    if let Some(hook) = hook {
+    for hook in hooks {
         hook(name, &tools);
     }
     shared.tools.send_replace(Arc::new(tools));
