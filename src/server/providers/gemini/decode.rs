@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use crate::server::providers::delta::Delta;
 use crate::server::providers::framing::WireEvent;
-use crate::server::providers::wire::{json_chunk, Decoder, Loose};
+use crate::server::providers::wire::{json_chunk, usable_items, Decoder, Loose};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -47,8 +47,10 @@ struct Candidate {
 
 #[derive(Debug, Deserialize)]
 struct Content {
+    /// Read one by one (`usable_items`): a part of no usable shape is
+    /// skipped, not the rest of the chunk.
     #[serde(default)]
-    parts: Vec<Part>,
+    parts: Vec<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -132,7 +134,7 @@ impl Chunk {
         };
         let parts = candidate.content.map(|c| c.parts).unwrap_or_default();
         let (thoughts, answers): (Vec<Part>, Vec<Part>) =
-            parts.into_iter().partition(|p| p.thought.unwrap_or(false));
+            usable_items::<Part>(parts, "content part").partition(|p| p.thought.unwrap_or(false));
         // Reasoning before answer text within one chunk, as everywhere.
         for part in thoughts {
             match part.text.filter(|t| !t.is_empty()) {
@@ -278,6 +280,14 @@ mod tests {
         assert!(deltas(r#"{"candidates":[]}"#).is_empty());
         assert!(deltas(r#"{"candidates":[{"index":0}]}"#).is_empty());
         assert!(deltas("").is_empty());
+    }
+
+    #[test]
+    fn a_part_of_no_usable_shape_is_skipped_not_the_chunk() {
+        let got = deltas(
+            r#"{"candidates":[{"content":{"parts":[{"text":7},{"functionCall":"broken"},{"text":"kept"}]}}]}"#,
+        );
+        assert_eq!(got, vec![a("kept")]);
     }
 
     /// Parallel calls: each whole, the first with its signature kept as

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::server::providers::delta::Delta;
 use crate::server::providers::framing::WireEvent;
-use crate::server::providers::wire::Decoder;
+use crate::server::providers::wire::{usable_items, Decoder};
 use crate::turn::turn_error::{ProviderFault, TurnError};
 use crate::turn::Usage;
 
@@ -43,8 +43,10 @@ struct Message {
     #[serde(default)]
     thinking: Option<String>,
     /// Calls arrive whole, each in one line (ollama.com/blog/streaming-tool).
+    /// Read one by one (`usable_items`): a call of no usable shape is
+    /// skipped, not the line's text.
     #[serde(default)]
-    tool_calls: Vec<ToolCall>,
+    tool_calls: Vec<Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,7 +87,7 @@ impl Line {
             if let Some(text) = message.content.filter(|t| !t.is_empty()) {
                 deltas.push(Delta::Answer(text));
             }
-            for call in message.tool_calls {
+            for call in usable_items::<ToolCall>(message.tool_calls, "tool call") {
                 let function = call.function.unwrap_or(Function {
                     name: None,
                     arguments: None,
@@ -185,6 +187,22 @@ mod tests {
             deltas(r#"{"model":"qwen3","message":{"role":"assistant"},"done":false}"#).is_empty()
         );
         assert!(deltas("   ").is_empty());
+    }
+
+    #[test]
+    fn a_call_of_no_usable_shape_is_skipped_not_the_line() {
+        let got = deltas(
+            r#"{"model":"qwen3","message":{"role":"assistant","content":"Hi","tool_calls":[{"function":"broken"},{"id":"c1","function":{"name":"builtin__calculate","arguments":{"expression":"1+1"}}}]},"done":false}"#,
+        );
+        assert_eq!(got[0], a("Hi"));
+        assert_eq!(
+            got[1],
+            Delta::ToolCallStart {
+                id: "c1".into(),
+                name: "builtin__calculate".into()
+            }
+        );
+        assert_eq!(got.len(), 3, "{got:?}");
     }
 
     #[test]
