@@ -173,7 +173,11 @@ impl ToolHashes {
     /// Whether `tool`, as `server` lists it now, differs from what the user
     /// agreed to. A tool never met before is kept as it is (not held).
     pub(crate) fn is_held(&self, server: &str, tool: &rmcp::model::Tool) -> bool {
-        let hash = tool_hash(tool);
+        self.is_held_at(server, tool, tool_hash(tool))
+    }
+
+    /// `is_held`, for the tool whose hash is `hash` (hashed once by the caller).
+    fn is_held_at(&self, server: &str, tool: &rmcp::model::Tool, hash: String) -> bool {
         let Ok(mut state) = self.state.lock() else {
             // A panic elsewhere poisoned the lock: ask rather than trust.
             return true;
@@ -218,10 +222,10 @@ impl ToolHashes {
         tool: &rmcp::model::Tool,
         decider: &str,
     ) -> bool {
-        if !self.is_held(server, tool) {
+        let hash = tool_hash(tool);
+        if !self.is_held_at(server, tool, hash.clone()) {
             return false;
         }
-        let hash = tool_hash(tool);
         let Ok(state) = self.state.lock() else {
             return true;
         };

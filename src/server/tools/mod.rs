@@ -207,6 +207,9 @@ impl ToolBox {
                 ..spec
             }));
         }
+        // Names already taken (a duplicate the bounds did not catch).
+        let mut seen: std::collections::HashSet<String> =
+            specs.iter().map(|s| s.name.clone()).collect();
         for server in &self.servers {
             if !on(&server.config.name) || !server.offers_tools() {
                 continue;
@@ -215,7 +218,7 @@ impl ToolBox {
                 let Some(name) = namespaced(&server.config.name, &tool.name) else {
                     continue;
                 };
-                if specs.iter().any(|s: &ToolSpec| s.name == name) {
+                if !seen.insert(name.clone()) {
                     continue;
                 }
                 let held = match holds {
@@ -256,14 +259,29 @@ impl ToolBox {
     /// A tool whose server changed what it says it does is held: it asks,
     /// whatever its trust.
     pub fn approval(&self, name: &str) -> Approval {
+        self.approval_of(name, None)
+    }
+
+    /// `approval`, with the hold judged for `decider` (`None`: for one who
+    /// agreed to no change): the tool looked up and hashed once.
+    fn approval_of(&self, name: &str, decider: Option<&str>) -> Approval {
         if let Some((builtin::SERVER, _)) = split_name(name) {
             return Approval::NotNeeded;
         }
-        match self.mcp_tool(name) {
-            Some((server, tool)) if self.hashes.is_held(&server.config.name, &tool) => {
-                Approval::Held
-            }
-            _ => self.unheld_approval(name),
+        let Some((server, tool)) = self.mcp_tool(name) else {
+            return Approval::Needed;
+        };
+        let server_name = &server.config.name;
+        let held = match decider {
+            Some(decider) => self.hashes.is_held_for(server_name, &tool, decider),
+            None => self.hashes.is_held(server_name, &tool),
+        };
+        if held {
+            Approval::Held
+        } else if runs_unasked(&server.config, &tool) {
+            Approval::NotNeeded
+        } else {
+            Approval::Needed
         }
     }
 
@@ -276,11 +294,7 @@ impl ToolBox {
         allowed: &[String],
         decider: &str,
     ) -> Approval {
-        let approval = match self.approval(name) {
-            Approval::Held if !self.is_held_for(name, decider) => self.unheld_approval(name),
-            other => other,
-        };
-        match approval {
+        match self.approval_of(name, Some(decider)) {
             Approval::Needed if allowed.iter().any(|a| a == name) => Approval::NotNeeded,
             other => other,
         }
@@ -291,14 +305,6 @@ impl ToolBox {
         self.mcp_tool(name).is_some_and(|(server, tool)| {
             self.hashes.is_held_for(&server.config.name, &tool, decider)
         })
-    }
-
-    /// The approval of a tool as if it were not held (its trust and claims).
-    fn unheld_approval(&self, name: &str) -> Approval {
-        match self.mcp_tool(name) {
-            Some((server, tool)) if runs_unasked(&server.config, &tool) => Approval::NotNeeded,
-            _ => Approval::Needed,
-        }
     }
 
     /// `decider` allowed a call of a held tool: it is no longer held for
