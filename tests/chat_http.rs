@@ -374,15 +374,42 @@ async fn with_the_kill_switch_the_turn_log_still_counts_the_thinking() {
     );
 }
 
+/// A secret as the page makes them (32 hex digits).
+const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+/// The sky question as turn `turn_id`, with the page's secret.
+fn sky_turn(turn_id: &str) -> String {
+    serde_json::json!({"request": {
+        "messages": [{"role": "user", "content": "Why is the sky blue?"}],
+        "turn_id": turn_id,
+        "turn_secret": SECRET,
+    }})
+    .to_string()
+}
+
+/// `POST /api/stop_turn` for `turn_id` with the page's secret.
+async fn stop_turn(app: &axum::Router, turn_id: &str) -> StatusCode {
+    let body = serde_json::json!({"turn_id": turn_id, "secret": SECRET}).to_string();
+    app.clone()
+        .oneshot(chat_request_to("/api/stop_turn", &body))
+        .await
+        .unwrap()
+        .status()
+}
+
 #[tokio::test]
-async fn healthz_counts_live_turns_and_a_dropped_client_brings_it_back_to_zero() {
+async fn a_dropped_client_leaves_its_turn_running_until_stop_ends_it() {
     let app = app(Pace::REALISTIC);
     let health = || async {
         let body = body_text(get(app.clone(), "/healthz").await).await;
         serde_json::from_str::<serde_json::Value>(&body).unwrap()["active_turns"].as_u64()
     };
     assert_eq!(health().await, Some(0));
-    let response = app.clone().oneshot(chat_request(SKY)).await.unwrap();
+    let response = app
+        .clone()
+        .oneshot(chat_request(&sky_turn("t-dropped")))
+        .await
+        .unwrap();
     let mut body = response.into_body();
     let first = body
         .frame()
@@ -392,7 +419,41 @@ async fn healthz_counts_live_turns_and_a_dropped_client_brings_it_back_to_zero()
     assert!(first.data_ref().is_some());
     assert_eq!(health().await, Some(1));
     drop(body); // the client goes away mid-thinking
-    assert_eq!(health().await, Some(0));
+                // The turn goes on: a reader attaching now gets lines the first never read.
+    let attach = serde_json::json!({"turn_id": "t-dropped", "secret": SECRET, "after": 0});
+    let response = app
+        .clone()
+        .oneshot(chat_request_to("/api/turn_events", &attach.to_string()))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut attached = response.into_body();
+    let mut framer = NdjsonFramer::new();
+    let mut events = Vec::new();
+    while events.len() < 3 {
+        let frame = attached.frame().await.expect("more").expect("ok frame");
+        events.extend(
+            framer
+                .push(frame.data_ref().expect("data"))
+                .into_iter()
+                .flatten(),
+        );
+    }
+    assert_eq!(
+        health().await,
+        Some(1),
+        "still running with its first reader gone"
+    );
+    assert_eq!(stop_turn(&app, "t-dropped").await, StatusCode::OK);
+    assert_eq!(health().await, Some(0), "Stop returns once the turn let go");
+    // The attached reader hears the end: `stopped`, as every other tab would.
+    while let Some(frame) = attached.frame().await {
+        if let Some(data) = frame.expect("ok frame").data_ref() {
+            events.extend(framer.push(data).into_iter().flatten());
+        }
+    }
+    assert_eq!(events.last(), Some(&TurnEvent::Stopped), "{events:?}");
+    check_stream(&events).expect("a whole stream");
 }
 
 fn guarded_app() -> axum::Router {
@@ -480,7 +541,11 @@ fn limited_app(limits: pensive::server::limits::Limits, pace: Pace) -> axum::Rou
 
 /// A request from `ip` (as if the connection came from there).
 fn chat_from(ip: &str) -> Request<Body> {
-    let mut request = chat_request(SKY);
+    from(ip, chat_request(SKY))
+}
+
+/// `request` as if its connection came from `ip`.
+fn from(ip: &str, mut request: Request<Body>) -> Request<Body> {
     let addr: std::net::SocketAddr = format!("{ip}:40000").parse().unwrap();
     request
         .extensions_mut()
@@ -514,7 +579,7 @@ async fn concurrent_turns_per_client_are_limited_with_a_clear_in_band_error() {
         },
         Pace::REALISTIC,
     );
-    let (_, first) = first_event(&app, chat_from("192.0.2.1")).await;
+    let (_, _first) = first_event(&app, from("192.0.2.1", chat_request(&sky_turn("t-1")))).await;
     let (_, _second) = first_event(&app, chat_from("192.0.2.1")).await;
     let (refused, _) = first_event(&app, chat_from("192.0.2.1")).await;
     assert!(
@@ -523,7 +588,8 @@ async fn concurrent_turns_per_client_are_limited_with_a_clear_in_band_error() {
     );
     let (other, _other_body) = first_event(&app, chat_from("192.0.2.2")).await;
     assert_eq!(other, STARTED, "another client is unaffected");
-    drop(first); // one turn ends (client gone): its slot frees
+    // One turn ends (Stop): its slot frees. A client gone frees nothing.
+    assert_eq!(stop_turn(&app, "t-1").await, StatusCode::OK);
     let (again, _) = first_event(&app, chat_from("192.0.2.1")).await;
     assert_eq!(again, STARTED);
 }
@@ -902,4 +968,75 @@ async fn a_tool_decision_missing_its_decision_is_a_400_naming_the_field() {
     )
     .await;
     assert_eq!((status, text.as_str()), (StatusCode::OK, "false"));
+}
+
+/// The stamped lines of a whole body (heartbeats left out).
+async fn logged_lines(response: axum::response::Response) -> Vec<(u64, TurnEvent)> {
+    use pensive::turn::log_line::LogLine;
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let mut framer = NdjsonFramer::new();
+    framer
+        .push_lines(&bytes)
+        .into_iter()
+        .filter_map(|line| match line.expect("a valid line") {
+            LogLine::Event { stamp, event } => Some((stamp.expect("stamped").seq, event)),
+            LogLine::Heartbeat { .. } => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_page_that_attaches_after_a_line_gets_every_later_line_once_in_order() {
+    let app = app(Pace::INSTANT);
+    let response = app
+        .clone()
+        .oneshot(chat_request(&sky_turn("t-whole")))
+        .await
+        .unwrap();
+    let whole = logged_lines(response).await;
+    let seqs: Vec<u64> = whole.iter().map(|(seq, _)| *seq).collect();
+    assert_eq!(seqs, (1..=whole.len() as u64).collect::<Vec<_>>());
+    assert!(whole.len() > 5, "{whole:?}");
+    let events: Vec<TurnEvent> = whole.iter().map(|(_, e)| e.clone()).collect();
+    check_stream(&events).expect("a whole stream");
+    // After the turn ended, within its retention: from line 4 on, once each.
+    let attach = serde_json::json!({"turn_id": "t-whole", "secret": SECRET, "after": 3});
+    let response = app
+        .clone()
+        .oneshot(chat_request_to("/api/turn_events", &attach.to_string()))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(logged_lines(response).await, whole[3..].to_vec());
+}
+
+#[tokio::test]
+async fn a_guessed_turn_id_and_a_wrong_secret_get_the_same_404() {
+    let app = app(Pace::REALISTIC);
+    let (_, _running) = first_event(&app, chat_request(&sky_turn("t-mine"))).await;
+    let ask = |turn_id: &str, secret: &str| {
+        let body = serde_json::json!({"turn_id": turn_id, "secret": secret, "after": 0});
+        let app = app.clone();
+        async move {
+            let response = app
+                .oneshot(chat_request_to("/api/turn_events", &body.to_string()))
+                .await
+                .unwrap();
+            (response.status(), body_text(response).await)
+        }
+    };
+    let wrong_secret = ask("t-mine", "ffffffffffffffffffffffffffffffff").await;
+    let unknown = ask("t-guessed", SECRET).await;
+    assert_eq!(wrong_secret.0, StatusCode::NOT_FOUND);
+    assert_eq!(wrong_secret, unknown, "nothing tells the two apart");
+    assert!(unknown.1.contains("not_held:"), "{}", unknown.1);
+    // Stop by someone else does not stop it either.
+    let stop = serde_json::json!({"turn_id": "t-mine", "secret": "f".repeat(32)});
+    let response = app
+        .clone()
+        .oneshot(chat_request_to("/api/stop_turn", &stop.to_string()))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    assert_eq!(ask("t-mine", SECRET).await.0, StatusCode::OK);
 }

@@ -9,12 +9,74 @@ pub use crate::turn::tool_listing::PublicToolServer;
 pub use crate::turn::PublicModel;
 use crate::turn::{AnswerNow, ChatRequest};
 
-/// `POST /api/chat`: streams the turn as NDJSON `TurnEvent` lines.
+/// `POST /api/chat`: starts the turn, which the server runs to its end
+/// whoever watches, and streams its log (design §2): NDJSON `TurnEvent`
+/// lines with their `seq` and `at_ms`, and heartbeats.
 #[server(input = Json, output = Streaming, endpoint = "chat")]
 pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
     use futures::StreamExt;
     // Take context first: the request's Owner is gone once the body is polled.
     let turns = expect_context::<crate::server::TurnService>();
+    streamed_response();
+    let asker = asker();
+    let lines = turns.start_run(request, asker.caller());
+    Ok(ByteStream::new(lines.map(Ok::<_, ServerFnError>)))
+}
+
+/// `POST /api/turn_events`: the log of the caller's turn `turn_id` after
+/// line `after` (0: all of it), then its live lines until it ends. 404
+/// (with this server's run, `boot`) for a turn the server does not hold
+/// for the caller: unknown, someone else's, or past its retention.
+#[server(input = Json, output = Streaming, endpoint = "turn_events")]
+pub async fn turn_events(
+    turn_id: String,
+    secret: String,
+    after: u64,
+) -> Result<ByteStream, ServerFnError> {
+    use futures::StreamExt;
+    let turns = expect_context::<crate::server::TurnService>();
+    streamed_response();
+    let asker = asker();
+    match turns.attach(&turn_id, &secret, after, asker.caller()) {
+        Some(lines) => Ok(ByteStream::new(lines.map(Ok::<_, ServerFnError>))),
+        None => Err(not_held(&turns)),
+    }
+}
+
+/// `POST /api/stop_turn`: Stop for the caller's running turn `turn_id`;
+/// answers once its provider request is closed. 404 as `turn_events`.
+#[server(input = Json, endpoint = "stop_turn")]
+pub async fn stop_turn(turn_id: String, secret: String) -> Result<(), ServerFnError> {
+    let turns = expect_context::<crate::server::TurnService>();
+    let asker = asker();
+    if turns.stop_run(&turn_id, &secret, asker.caller()).await {
+        Ok(())
+    } else {
+        Err(not_held(&turns))
+    }
+}
+
+/// The words of a 404 for a turn not held: `not_held:<boot>`.
+pub const NOT_HELD: &str = "not_held:";
+
+#[cfg(feature = "ssr")]
+fn not_held(turns: &crate::server::TurnService) -> ServerFnError {
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(axum::http::StatusCode::NOT_FOUND);
+    }
+    ServerFnError::ServerError(format!("{NOT_HELD}{}", turns.boot()))
+}
+
+/// Who asks, as the router's middleware named them.
+#[cfg(feature = "ssr")]
+fn asker() -> crate::server::http::client::Asker {
+    let parts = use_context::<axum::http::request::Parts>();
+    crate::server::http::client::Asker::of(parts.as_ref())
+}
+
+/// Headers of a streamed response: no proxy buffering, no caching.
+#[cfg(feature = "ssr")]
+fn streamed_response() {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
         // Reverse proxies must not buffer a streamed turn.
         response.insert_header(
@@ -26,34 +88,6 @@ pub async fn chat(request: ChatRequest) -> Result<ByteStream, ServerFnError> {
             axum::http::HeaderValue::from_static("no-store"),
         );
     }
-    // The router's middleware named the client and, behind an access token,
-    // the session (`server::http::client`).
-    let parts = use_context::<axum::http::request::Parts>();
-    let client = parts
-        .as_ref()
-        .map(|parts| crate::server::http::client::ClientKey::of(&parts.extensions));
-    let decider = parts
-        .as_ref()
-        .map(|parts| crate::server::http::client::decider_of(&parts.extensions));
-    // Events already waiting (a burst from the provider, or a backlog under
-    // load) go out as one body chunk: one write instead of one per event. No
-    // event waits for company: `ready_chunks` takes only what is ready now.
-    let lines = turns
-        .start_for(
-            request,
-            client.as_ref().map_or("unknown", |client| client.as_str()),
-            decider.as_deref().unwrap_or("unknown"),
-        )
-        .ready_chunks(64)
-        .map(|events| {
-            Ok::<_, ServerFnError>(
-                events
-                    .iter()
-                    .map(crate::turn::framer::ndjson_line)
-                    .collect::<String>(),
-            )
-        });
-    Ok(ByteStream::new(lines))
 }
 
 /// `POST /api/models`: the configured models, default first.

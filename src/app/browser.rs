@@ -16,6 +16,19 @@ pub fn now_ms() -> f64 {
     }
 }
 
+/// Resolves after `ms` milliseconds (never on the server, where nothing
+/// waits for it).
+pub async fn sleep_ms(ms: u32) {
+    let (done, waited) = futures::channel::oneshot::channel::<()>();
+    leptos::prelude::set_timeout(
+        move || {
+            let _ = done.send(());
+        },
+        std::time::Duration::from_millis(u64::from(ms)),
+    );
+    let _ = waited.await;
+}
+
 /// Wall-clock milliseconds since the epoch (for stored timestamps).
 pub fn wall_ms() -> f64 {
     #[cfg(feature = "hydrate")]

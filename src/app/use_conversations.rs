@@ -160,7 +160,7 @@ impl UseConversationsReturn {
             then(true);
             return;
         }
-        self.session.stop_if_running();
+        self.session.leave_running_turn();
         let this = *self;
         // `then` may make effects: under the page's owner.
         let owner = Owner::current();
@@ -247,7 +247,7 @@ impl UseConversationsReturn {
             return;
         };
         self.set_deleted.set(None);
-        self.session.stop_if_running();
+        self.session.leave_running_turn();
         self.session.show(conversation);
         self.session.save();
     }

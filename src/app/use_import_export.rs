@@ -115,14 +115,13 @@ impl UseImportExportReturn {
         match format {
             ExportFormat::Json => {
                 let name = export_file_name(one, with_reasoning, "json");
-                let kept: Vec<Conversation> = if with_reasoning {
-                    conversations
-                } else {
-                    conversations
-                        .iter()
-                        .map(Conversation::without_reasoning)
-                        .collect()
-                };
+                let kept: Vec<Conversation> = conversations
+                    .iter()
+                    .map(|c| match with_reasoning {
+                        true => c.for_export(),
+                        false => c.for_export().without_reasoning(),
+                    })
+                    .collect();
                 let text = match scope {
                     ExportScope::Shown => message::encode(&kept[0], now_ms()),
                     ExportScope::All => message::encode_all(&kept, now_ms()),
@@ -193,7 +192,7 @@ impl UseImportExportReturn {
                 Ok(mut conversations) if conversations.len() == 1 => {
                     let mut conversation = conversations.remove(0);
                     conversation.id = this.free_id(conversation.id, &[]).await;
-                    this.session.stop_if_running();
+                    this.session.leave_running_turn();
                     this.session.show(conversation);
                     this.session.save();
                 }
@@ -207,7 +206,7 @@ impl UseImportExportReturn {
     /// transaction (all or nothing: storage full stores none), and shows the
     /// first.
     async fn import_several(&self, mut conversations: Vec<Conversation>) {
-        self.session.stop_if_running();
+        self.session.leave_running_turn();
         let mut given: Vec<String> = Vec::with_capacity(conversations.len());
         for conversation in &mut conversations {
             // Each one's id is taken before the next is given its own, so

@@ -56,7 +56,7 @@ impl HiddenThinking {
                 usage.reasoning_tokens = None;
                 out.push(TurnEvent::Usage(usage));
             }
-            TurnEvent::Done { .. } | TurnEvent::Error { .. } => {
+            TurnEvent::Done { .. } | TurnEvent::Stopped | TurnEvent::Error { .. } => {
                 self.release(out);
                 out.push(event);
             }

@@ -61,6 +61,21 @@ pub struct Limits {
     /// calls are not run, and the turn ends with `tool_time_limit`, offering
     /// Continue (zero: no limit).
     pub max_tool_time: Duration,
+    /// How long a finished turn's log stays for a page that comes back.
+    pub turn_retention: Duration,
+    /// Most bytes all turns' logs may hold together; past it the finished
+    /// logs that ended first go.
+    pub max_turn_logs_bytes: usize,
+}
+
+impl Limits {
+    /// How long and how much the turns' logs are kept.
+    pub(crate) fn retention(&self) -> super::turn_service::runs::Retention {
+        super::turn_service::runs::Retention {
+            keep_for: self.turn_retention,
+            max_bytes: self.max_turn_logs_bytes,
+        }
+    }
 }
 
 /// Connections one address may hold unless `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`
@@ -93,6 +108,8 @@ impl Default for Limits {
             max_tool_calls: crate::turn::tool::TOOL_CALL_LIMIT,
             tool_decision_time: super::turn_service::tool_decisions::DECISION_TIME,
             max_tool_time: crate::turn::tool::TOOL_TIME_LIMIT,
+            turn_retention: Duration::from_secs(30 * 60),
+            max_turn_logs_bytes: 256 * 1024 * 1024,
         }
     }
 }

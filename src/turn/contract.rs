@@ -88,7 +88,7 @@ pub fn check_stream(events: &[TurnEvent]) -> Result<(), String> {
                 };
                 calls.remove(at);
             }
-            TurnEvent::Done { .. } | TurnEvent::Error { .. } => {
+            TurnEvent::Done { .. } | TurnEvent::Stopped | TurnEvent::Error { .. } => {
                 if open {
                     return Err(format!("event {i}: stream ended with a block open"));
                 }

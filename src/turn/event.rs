@@ -67,14 +67,20 @@ pub enum TurnEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         output_limit: Option<u32>,
     },
+    /// The user stopped the turn (Stop, from any tab or reload of it): what
+    /// arrived is kept, open blocks freeze, open calls were cancelled.
+    Stopped,
     /// The turn failed; `message` is safe to show a user.
     Error { kind: ErrorKind, message: String },
 }
 
 impl TurnEvent {
-    /// True for the two events that end a stream (`done`, `error`).
+    /// True for the events that end a stream (`done`, `stopped`, `error`).
     pub fn is_terminal(&self) -> bool {
-        matches!(self, TurnEvent::Done { .. } | TurnEvent::Error { .. })
+        matches!(
+            self,
+            TurnEvent::Done { .. } | TurnEvent::Stopped | TurnEvent::Error { .. }
+        )
     }
 
     /// Shorthand for an `error` event.

@@ -3,6 +3,7 @@
 //! Each byte is scanned once, so per-chunk cost does not grow with the stream.
 
 use super::event::TurnEvent;
+use super::log_line::{decode, LogLine};
 
 /// Serializes one event as an NDJSON line (with the trailing `\n`).
 pub fn ndjson_line(event: &TurnEvent) -> String {
@@ -38,8 +39,17 @@ impl NdjsonFramer {
         Self::default()
     }
 
-    /// Feeds bytes; returns every event completed by them, in order.
+    /// Feeds bytes; returns every event completed by them, in order (a log's
+    /// stamps and heartbeats set aside: see `push_lines` for them).
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Result<TurnEvent, FrameError>> {
+        self.push_lines(bytes)
+            .into_iter()
+            .filter_map(only_events)
+            .collect()
+    }
+
+    /// Feeds bytes; returns every log line completed by them, in order.
+    pub fn push_lines(&mut self, bytes: &[u8]) -> Vec<Result<LogLine, FrameError>> {
         self.buffer.extend_from_slice(bytes);
         let mut out = Vec::new();
         let mut line_start = 0;
@@ -59,6 +69,11 @@ impl NdjsonFramer {
 
     /// Ends the stream: a final line without `\n` is decoded too.
     pub fn finish(&mut self) -> Option<Result<TurnEvent, FrameError>> {
+        self.finish_lines().and_then(only_events)
+    }
+
+    /// `finish`, for a reader of log lines.
+    pub fn finish_lines(&mut self) -> Option<Result<LogLine, FrameError>> {
         let end = self.buffer.len();
         let result = self.decode_line(0, end);
         self.buffer.clear();
@@ -66,17 +81,26 @@ impl NdjsonFramer {
         result
     }
 
-    fn decode_line(&mut self, start: usize, end: usize) -> Option<Result<TurnEvent, FrameError>> {
+    fn decode_line(&mut self, start: usize, end: usize) -> Option<Result<LogLine, FrameError>> {
         self.lines_seen += 1;
         let raw = &self.buffer[start..end];
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         if raw.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
-        Some(serde_json::from_slice(raw).map_err(|err| FrameError {
+        Some(decode(raw).map_err(|err| FrameError {
             line: self.lines_seen,
             reason: err.to_string(),
         }))
+    }
+}
+
+/// The event of a log line (none for a heartbeat).
+fn only_events(line: Result<LogLine, FrameError>) -> Option<Result<TurnEvent, FrameError>> {
+    match line {
+        Ok(LogLine::Event { event, .. }) => Some(Ok(event)),
+        Ok(LogLine::Heartbeat { .. }) => None,
+        Err(err) => Some(Err(err)),
     }
 }
 

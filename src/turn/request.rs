@@ -93,6 +93,10 @@ pub struct ChatRequest {
     /// (`POST /api/answer_now`); at most 100 characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+    /// The page's secret for this turn (random, kept with the turn): only
+    /// a caller that shows it may attach to the turn later or stop it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_secret: Option<String>,
     /// "Answer now" on a provider without a control: the reasoning the
     /// stopped turn showed. The server asks again at the model's weakest
     /// effort (unless `effort` names one), with this reasoning given to the

@@ -71,6 +71,8 @@ pub enum TurnError {
     OverTime { limit: Duration },
     #[error("The server is restarting, so this turn was ended; what arrived is kept. Try again in a moment.")]
     Shutdown,
+    #[error("Stopped.")]
+    Stopped,
     #[error("The provider's stream ended before the model finished (no end marker); what arrived is kept. Try again.")]
     CutOff,
 
@@ -90,6 +92,15 @@ pub enum TurnError {
     /// The turn's stream broke off, or ended without `done`/`error`.
     #[error("The connection to Pensive was lost. What arrived before it is kept; press Retry once the server is reachable again.")]
     ConnectionLost,
+    /// The server no longer holds the turn (it ended longer ago than the
+    /// server keeps turns, or its log was dropped to make room).
+    #[error("The server no longer holds this turn; what arrived here is kept.")]
+    NotHeld,
+    /// The server that ran the turn restarted (another run answered).
+    #[error(
+        "Interrupted: the server restarted. What arrived here is kept; press Retry to ask again."
+    )]
+    ServerRestarted,
     /// A line of the turn's stream was not an event.
     #[error("Pensive sent an event this page could not read ({0}). Press Retry; if it keeps failing, reload the page.")]
     UnreadableEvent(String),
@@ -200,8 +211,9 @@ impl TurnError {
             TurnError::FirstTokenTimeout { .. }
             | TurnError::IdleTimeout { .. }
             | TurnError::OverTime { .. } => ErrorKind::Timeout,
-            TurnError::Shutdown | TurnError::CutOff => ErrorKind::Interrupted,
+            TurnError::Shutdown | TurnError::CutOff | TurnError::Stopped => ErrorKind::Interrupted,
             TurnError::Unreachable | TurnError::ConnectionLost => ErrorKind::Network,
+            TurnError::NotHeld | TurnError::ServerRestarted => ErrorKind::Interrupted,
             TurnError::NotStarted => ErrorKind::Upstream,
             TurnError::Refused(_) => ErrorKind::BadRequest,
             TurnError::UnreadableEvent(_) => ErrorKind::Internal,
@@ -214,9 +226,13 @@ impl TurnError {
         self.to_string()
     }
 
-    /// The terminal `error` event that reports this failure.
+    /// The terminal event that reports this failure: `stopped` for a Stop,
+    /// else an `error`.
     pub fn event(&self) -> TurnEvent {
-        TurnEvent::error(self.kind(), self.user_message())
+        match self {
+            TurnError::Stopped => TurnEvent::Stopped,
+            _ => TurnEvent::error(self.kind(), self.user_message()),
+        }
     }
 
     /// An HTTP error status, with the provider's own words.

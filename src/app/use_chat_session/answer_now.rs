@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::UseChatSessionReturn;
-use crate::app::api::request_answer_now;
+use crate::app::api::{request_answer_now, stop_turn};
 use crate::app::browser::now_ms;
 use crate::turn::message::Message;
 use crate::turn::reducer::TurnStatus;
@@ -87,7 +87,11 @@ impl UseChatSessionReturn {
             handle.abort();
         }
         let now = now_ms();
-        self.update_live_turn(|turn| turn.cut_short_to_ask_again(now, control_failed));
+        let mut replaced = None;
+        self.update_live_turn(|turn| {
+            replaced = turn.run.take();
+            turn.cut_short_to_ask_again(now, control_failed)
+        });
         // Its end is what matters, and the server keeps at most a message's
         // worth: a reasoning of megabytes must not make the request too large.
         request.reasoning_so_far = self.with_conversation(|c| match c.messages.last() {
@@ -100,6 +104,14 @@ impl UseChatSessionReturn {
         request.effort = effort;
         self.set_announcement.set("Answering now".into());
         self.save();
-        self.start_stream(request);
+        // The server stops the old turn first: it would hold one of the
+        // client's turns (and the provider's) until it ended by itself.
+        let session = *self;
+        spawn_local(async move {
+            if let Some(run) = replaced {
+                let _ = stop_turn(run.turn_id, run.secret).await;
+            }
+            session.start_stream(request);
+        });
     }
 }

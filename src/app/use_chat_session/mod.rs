@@ -194,6 +194,7 @@ impl UseChatSessionReturn {
                 .set(count.saturating_sub(RENDER_WINDOW));
         }
         self.set_messages.set(views);
+        self.resume_if_following();
     }
 
     /// "Show earlier": renders up to [`RENDER_WINDOW`] more of the messages
@@ -214,7 +215,7 @@ impl UseChatSessionReturn {
     /// Shows an empty conversation (stored once its first message is sent),
     /// and a reload shows one too.
     pub fn clear(&self) {
-        self.stop_if_running();
+        self.leave_running_turn();
         self.keep_unsaved_before_leaving();
         self.conversation
             .set_value(Conversation::new(String::new(), 0.0));

@@ -1,7 +1,10 @@
-//! Sending a turn and following it as it streams: the question and an
-//! empty turn join the conversation, the request streams into the live turn
-//! (one event at a time, each change passed to its view), and the turn ends
-//! by itself, by Stop, or is carried on by "Continue".
+//! Sending a turn and following it as the server runs it: the question and
+//! an empty turn join the conversation, the turn's log streams into the live
+//! turn (one event at a time, each change passed to its view), and the turn
+//! ends by itself, by Stop (here or in another tab), or is carried on by
+//! "Continue". Leaving the conversation, or the page, only stops following
+//! it: showing it again attaches to the server's run where the turn left
+//! off (`turn_client`).
 
 use futures::future::{AbortHandle, Abortable};
 use leptos::prelude::*;
@@ -9,15 +12,18 @@ use leptos::task::spawn_local;
 
 use super::answer_now::REASONING_SENT_CHARS;
 use super::UseChatSessionReturn;
+use crate::app::api::stop_turn;
 use crate::app::browser::{now_ms, random_id, wall_ms};
 use crate::app::message_view::MessageView;
-use crate::app::turn_client::stream_turn;
+use crate::app::turn_client::{follow_turn, Heard, Start};
 use crate::app::turn_view::TurnView;
 use crate::turn::duration::{format_duration, DurationStyle::Spoken};
+use crate::turn::log_line::Stamp;
 use crate::turn::message::{Conversation, Message};
-use crate::turn::reducer::{Change, Turn, TurnModel};
+use crate::turn::reducer::{Change, Turn, TurnModel, TurnRun};
 use crate::turn::request::keep_end;
 use crate::turn::tool_listing::enabled_servers;
+use crate::turn::turn_error::TurnError;
 use crate::turn::{ChatRequest, PublicModel, TurnEvent};
 
 impl UseChatSessionReturn {
@@ -133,10 +139,12 @@ impl UseChatSessionReturn {
         })
     }
 
-    /// Streams `request` into the live turn (given a fresh `turn_id`), until
-    /// it ends, Stop is pressed, or "Answer now" replaces it.
+    /// Starts `request` as the live turn (given a fresh `turn_id` and the
+    /// secret that lets this browser attach to it again) and follows it
+    /// until it ends, Stop is pressed, or "Answer now" replaces it.
     pub(super) fn start_stream(&self, mut request: ChatRequest) {
         request.turn_id = Some(random_id()).filter(|id| !id.is_empty());
+        request.turn_secret = Some(random_id()).filter(|secret| !secret.is_empty());
         let conversation = self.current_id.get_untracked();
         request.allowed_tools = self
             .allowed_tools
@@ -145,7 +153,59 @@ impl UseChatSessionReturn {
             self.tool_servers
                 .with_value(|known| enabled_servers(known, &c.tools_off))
         });
+        if let (Some(turn_id), Some(secret)) = (&request.turn_id, &request.turn_secret) {
+            let run = TurnRun {
+                turn_id: turn_id.clone(),
+                secret: secret.clone(),
+                seq: 0,
+                boot: None,
+            };
+            self.update_live_turn(|turn| {
+                turn.run = Some(run);
+                Vec::new()
+            });
+        }
         self.live_request.set_value(Some(request.clone()));
+        self.follow(Start::New(request));
+    }
+
+    /// Attaches to the live turn the server runs for this page (after a
+    /// reload, or when its conversation is shown again), if there is one.
+    pub(super) fn resume_if_following(&self) {
+        if self.is_running() {
+            return;
+        }
+        let found = self.with_conversation(|c| match c.messages.last() {
+            Some(Message::Assistant(turn)) if turn.follows_a_run() => {
+                let model = self.model_of(c);
+                // What the turn was asked with, for "Answer now".
+                let mut before = c.clone();
+                before.messages.pop();
+                let request = ChatRequest {
+                    messages: before.to_chat_messages_for(model.as_ref().map(|m| m.id.as_str())),
+                    model: c.model.clone(),
+                    effort: turn.effort,
+                    ..ChatRequest::default()
+                };
+                turn.run.clone().map(|run| (run, request))
+            }
+            _ => None,
+        });
+        let Some((run, mut request)) = found else {
+            return;
+        };
+        request.turn_id = Some(run.turn_id.clone());
+        self.live_request.set_value(Some(request));
+        self.set_announcement.set("Reconnecting…".into());
+        self.follow(Start::Attach {
+            turn_id: run.turn_id,
+            secret: run.secret,
+            after: run.seq,
+        });
+    }
+
+    /// Follows the turn `start` reaches into the live turn until it ends.
+    fn follow(&self, start: Start) {
         let generation = self.stream_generation.get_value() + 1;
         self.stream_generation.set_value(generation);
         let session = *self;
@@ -156,8 +216,10 @@ impl UseChatSessionReturn {
         .ok();
         let (handle, registration) = AbortHandle::new_pair();
         self.running.set(Some(handle));
+        let resuming = matches!(start, Start::Attach { .. });
         spawn_local(async move {
-            let turn = stream_turn(request, move |event| session.apply(event));
+            let mut clock = ServerClock::new(resuming);
+            let turn = follow_turn(start, move |heard| session.hear(heard, &mut clock));
             let _ = Abortable::new(turn, registration).await;
             if let Some(ticker) = ticker {
                 ticker.clear();
@@ -169,18 +231,70 @@ impl UseChatSessionReturn {
         });
     }
 
+    /// What the follower heard, folded into the live turn.
+    fn hear(&self, heard: Heard, clock: &mut ServerClock) {
+        match heard {
+            Heard::Event(stamp, event) => {
+                let now = clock.page_time(stamp);
+                self.apply(stamp, event, now);
+            }
+            Heard::Heartbeat { at_ms, boot } => {
+                let began = clock.heartbeat(at_ms);
+                if let Some(boot) = boot {
+                    self.update_live_turn(|turn| {
+                        turn.note_boot(&boot);
+                        Vec::new()
+                    });
+                }
+                if clock.take_resume() {
+                    self.update_live_turn(|turn| turn.resume_clock(began));
+                    if let Some(view) = self.live_view() {
+                        view.started_at_ms.set(began);
+                    }
+                    self.set_announcement.set("Reconnected".into());
+                }
+            }
+            Heard::Reconnecting => {
+                clock.reconnecting();
+                self.set_announcement.set("Reconnecting…".into());
+            }
+            Heard::NotHeld { boot } => {
+                let restarted = self.with_conversation(|c| match c.messages.last() {
+                    Some(Message::Assistant(turn)) => turn
+                        .run
+                        .as_ref()
+                        .and_then(|run| run.boot.as_deref())
+                        .is_some_and(|known| known != boot),
+                    _ => false,
+                });
+                let error = if restarted {
+                    TurnError::ServerRestarted
+                } else {
+                    TurnError::NotHeld
+                };
+                self.apply(None, error.event(), now_ms());
+            }
+        }
+    }
+
     /// Folds one event into the live turn and its view.
-    fn apply(&self, event: TurnEvent) {
+    fn apply(&self, stamp: Option<Stamp>, event: TurnEvent, now: f64) {
         if self.leaving.get_value() || self.live_view().is_none() {
             return; // the conversation changed under a late event
         }
-        let now = now_ms();
         if let Some(text) = announcement_for(&event) {
             self.set_announcement.set(text);
         }
-        self.update_live_turn(|turn| turn.apply(event, now));
+        self.update_live_turn(|turn| {
+            let terminal = event.is_terminal();
+            let changes = turn.apply_logged(stamp, event, now);
+            if terminal {
+                turn.run = None; // also for an ending said by the page
+            }
+            changes
+        });
         crate::app::browser::count_applied_event();
-        if self.autosave.with_value(|a| a.is_due(now)) {
+        if self.autosave.with_value(|a| a.is_due(now_ms())) {
             self.save();
         }
     }
@@ -211,21 +325,53 @@ impl UseChatSessionReturn {
         })
     }
 
-    /// Stop pressed: freeze the turn where it is.
+    /// Stop pressed: freeze the turn where it is, and have the server stop
+    /// it (its provider request closes; other tabs following it hear
+    /// `stopped`).
     pub fn stop(&self) {
         if let Some(handle) = self.running.get_untracked() {
             handle.abort();
         }
         let now = now_ms();
-        self.update_live_turn(|turn| turn.stop(now));
+        let mut run = None;
+        self.update_live_turn(|turn| {
+            run = turn.run.take();
+            turn.stop(now)
+        });
+        if let Some(run) = run {
+            spawn_local(async move {
+                // A turn the server no longer holds is stopped already.
+                let _ = stop_turn(run.turn_id, run.secret).await;
+            });
+        }
         self.set_announcement.set("Stopped".into());
         self.finish_turn();
     }
 
-    /// Stops the streaming turn, if one streams, before the conversation shown changes.
+    /// Stops the streaming turn, if one streams (its conversation is being
+    /// deleted).
     pub fn stop_if_running(&self) {
         if self.is_running() {
             self.stop();
+        }
+    }
+
+    /// Stops following the live turn before the conversation shown changes:
+    /// the server runs it on, and showing the conversation again attaches
+    /// to it where it left off.
+    pub fn leave_running_turn(&self) {
+        if !self.is_running() {
+            return;
+        }
+        // The follower's task winds down without ending the turn.
+        self.stream_generation.update_value(|g| *g += 1);
+        if let Some(handle) = self.running.get_untracked() {
+            handle.abort();
+        }
+        self.running.set(None);
+        self.live_request.set_value(None);
+        if !self.leaving.get_value() {
+            self.save();
         }
     }
 
@@ -282,6 +428,51 @@ impl UseChatSessionReturn {
     }
 }
 
+/// Maps the server's turn time onto this page's clock: a connection's
+/// first heartbeat says where the server is in the turn, and every event's
+/// `at_ms` is placed from there (a replayed event at the moment it happened).
+struct ServerClock {
+    /// This page's time when the server's turn began.
+    began_at: Option<f64>,
+    /// The next heartbeat puts the turn's timers on this page's clock (an
+    /// attach after a reload or a return).
+    resume: bool,
+}
+
+impl ServerClock {
+    fn new(resuming: bool) -> Self {
+        Self {
+            began_at: None,
+            resume: resuming,
+        }
+    }
+
+    /// Notes a heartbeat at `at_ms`; returns when the turn began on this
+    /// page's clock.
+    fn heartbeat(&mut self, at_ms: u64) -> f64 {
+        let began = now_ms() - at_ms as f64;
+        self.began_at = Some(began);
+        began
+    }
+
+    /// A reconnection: the next heartbeat says the connection is back.
+    fn reconnecting(&mut self) {
+        self.resume = true;
+    }
+
+    fn take_resume(&mut self) -> bool {
+        std::mem::take(&mut self.resume)
+    }
+
+    /// The page time of an event stamped `stamp` (now, without a stamp).
+    fn page_time(&self, stamp: Option<Stamp>) -> f64 {
+        match (self.began_at, stamp) {
+            (Some(began), Some(stamp)) => began + stamp.at_ms as f64,
+            _ => now_ms(),
+        }
+    }
+}
+
 /// What the polite status line says for an event (never the streaming text).
 fn announcement_for(event: &TurnEvent) -> Option<String> {
     match event {
@@ -291,6 +482,7 @@ fn announcement_for(event: &TurnEvent) -> Option<String> {
             format_duration(*duration_ms as f64, Spoken)
         )),
         TurnEvent::Done { .. } => Some("Answer complete".into()),
+        TurnEvent::Stopped => Some("Stopped".into()),
         TurnEvent::Error { message, .. } => Some(format!("Error: {message}")),
         _ => None,
     }

@@ -192,6 +192,8 @@ fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigEr
         max_tool_calls: count("PENSIVE_MAX_TOOL_CALLS", defaults.max_tool_calls)?,
         tool_decision_time: seconds("PENSIVE_TOOL_DECISION_SECS", defaults.tool_decision_time)?,
         max_tool_time: seconds("PENSIVE_MAX_TOOL_SECS", defaults.max_tool_time)?,
+        turn_retention: seconds("PENSIVE_TURN_RETENTION_SECS", defaults.turn_retention)?,
+        max_turn_logs_bytes: count("PENSIVE_MAX_TURN_LOGS_BYTES", defaults.max_turn_logs_bytes)?,
     })
 }
 

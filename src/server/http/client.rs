@@ -65,6 +65,49 @@ pub(crate) fn decider_of(extensions: &Extensions) -> String {
     }
 }
 
+/// The signed-in session's key, behind an access token.
+pub(crate) fn session_of(extensions: &Extensions) -> Option<String> {
+    extensions
+        .get::<SessionKey>()
+        .map(|session| session.0.clone())
+}
+
+/// Who a request comes from, owned (a server function takes it from the
+/// request's parts before its body is polled).
+#[derive(Debug, Clone)]
+pub struct Asker {
+    client: String,
+    decider: String,
+    session: Option<String>,
+}
+
+impl Asker {
+    /// The asker of the request whose `parts` these are (`unknown` without).
+    pub fn of(parts: Option<&axum::http::request::Parts>) -> Self {
+        match parts {
+            Some(parts) => Self {
+                client: ClientKey::of(&parts.extensions).as_str().to_owned(),
+                decider: decider_of(&parts.extensions),
+                session: session_of(&parts.extensions),
+            },
+            None => Self {
+                client: "unknown".into(),
+                decider: "unknown".into(),
+                session: None,
+            },
+        }
+    }
+
+    /// As the turn service takes it.
+    pub fn caller(&self) -> crate::server::turn_service::detached::Caller<'_> {
+        crate::server::turn_service::detached::Caller {
+            client: &self.client,
+            decider: &self.decider,
+            session: self.session.as_deref(),
+        }
+    }
+}
+
 /// Middleware: names the client of every request in its extensions.
 pub(crate) async fn identify_client(
     State(limits): State<Arc<Limits>>,

@@ -72,26 +72,31 @@ pub fn build_router(turns: TurnService, options: LeptosOptions) -> Router {
     // Pages name the hashed files only if the site holds them (static_files.rs).
     let assets = super::static_files::Assets::detect(&options);
     let options = assets.page_options(options);
-    let router =
-        Router::new()
-            .route(
-                "/healthz",
-                axum::routing::get(move || {
-                    let active = health.active_turns();
-                    async move {
-                        axum::Json(serde_json::json!({"status": "ok", "active_turns": active}))
-                    }
-                }),
-            )
-            .leptos_routes_with_context(&options, routes, context.clone(), {
-                let options = options.clone();
-                move || page_shell(options.clone())
-            })
-            .nest_service(assets.mount(), assets.clone().router())
-            .fallback(leptos_axum::file_and_error_handler_with_context(
-                context, page_shell,
-            ))
-            .with_state(options);
+    let router = Router::new()
+        .route(
+            "/healthz",
+            axum::routing::get(move || {
+                let active = health.active_turns();
+                let (held, log_bytes) = health.held_turns();
+                async move {
+                    axum::Json(serde_json::json!({
+                        "status": "ok",
+                        "active_turns": active,
+                        "held_turns": held,
+                        "turn_log_bytes": log_bytes,
+                    }))
+                }
+            }),
+        )
+        .leptos_routes_with_context(&options, routes, context.clone(), {
+            let options = options.clone();
+            move || page_shell(options.clone())
+        })
+        .nest_service(assets.mount(), assets.clone().router())
+        .fallback(leptos_axum::file_and_error_handler_with_context(
+            context, page_shell,
+        ))
+        .with_state(options);
     let router = router
         // A body a server function cannot read answers 400, not server_fn's 500.
         .layer(axum::middleware::from_fn(

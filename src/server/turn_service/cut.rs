@@ -1,16 +1,18 @@
-//! What ends a running turn from outside its stream: the server's shutdown
-//! (once its grace period is over) or the turn's own time limit
-//! (`PENSIVE_MAX_TURN_SECS`). Every wait of a turn (opening the upstream,
+//! What ends a running turn from outside its stream: Stop (from any page of
+//! its starter), the server's shutdown (once its grace period is over) or
+//! the turn's own time limit (`PENSIVE_MAX_TURN_SECS`). Every wait of a turn (opening the upstream,
 //! the next chunk, a user's decision, running tools) races `TurnEnd::reached`.
 
 use std::time::Duration;
 
 use crate::turn::turn_error::TurnError;
 
-/// The two ways a turn is ended from outside, armed when the turn starts.
+/// The ways a turn is ended from outside, armed when the turn starts.
 pub(super) struct TurnEnd {
     /// Flips to true when running turns must end (shutdown).
     ending: tokio::sync::watch::Receiver<bool>,
+    /// Flips to true when the turn's starter presses Stop.
+    stop: tokio::sync::watch::Receiver<bool>,
     /// When the turn's time is up (`None`: no limit).
     deadline: Option<tokio::time::Instant>,
     /// The turn's time limit, named in its `over_time` error.
@@ -19,11 +21,16 @@ pub(super) struct TurnEnd {
 
 impl TurnEnd {
     /// Starts the turn's clock now; a zero `max_duration` is no limit.
-    pub(super) fn new(ending: tokio::sync::watch::Receiver<bool>, max_duration: Duration) -> Self {
+    pub(super) fn new(
+        ending: tokio::sync::watch::Receiver<bool>,
+        stop: tokio::sync::watch::Receiver<bool>,
+        max_duration: Duration,
+    ) -> Self {
         let deadline =
             (!max_duration.is_zero()).then(|| tokio::time::Instant::now() + max_duration);
         Self {
             ending,
+            stop,
             deadline,
             max_duration,
         }
@@ -31,14 +38,14 @@ impl TurnEnd {
 
     /// Resolves when the turn must end, with the error it ends with.
     pub(super) async fn reached(&mut self) -> TurnError {
-        cut_short(&mut self.ending, self.deadline)
+        cut_short(&mut self.ending, &mut self.stop, self.deadline)
             .await
             .error(self.max_duration)
     }
 }
 
-/// Resolves once running turns must end (never, if the service is dropped
-/// without a shutdown: a closed channel is not a signal).
+/// Resolves once `signal` flips to true (never, if its sender is dropped
+/// first: a closed channel is not a signal).
 async fn ended(ending: &mut tokio::sync::watch::Receiver<bool>) {
     if ending.wait_for(|ending| *ending).await.is_err() {
         std::future::pending::<()>().await;
@@ -47,6 +54,8 @@ async fn ended(ending: &mut tokio::sync::watch::Receiver<bool>) {
 
 /// Why a turn was ended from outside its stream.
 enum Cut {
+    /// Its starter pressed Stop.
+    Stopped,
     /// The server is shutting down and the grace period is over.
     Shutdown,
     /// The turn ran for `PENSIVE_MAX_TURN_SECS`.
@@ -57,6 +66,7 @@ impl Cut {
     /// The error the turn ends with.
     fn error(self, max_duration: Duration) -> TurnError {
         match self {
+            Cut::Stopped => TurnError::Stopped,
             Cut::Shutdown => TurnError::Shutdown,
             Cut::OverTime => TurnError::OverTime {
                 limit: max_duration,
@@ -69,6 +79,7 @@ impl Cut {
 /// no limit).
 async fn cut_short(
     ending: &mut tokio::sync::watch::Receiver<bool>,
+    stop: &mut tokio::sync::watch::Receiver<bool>,
     deadline: Option<tokio::time::Instant>,
 ) -> Cut {
     let over_time = async {
@@ -78,6 +89,7 @@ async fn cut_short(
         }
     };
     tokio::select! {
+        _ = ended(stop) => Cut::Stopped,
         _ = ended(ending) => Cut::Shutdown,
         _ = over_time => Cut::OverTime,
     }
@@ -87,11 +99,25 @@ async fn cut_short(
 mod tests {
     use super::*;
 
+    fn never_stopped() -> tokio::sync::watch::Receiver<bool> {
+        tokio::sync::watch::channel(false).1
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn stop_ends_a_turn_as_stopped_before_its_limit() {
+        let (_shutdown, ending) = tokio::sync::watch::channel(false);
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let mut end = TurnEnd::new(ending, stopped, Duration::from_secs(60));
+        stop.send_replace(true);
+        assert!(matches!(end.reached().await, TurnError::Stopped));
+        assert_eq!(TurnError::Stopped.event(), crate::turn::TurnEvent::Stopped);
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_turn_ends_at_its_time_limit_with_over_time() {
         let (_shutdown, ending) = tokio::sync::watch::channel(false);
         let started = tokio::time::Instant::now();
-        let mut end = TurnEnd::new(ending, Duration::from_secs(5));
+        let mut end = TurnEnd::new(ending, never_stopped(), Duration::from_secs(5));
         let error = end.reached().await;
         assert_eq!(started.elapsed(), Duration::from_secs(5));
         assert!(matches!(error, TurnError::OverTime { limit } if limit == Duration::from_secs(5)));
@@ -100,7 +126,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_shutdown_ends_a_turn_before_its_limit() {
         let (shutdown, ending) = tokio::sync::watch::channel(false);
-        let mut end = TurnEnd::new(ending, Duration::from_secs(60));
+        let mut end = TurnEnd::new(ending, never_stopped(), Duration::from_secs(60));
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_secs(1)).await;
             shutdown.send_replace(true);
@@ -113,7 +139,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn no_limit_and_no_shutdown_never_end_a_turn() {
         let (shutdown, ending) = tokio::sync::watch::channel(false);
-        let mut end = TurnEnd::new(ending, Duration::ZERO);
+        let mut end = TurnEnd::new(ending, never_stopped(), Duration::ZERO);
         // A service dropped without a shutdown: its closed channel is no signal.
         drop(shutdown);
         let waited = tokio::time::timeout(Duration::from_secs(3600), end.reached()).await;

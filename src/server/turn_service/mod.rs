@@ -1,7 +1,9 @@
 //! The turn service (`TurnService`): runs one turn — picks the model, opens
 //! its stream, feeds the normalizer and yields `TurnEvent`s. The stream is
-//! built directly on the upstream stream (no detached task), so dropping it —
-//! client gone, Stop pressed — drops the upstream request too.
+//! built directly on the upstream stream, so dropping it drops the upstream
+//! request too. Over HTTP a turn is driven to its end by a task of its own
+//! into its log, which responses only read (`runs`, `detached`): a client
+//! that goes away cancels nothing, Stop does.
 //!
 //! The turn's parts live beside it: the request's checks
 //! (`request_checks`), opening the model (`upstream`), what ends a turn from
@@ -17,8 +19,10 @@ pub mod answer_now;
 pub(crate) mod call_identity;
 pub(crate) mod continuation;
 mod cut;
+pub(crate) mod detached;
 mod outlet;
 mod request_checks;
+pub(crate) mod runs;
 pub(crate) mod tool_decisions;
 mod tool_loop;
 pub(crate) mod tool_round;
@@ -68,12 +72,15 @@ pub struct TurnService {
     tools: ToolBox,
     /// Calls waiting for the user's decision.
     decisions: ToolDecisions,
+    /// The turns run to their end, and their logs.
+    runs: runs::Runs,
 }
 
 impl TurnService {
     pub fn new(config: AppConfig) -> Self {
         Self {
             ending: tokio::sync::watch::Sender::new(false),
+            runs: runs::Runs::new(config.limits.retention(), config.limits.max_turn_bytes),
             limiter: TurnLimiter::new(config.limits.clone()),
             config: std::sync::Arc::new(config),
             active: Default::default(),
@@ -119,6 +126,13 @@ impl TurnService {
     /// `pruning`).
     pub(crate) fn prune_clients(&self, now: tokio::time::Instant) {
         self.limiter.prune(now);
+        self.runs.sweep(now);
+    }
+
+    /// Turns held for pages (running and finished within their retention)
+    /// and the bytes their logs hold.
+    pub fn held_turns(&self) -> (usize, usize) {
+        self.runs.held()
     }
 
     /// How many turns are streaming right now.
@@ -150,9 +164,22 @@ impl TurnService {
     /// `decider` (see `http::client::decider_of`) rather than the client.
     pub fn start_for(
         &self,
+        request: ChatRequest,
+        client: &str,
+        decider: &str,
+    ) -> impl Stream<Item = TurnEvent> + Send + 'static {
+        // Nothing stops this one but its own end, a shutdown or a drop.
+        let (_no_stop, never) = tokio::sync::watch::channel(false);
+        self.stoppable(request, client, decider, never)
+    }
+
+    /// `start_for`, ended early with `stopped` when `stop` flips to true.
+    fn stoppable(
+        &self,
         mut request: ChatRequest,
         client: &str,
         decider: &str,
+        stop: tokio::sync::watch::Receiver<bool>,
     ) -> impl Stream<Item = TurnEvent> + Send + 'static {
         let config = self.config.clone();
         let show_thinking = config.show_thinking;
@@ -238,7 +265,7 @@ impl TurnService {
             let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
             let mut deadline = tokio::time::Instant::now() + config.first_token_timeout;
             let limits = &config.limits;
-            let mut end = TurnEnd::new(ending, limits.max_turn_duration);
+            let mut end = TurnEnd::new(ending, stop, limits.max_turn_duration);
             let opened = tokio::select! {
                 opened = tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes, completion_id)) => opened,
                 error = end.reached() => {

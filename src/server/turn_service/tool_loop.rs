@@ -489,7 +489,7 @@ mod tests {
             Some(Role::Assistant)
         );
         let (_, ending) = tokio::sync::watch::channel(false);
-        let mut end = TurnEnd::new(ending, Duration::ZERO);
+        let mut end = TurnEnd::new(ending, tokio::sync::watch::channel(false).1, Duration::ZERO);
         let decided = tool_loop
             .decide(&mut round, &mut request, &mut end, &mut normalizer, || 0)
             .await;
@@ -549,7 +549,7 @@ mod tests {
             .collect();
         assert_eq!(approvals[1], Approval::NotNeeded, "it asks no one");
         let (_, ending) = tokio::sync::watch::channel(false);
-        let mut end = TurnEnd::new(ending, Duration::ZERO);
+        let mut end = TurnEnd::new(ending, tokio::sync::watch::channel(false).1, Duration::ZERO);
         tool_loop
             .decide(&mut round, &mut request, &mut end, &mut normalizer, || 0)
             .await

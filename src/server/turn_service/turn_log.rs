@@ -61,6 +61,7 @@ impl TurnLog {
             }
             TurnEvent::Usage(usage) => self.reasoning_tokens += usage.reasoning_tokens.unwrap_or(0),
             TurnEvent::Done { .. } => self.outcome = "done",
+            TurnEvent::Stopped => self.outcome = "stopped",
             TurnEvent::Error { kind, .. } => {
                 self.outcome = match kind {
                     crate::turn::ErrorKind::Timeout => "timeout",

@@ -167,6 +167,14 @@ impl Conversation {
         copy
     }
 
+    /// A copy to leave the browser (an export): a live turn's way back to
+    /// the server's run (its secret) stays here.
+    pub fn for_export(&self) -> Conversation {
+        let mut copy = self.clone();
+        each_turn_mut(&mut copy.messages, &mut |turn| turn.run = None);
+        copy
+    }
+
     /// A copy without reasoning, for an export that leaves it out: every
     /// thinking block is removed (its text, headline and duration), in the
     /// versions not shown too, so no reasoning is left anywhere in the copy.
@@ -193,9 +201,16 @@ impl Conversation {
     /// same tidying, so a loaded record never holds what `for_storage` would
     /// drop or rewrite (an empty thinking block, a block still streaming):
     /// saving what was loaded then changes nothing.
+    ///
+    /// A live turn the server runs for this page (`run`) stays live: the
+    /// page attaches to it again (`Turn::follows_a_run`).
     fn settle_loaded_turns(&mut self) {
         settle_versions(&mut self.messages);
         each_turn_mut(&mut self.messages, &mut |turn| {
+            if turn.follows_a_run() {
+                return;
+            }
+            turn.run = None;
             if turn.status.is_live() {
                 turn.status = TurnStatus::Stopped;
             }

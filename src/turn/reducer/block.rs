@@ -52,6 +52,11 @@ pub struct Thinking {
     /// Client clock (ms) when the block opened; drives the live timer only.
     #[serde(skip)]
     pub started_at_ms: f64,
+    /// While it streams: when the block opened, in ms after its turn began,
+    /// so a page that attaches to the turn later restarts the timer there
+    /// (`Turn::resume_clock`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opened_after_ms: Option<u64>,
     /// Where the headline scan of the text stands (so a chunk costs its size).
     #[serde(skip)]
     pub(super) headlines: HeadlineTracker,
@@ -67,6 +72,7 @@ impl Thinking {
             state: BlockState::Streaming,
             source,
             started_at_ms: now_ms,
+            opened_after_ms: None,
             headlines: HeadlineTracker::default(),
         }
     }

@@ -15,6 +15,7 @@ use super::tool::{FINISH_TOOL_LIMIT, FINISH_TOOL_TIME_LIMIT};
 
 mod block;
 mod change;
+mod run;
 mod status;
 mod thinking;
 mod tool_events;
@@ -22,6 +23,7 @@ mod tool_step;
 
 pub use block::{is_empty_reasoning, is_shown, Block, BlockState, Thinking, ThinkingMeta};
 pub use change::{Change, TurnProgress};
+pub use run::TurnRun;
 pub use status::{EmptyOutcome, ShownError, TurnStatus};
 pub use tool_step::{ToolState, ToolStep};
 
@@ -76,6 +78,11 @@ pub struct Turn {
     /// What the provider needs back later (never shown, never exported as text).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub continuity: Vec<Continuity>,
+    /// While the server runs the turn: how to attach to it again (kept with
+    /// the turn so a reload, another tab or a return to the conversation
+    /// follows it); `None` once it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<TurnRun>,
 }
 
 impl Turn {
@@ -94,6 +101,7 @@ impl Turn {
             effort: None,
             reasoning_source: None,
             continuity: Vec::new(),
+            run: None,
         }
     }
 
@@ -181,10 +189,9 @@ impl Turn {
         match event {
             TurnEvent::ThinkingStart => {
                 let mut changes = self.close_open_thinking(None, BlockState::Done);
-                self.blocks.push(Block::Thinking(Thinking::streaming(
-                    now_ms,
-                    self.reasoning_source,
-                )));
+                let mut block = Thinking::streaming(now_ms, self.reasoning_source);
+                block.opened_after_ms = Some((now_ms - self.started_at_ms).max(0.0) as u64);
+                self.blocks.push(Block::Thinking(block));
                 self.status = TurnStatus::Thinking;
                 changes.extend(self.opened_change());
                 changes.push(self.status_change());
@@ -192,6 +199,8 @@ impl Turn {
             }
             // Taken in `apply`, before the clock starts.
             TurnEvent::ReasoningSource { .. } => Vec::new(),
+            // Stop, pressed here or in another tab that follows the turn.
+            TurnEvent::Stopped => self.stop(now_ms),
             TurnEvent::ThinkingDelta { text } => self.append_thinking(text, now_ms),
             TurnEvent::ThinkingEnd {
                 duration_ms,

@@ -42,6 +42,7 @@ impl Turn {
             return Vec::new();
         };
         block.duration_ms = Some(duration_ms);
+        block.opened_after_ms = None;
         block.opaque = opaque && block.text.trim().is_empty();
         if block.opaque && !block.source.is_some_and(ReasoningSource::is_cut_short) {
             block.source = Some(ReasoningSource::Hidden);
@@ -73,6 +74,7 @@ impl Turn {
                 // Reasoning the model wrote in its answer text: all of it.
                 source: Some(ReasoningSource::Full),
                 started_at_ms: self.started_at_ms,
+                opened_after_ms: None,
                 headlines: HeadlineTracker::default(),
             }));
         }
@@ -93,6 +95,7 @@ impl Turn {
         match self.open_thinking() {
             Some((index, block)) => {
                 block.state = state;
+                block.opened_after_ms = None;
                 if duration_ms.is_some() {
                     block.duration_ms = duration_ms;
                 }
