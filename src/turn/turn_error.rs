@@ -69,6 +69,8 @@ pub enum TurnError {
     IdleTimeout { limit: Duration },
     #[error("This turn ran for {}, this server's limit for one turn (PENSIVE_MAX_TURN_SECS), so it was ended; what arrived is kept.", span(*limit))]
     OverTime { limit: Duration },
+    #[error("This turn's log reached {}, the most this server keeps of one turn (PENSIVE_MAX_TURN_BYTES, PENSIVE_MAX_TURN_LOGS_BYTES), so the turn was ended; what arrived is kept.", human_bytes(*limit))]
+    LogFull { limit: u64 },
     #[error("The server is restarting, so this turn was ended; what arrived is kept. Try again in a moment.")]
     Shutdown,
     #[error("Stopped.")]
@@ -211,7 +213,9 @@ impl TurnError {
             TurnError::FirstTokenTimeout { .. }
             | TurnError::IdleTimeout { .. }
             | TurnError::OverTime { .. } => ErrorKind::Timeout,
-            TurnError::Shutdown | TurnError::CutOff | TurnError::Stopped => ErrorKind::Interrupted,
+            TurnError::Shutdown | TurnError::CutOff | TurnError::Stopped | TurnError::LogFull { .. } => {
+                ErrorKind::Interrupted
+            }
             TurnError::Unreachable | TurnError::ConnectionLost => ErrorKind::Network,
             TurnError::NotHeld | TurnError::ServerRestarted => ErrorKind::Interrupted,
             TurnError::NotStarted => ErrorKind::Upstream,

@@ -34,12 +34,19 @@ pub(crate) struct Runs {
     /// Names this run of the server: a page whose turn is unknown to a
     /// server with another `boot` knows the server restarted.
     boot: Arc<str>,
-    /// Most bytes one turn's log may hold (0: no limit but the registry's).
+    /// Most bytes one turn's log may hold.
     max_log_bytes: u64,
 }
 
 impl Runs {
-    pub(crate) fn new(retention: Retention, max_log_bytes: u64) -> Self {
+    /// Logs kept as `retention` says, one turn's within `max_turn_bytes`
+    /// (the turn's byte budget; 0: none) and never past all logs' bound.
+    pub(crate) fn new(retention: Retention, max_turn_bytes: u64) -> Self {
+        let all = retention.max_bytes as u64;
+        let max_log_bytes = match max_turn_bytes {
+            0 => all,
+            budget => budget.min(all),
+        };
         Self {
             registry: Registry::new(retention),
             boot: random_hex(8).into(),
@@ -74,10 +81,10 @@ impl Runs {
                 if run.has_ended() {
                     break;
                 }
-                if max_bytes > 0 && run.bytes() as u64 > max_bytes {
+                if run.bytes() as u64 > max_bytes {
                     // Dropping the stream below closes the provider request.
-                    let too_large = TurnError::TooLarge { limit: max_bytes };
-                    registry.note_bytes(run.append(&too_large.event()));
+                    let full = TurnError::LogFull { limit: max_bytes };
+                    registry.note_bytes(run.append(&full.event()));
                     break;
                 }
             }
