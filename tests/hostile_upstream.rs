@@ -281,7 +281,10 @@ fn peak_memory_stays_under_200_mb_against_endless_and_hostile_upstreams() {
         ("PENSIVE_CONFIG", config.path().display().to_string()),
         ("PENSIVE_MAX_TURN_BYTES", "0".into()),
         // What bounds a turn without a byte budget: its log's share.
-        ("PENSIVE_MAX_TURN_LOGS_BYTES", (64 * 1024 * 1024).to_string()),
+        (
+            "PENSIVE_MAX_TURN_LOGS_BYTES",
+            (64 * 1024 * 1024).to_string(),
+        ),
     ];
     let (server, port) = common::serve_with(&env, Stdio::null(), "warn");
     let started = Instant::now();

@@ -64,6 +64,26 @@ async fn send_turn(cluster: &Cluster, cookie: Option<&str>) -> reqwest::Response
     request.send().await.expect("nginx answers")
 }
 
+/// A secret as the page makes them.
+const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+/// Starts turn `turn_id` (with the page's secret) through nginx.
+async fn send_turn_as(cluster: &Cluster, turn_id: &str) -> reqwest::Response {
+    let body = serde_json::json!({"request": {
+        "messages": [{"role": "user", "content": "Why is the sky blue?"}],
+        "turn_id": turn_id,
+        "turn_secret": SECRET,
+    }});
+    cluster
+        .client()
+        .post(cluster.url("/api/chat"))
+        .header(CONTENT_TYPE, "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("nginx answers")
+}
+
 /// A turn as the client received it.
 struct Received {
     bytes: Vec<u8>,
@@ -125,7 +145,12 @@ fn assert_complete(received: &Received) {
         Some(&b'\n'),
         "the last line is whole"
     );
-    let lines = received.bytes.split(|b| *b == b'\n').count() - 1;
+    // Every line but the heartbeats is an event.
+    let lines = received
+        .bytes
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.is_empty() && !line.starts_with(br#"{"type":"heartbeat""#))
+        .count();
     assert_eq!(lines, received.events.len(), "one event per line");
     check_stream(&received.events).expect("design §2 rules hold");
     let thinking = thinking_text(&received.events);
@@ -215,13 +240,28 @@ async fn a_paced_turn_streams_through_nginx_whole_and_stop_reaches_the_provider(
         );
         assert_complete(&received);
 
-        // Stop: the client goes away after the first event; nginx closes its
-        // connection to the backend, which drops the provider's stream.
-        let response = send_turn(&cluster, None).await;
+        // The client goes away after the first event: the turn runs on (a
+        // page may attach again). Stop, sent to the process that runs it
+        // (without Redis the processes share no turns), drops the
+        // provider's stream.
+        let response = send_turn_as(&cluster, "t-proxied").await;
         let mut chunks = response;
         let first = chunks.chunk().await.expect("a first chunk");
         assert!(first.is_some_and(|c| !c.is_empty()));
         drop(chunks);
+        let mut stopped = 0;
+        for backend in &cluster.backends {
+            let status = client()
+                .post(format!("http://{backend}/api/stop_turn"))
+                .header(CONTENT_TYPE, "application/json")
+                .body(format!(r#"{{"turn_id":"t-proxied","secret":"{SECRET}"}}"#))
+                .send()
+                .await
+                .expect("the backend answers")
+                .status();
+            stopped += usize::from(status.is_success());
+        }
+        assert_eq!(stopped, 1, "one process runs the turn and stops it");
         eventually(
             "the provider's stream is closed early and no turn is left running",
             Duration::from_secs(10),

@@ -213,9 +213,10 @@ impl TurnError {
             TurnError::FirstTokenTimeout { .. }
             | TurnError::IdleTimeout { .. }
             | TurnError::OverTime { .. } => ErrorKind::Timeout,
-            TurnError::Shutdown | TurnError::CutOff | TurnError::Stopped | TurnError::LogFull { .. } => {
-                ErrorKind::Interrupted
-            }
+            TurnError::Shutdown
+            | TurnError::CutOff
+            | TurnError::Stopped
+            | TurnError::LogFull { .. } => ErrorKind::Interrupted,
             TurnError::Unreachable | TurnError::ConnectionLost => ErrorKind::Network,
             TurnError::NotHeld | TurnError::ServerRestarted => ErrorKind::Interrupted,
             TurnError::NotStarted => ErrorKind::Upstream,
