@@ -1,0 +1,130 @@
+import { expect, test } from './fixtures/test';
+import { ChatPage, MOCKED, MOCK_UPSTREAM } from './fixtures/chat-page';
+import type { APIRequestContext, Page } from '@playwright/test';
+
+// A turn runs on the server to its end (issue 41): closing the page,
+// reloading it, opening another conversation or losing the network cancels
+// nothing, and the page attaches again where it left off. `mock:paced-60`
+// thinks in 150 numbered pieces ("Thought 000 leads on. "), 60 ms apart
+// (about 9 s), then answers in 50 ("Answer 00. ").
+
+const THOUGHTS = Array.from({ length: 150 }, (_, i) => `Thought ${String(i).padStart(3, '0')} leads on. `).join('');
+const ANSWER = Array.from({ length: 50 }, (_, i) => `Answer ${String(i).padStart(2, '0')}. `).join('').trim();
+
+/** A question no other story asks, so the mock's log finds its requests. */
+function question(story: string): string {
+  return `${story} ${Date.now()} mock:paced-60`;
+}
+
+/** How many requests the provider got for `text`. */
+async function upstreamRequests(request: APIRequestContext, text: string): Promise<number> {
+  const recorded: { body: unknown }[] = await (await request.get(`${MOCK_UPSTREAM}/_mock/requests`)).json();
+  return recorded.filter((r) => JSON.stringify(r.body).includes(text)).length;
+}
+
+/** The turn's reasoning and answer text as shown (the block opened). */
+async function shownTurn(chat: ChatPage): Promise<{ reasoning: string; answer: string }> {
+  const block = chat.thinking();
+  if ((await chat.header(block).getAttribute('aria-expanded')) !== 'true') await chat.header(block).click();
+  const reasoning = ((await chat.body(block).textContent()) ?? '').replace(/\s+/g, ' ').trim();
+  const answer = ((await chat.assistant().getByTestId('answer').textContent()) ?? '').replace(/\s+/g, ' ').trim();
+  return { reasoning, answer };
+}
+
+/** Waits until the live turn has shown `piece` of its reasoning. */
+async function until(chat: ChatPage, piece: string) {
+  const block = chat.thinking();
+  await expect(block).toBeVisible();
+  if ((await chat.header(block).getAttribute('aria-expanded')) !== 'true') await chat.header(block).click();
+  await expect(chat.body(block)).toContainText(piece);
+}
+
+async function expectWhole(chat: ChatPage) {
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  const shown = await shownTurn(chat);
+  // Every piece once, in order: no text twice, no gap.
+  expect(shown.reasoning).toBe(THOUGHTS.trim());
+  expect(shown.answer).toBe(ANSWER);
+}
+
+async function openMocked(page: Page): Promise<ChatPage> {
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  return chat;
+}
+
+test('a page closed mid-thinking and a new one opened later follows the turn live, then shows it whole, from one request', async ({ context, request }) => {
+  const first = await openMocked(await context.newPage());
+  const asked = question('closed page');
+  await first.send(asked);
+  await until(first, 'Thought 020');
+  // Kept with the turn so the next page can attach (saved at most once a second).
+  await expect.poll(() => first.page.evaluate(() => localStorage.length)).toBeGreaterThan(0);
+  await first.page.waitForFunction(() => true);
+  await first.page.close();
+
+  const second = await openMocked(await context.newPage());
+  // The turn went on without a page: the next one shows it still thinking,
+  // live, with pieces no page was there to see.
+  await expect(second.assistant()).toHaveAttribute('data-status', 'thinking');
+  await until(second, 'Thought 120');
+  await expectWhole(second);
+  expect(await upstreamRequests(request, asked)).toBe(1);
+  await second.expectNoConsoleErrors();
+});
+
+test('a reload mid-thinking and another mid-answer lose nothing and ask the provider once', async ({ page, request }) => {
+  const chat = await openMocked(page);
+  const asked = question('reloads');
+  await chat.send(asked);
+  await until(chat, 'Thought 030');
+  await page.reload();
+  await chat.hydrated();
+  await until(chat, 'Thought 100');
+  await expect(chat.assistant().getByTestId('answer')).toContainText('Answer 05', { timeout: 30_000 });
+  await page.reload();
+  await chat.hydrated();
+  await expectWhole(chat);
+  expect(await upstreamRequests(request, asked)).toBe(1);
+  await chat.expectNoConsoleErrors();
+});
+
+test('a new conversation mid-answer leaves the first one running; coming back shows it whole', async ({ page, request }) => {
+  const chat = await openMocked(page);
+  const asked = question('new conversation');
+  await chat.send(asked);
+  await until(chat, 'Thought 010');
+  await page.getByTestId('new-conversation').click();
+  await expect(page.getByTestId('assistant-message')).toHaveCount(0);
+  // Back to it from the list.
+  await page.getByTestId('conversation-item').filter({ hasText: asked.slice(0, 20) }).getByRole('button').first().click();
+  await expectWhole(chat);
+  expect(await upstreamRequests(request, asked)).toBe(1);
+  await chat.expectNoConsoleErrors();
+});
+
+test('the network drops for a few seconds: the page reconnects and the turn resumes with nothing lost', async ({ page, context }) => {
+  const chat = await openMocked(page);
+  await chat.send(question('offline'));
+  await until(chat, 'Thought 010');
+  await context.setOffline(true);
+  await expect(page.locator('[role="status"][aria-live="polite"]')).toHaveText('Reconnecting…', { timeout: 40_000 });
+  await context.setOffline(false);
+  await expectWhole(chat);
+  await chat.expectNoConsoleErrors();
+});
+
+test('a second tab follows the running turn and stops it; the first tab sees it stopped', async ({ context }) => {
+  const first = await openMocked(await context.newPage());
+  await first.send(question('second tab'));
+  await until(first, 'Thought 010');
+  const second = await openMocked(await context.newPage());
+  await until(second, 'Thought 040');
+  await second.page.getByTestId('stop').click();
+  await expect(second.assistant()).toHaveAttribute('data-status', 'stopped');
+  await expect(first.assistant()).toHaveAttribute('data-status', 'stopped');
+  // Nothing more arrives in either: the answer never appears.
+  expect(await first.assistant().getByTestId('answer').count()).toBe(0);
+  await first.expectNoConsoleErrors();
+  await second.expectNoConsoleErrors();
+});
