@@ -18,7 +18,7 @@ RELEASE_NIGHTLY := nightly-2026-05-19
 MCP_PYTHON_VERSION := 2.3.0
 MCP_VENV := tests/fixtures/mcp/.venv
 
-.PHONY: run dev fmt test setup-build setup-fmt setup-release setup-browser setup-nginx setup-python-mcp build-debug \
+.PHONY: run dev fmt test setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
         test-rust test-mcp-conformance test-lint test-fmt test-dev test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
@@ -42,7 +42,7 @@ dev: setup-build
 	LEPTOS_SITE_ADDR=$(ADDR) cargo leptos watch
 
 ## make test: every layer — fmt, clippy (both builds), cargo tests, the dev server, Playwright.
-test: setup-build setup-browser setup-nginx setup-python-mcp test-fmt test-lint test-rust test-mcp-conformance test-dev test-e2e
+test: setup-build setup-browser setup-nginx setup-redis setup-python-mcp test-fmt test-lint test-rust test-mcp-conformance test-dev test-e2e
 
 ## `cargo fmt` leaves `view!` bodies alone; leptosfmt (leptosfmt.toml) formats them.
 test-fmt: setup-fmt
@@ -139,6 +139,12 @@ setup-nginx:
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
 		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y nginx; }
 	@command -v openssl >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y openssl; }
+
+## Debian's redis-server for the replicas' tests (src/server/turn_service/runs/store/
+## redis_tests.rs), started by each test on a free loopback port without persistence.
+setup-redis:
+	@command -v redis-server >/dev/null || test -x /usr/bin/redis-server || \
+		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y redis-server; }
 
 ## The hostile MCP fixture server's venv (tests/mcp_hostile.rs, the Playwright tool stories):
 ## made again only when missing or when MCP_PYTHON_VERSION changes.

@@ -37,7 +37,7 @@ pub async fn turn_events(
     let turns = expect_context::<crate::server::TurnService>();
     streamed_response();
     let asker = asker();
-    match turns.attach(&turn_id, &secret, after, asker.caller()) {
+    match turns.attach(&turn_id, &secret, after, asker.caller()).await {
         Some(lines) => Ok(ByteStream::new(lines.map(Ok::<_, ServerFnError>))),
         None => Err(not_held(&turns)),
     }
@@ -162,12 +162,14 @@ pub async fn tool_decision(
     let turns = expect_context::<crate::server::TurnService>();
     let decider = use_context::<axum::http::request::Parts>()
         .map(|parts| crate::server::http::client::decider_of(&parts.extensions));
-    Ok(turns.tool_decision(
-        decider.as_deref().unwrap_or("unknown"),
-        &turn_id,
-        &call,
-        decision,
-    ))
+    Ok(turns
+        .tool_decision_anywhere(
+            decider.as_deref().unwrap_or("unknown"),
+            &turn_id,
+            &call,
+            decision,
+        )
+        .await)
 }
 
 /// `POST /api/tool_agree`: the caller agrees to what the held tool `tool`

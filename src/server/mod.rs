@@ -41,6 +41,7 @@ pub mod normalizer;
 pub mod parse;
 pub mod providers;
 pub(crate) mod redact;
+pub(crate) mod shared;
 pub mod tags;
 pub mod tools;
 pub mod turn_service;

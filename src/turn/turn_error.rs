@@ -103,6 +103,10 @@ pub enum TurnError {
         "Interrupted: the server restarted. What arrived here is kept; press Retry to ask again."
     )]
     ServerRestarted,
+    /// Another replica found the lease of the one running the turn lapsed
+    /// (written into the turn's shared log by that replica).
+    #[error("Interrupted: the server that ran this turn stopped.")]
+    ReplicaStopped,
     /// A line of the turn's stream was not an event.
     #[error("Pensive sent an event this page could not read ({0}). Press Retry; if it keeps failing, reload the page.")]
     UnreadableEvent(String),
@@ -218,7 +222,9 @@ impl TurnError {
             | TurnError::Stopped
             | TurnError::LogFull { .. } => ErrorKind::Interrupted,
             TurnError::Unreachable | TurnError::ConnectionLost => ErrorKind::Network,
-            TurnError::NotHeld | TurnError::ServerRestarted => ErrorKind::Interrupted,
+            TurnError::NotHeld | TurnError::ServerRestarted | TurnError::ReplicaStopped => {
+                ErrorKind::Interrupted
+            }
             TurnError::NotStarted => ErrorKind::Upstream,
             TurnError::Refused(_) => ErrorKind::BadRequest,
             TurnError::UnreadableEvent(_) => ErrorKind::Internal,

@@ -145,8 +145,8 @@ impl AppConfig {
 /// settings (`PENSIVE_HEADER_TIMEOUT_SECS`, `PENSIVE_BODY_TIMEOUT_SECS`,
 /// `PENSIVE_MAX_CONNECTIONS`, `PENSIVE_MAX_CONNECTIONS_PER_ADDRESS`) and the
 /// tool limits (`PENSIVE_MAX_TOOL_CALLS`, `PENSIVE_TOOL_DECISION_SECS`,
-/// `PENSIVE_MAX_TOOL_SECS`);
-/// defaults otherwise.
+/// `PENSIVE_MAX_TOOL_SECS`), and the Redis replicas share
+/// (`PENSIVE_REDIS_URL`); defaults otherwise.
 fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigError> {
     let defaults = Limits::default();
     let count = |name: &'static str, default: usize| -> Result<usize, ConfigError> {
@@ -194,7 +194,24 @@ fn limits_from(get: &impl Fn(&str) -> Option<String>) -> Result<Limits, ConfigEr
         max_tool_time: seconds("PENSIVE_MAX_TOOL_SECS", defaults.max_tool_time)?,
         turn_retention: seconds("PENSIVE_TURN_RETENTION_SECS", defaults.turn_retention)?,
         max_turn_logs_bytes: count("PENSIVE_MAX_TURN_LOGS_BYTES", defaults.max_turn_logs_bytes)?,
+        redis_url: redis_url(get)?,
     })
+}
+
+/// `PENSIVE_REDIS_URL`: the Redis replicas share (`redis://host:port/db`);
+/// unset or empty, everything stays in this process.
+fn redis_url(get: &impl Fn(&str) -> Option<String>) -> Result<Option<Secret>, ConfigError> {
+    let Some(url) = get("PENSIVE_REDIS_URL").filter(|url| !url.trim().is_empty()) else {
+        return Ok(None);
+    };
+    // The URL may hold a password: the error names the setting, not the value.
+    if redis::Client::open(url.trim()).is_err() {
+        return Err(ConfigError::Secret {
+            name: "PENSIVE_REDIS_URL",
+            why: "is not a Redis URL (expected redis://host:port or redis://host:port/db)",
+        });
+    }
+    Ok(Some(Secret::from(url.trim().to_owned())))
 }
 
 /// The access token must be long enough not to be guessed at ten tries a

@@ -92,6 +92,13 @@ impl AnswerNowRegistry {
         ))
     }
 
+    /// True while `client`'s turn `turn_id` runs here.
+    pub fn holds(&self, turn_id: &str, client: &str) -> bool {
+        self.turns
+            .lock()
+            .is_ok_and(|turns| turns.contains_key(&(client.to_owned(), turn_id.to_owned())))
+    }
+
     /// Ends the thinking of `client`'s turn `turn_id` if its provider can;
     /// otherwise says to ask again (at the model's weakest effort).
     pub async fn answer_now(&self, turn_id: &str, client: &str) -> AnswerNow {

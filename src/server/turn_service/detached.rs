@@ -55,22 +55,35 @@ impl TurnService {
     /// The log of `caller`'s turn `turn_id` after line `after`, then its
     /// live lines; `None` for a turn this server does not hold for them
     /// (unknown, someone else's, or past its retention: all alike).
-    pub fn attach(
+    /// A turn another replica runs is read from the shared store.
+    pub async fn attach(
         &self,
         turn_id: &str,
         secret: &str,
         after: u64,
         caller: Caller<'_>,
     ) -> Option<impl Stream<Item = String> + Send + 'static> {
-        let run = self.runs.find(turn_id, caller.session, secret)?;
-        Some(self.runs.read(run, after))
+        if let Some(run) = self.runs.find(turn_id, caller.session, secret) {
+            return Some(self.runs.read(run, after).left_stream());
+        }
+        let elsewhere = self
+            .runs
+            .read_elsewhere(turn_id, caller.session, secret, after)
+            .await?;
+        Some(elsewhere.right_stream())
     }
 
     /// Stops `caller`'s turn `turn_id`; returns once its provider request is
-    /// closed (or a short wait is over). False for a turn not held for them.
+    /// closed (or a short wait is over). False for a turn not held for them,
+    /// and for one another replica runs that did not answer.
     pub async fn stop_run(&self, turn_id: &str, secret: &str, caller: Caller<'_>) -> bool {
         let Some(run) = self.runs.find(turn_id, caller.session, secret) else {
-            return false;
+            return self
+                .runs
+                .store()
+                .stop(turn_id, caller.session, secret)
+                .await
+                .unwrap_or(false);
         };
         self.runs.stop(&run).await;
         true

@@ -77,17 +77,73 @@ pub struct TurnService {
 }
 
 impl TurnService {
+    /// The service for `config`; with `PENSIVE_REDIS_URL`, one replica of
+    /// several sharing turns through Redis (it then listens for controls
+    /// and watches leases on the current runtime).
     pub fn new(config: AppConfig) -> Self {
-        Self {
+        let redis = config.limits.redis_url.as_ref().and_then(|url| {
+            crate::server::shared::SharedRedis::open(url.expose())
+                .inspect_err(|err| tracing::error!(%err, "PENSIVE_REDIS_URL cannot be used; turns stay in this process"))
+                .ok()
+        });
+        let service = Self {
             ending: tokio::sync::watch::Sender::new(false),
-            runs: runs::Runs::new(config.limits.retention(), config.limits.max_turn_bytes),
-            limiter: TurnLimiter::new(config.limits.clone()),
+            runs: runs::Runs::new(
+                config.limits.retention(),
+                config.limits.max_turn_bytes,
+                redis.clone(),
+            ),
+            limiter: TurnLimiter::new(config.limits.clone()).shared_through(redis),
             config: std::sync::Arc::new(config),
             active: Default::default(),
             answers: Default::default(),
             tools: ToolBox::default(),
             decisions: ToolDecisions::default(),
-        }
+        };
+        service
+            .runs
+            .store()
+            .start_background(service.control_handler());
+        service
+    }
+
+    /// How this replica acts on a control another replica passed on.
+    fn control_handler(&self) -> runs::control::Handler {
+        use runs::control::{Control, Reply};
+        let runs = self.runs.clone();
+        let decisions = self.decisions.clone();
+        let answers = self.answers.clone();
+        std::sync::Arc::new(move |control| {
+            let (runs, decisions, answers) = (runs.clone(), decisions.clone(), answers.clone());
+            Box::pin(async move {
+                match control {
+                    Control::Stop { turn_id } => match runs.held_turn(&turn_id) {
+                        Some(run) => {
+                            runs.stop(&run).await;
+                            Reply::Taken { taken: true }
+                        }
+                        None => Reply::Taken { taken: false },
+                    },
+                    Control::Decide {
+                        decider,
+                        turn_id,
+                        call,
+                        decision,
+                    } => Reply::Taken {
+                        taken: decisions.decide(&decider, &turn_id, &call, decision),
+                    },
+                    Control::AnswerNow { turn_id, client } => {
+                        if answers.holds(&turn_id, &client) {
+                            Reply::AnswerNow {
+                                answer: answers.answer_now(&turn_id, &client).await,
+                            }
+                        } else {
+                            Reply::Taken { taken: false }
+                        }
+                    }
+                }
+            })
+        })
     }
 
     /// The service with `tools` (MCP servers connected at start).
@@ -119,7 +175,46 @@ impl TurnService {
     /// same stream goes on with the answer), else says to ask again with
     /// `reasoning_so_far` (see `answer_now`).
     pub async fn answer_now(&self, turn_id: &str, client: &str) -> AnswerNow {
+        if !self.answers.holds(turn_id, client) {
+            let control = runs::control::Control::AnswerNow {
+                turn_id: turn_id.to_owned(),
+                client: client.to_owned(),
+            };
+            if let Some(runs::control::Reply::AnswerNow { answer }) =
+                self.runs.store().send(turn_id, control).await
+            {
+                return answer;
+            }
+        }
         self.answers.answer_now(turn_id, client).await
+    }
+
+    /// `tool_decision`, passed on to the replica that runs the turn when it
+    /// does not run here (`PENSIVE_REDIS_URL`); true only when the waiting
+    /// call took it.
+    pub async fn tool_decision_anywhere(
+        &self,
+        decider: &str,
+        turn_id: &str,
+        shown: &ShownCall,
+        decision: Decision,
+    ) -> bool {
+        if self.tool_decision(decider, turn_id, shown, decision) {
+            return true;
+        }
+        if self.runs.held_turn(turn_id).is_some() {
+            return false;
+        }
+        let control = runs::control::Control::Decide {
+            decider: decider.to_owned(),
+            turn_id: turn_id.to_owned(),
+            call: shown.clone(),
+            decision,
+        };
+        matches!(
+            self.runs.store().send(turn_id, control).await,
+            Some(runs::control::Reply::Taken { taken: true })
+        )
     }
 
     /// Forgets the per-client counts of clients that went quiet (see

@@ -4,22 +4,30 @@
 //! (`reader`), so a closed tab, a reload or a dropped network cancel
 //! nothing: Stop is the one way to end a turn early. The starter alone may
 //! read, attach or stop (`owner`); finished logs stay for their retention
-//! time, all logs within a byte bound (`registry`).
+//! time, all logs within a byte bound (`registry`). Beyond this process a
+//! turn lives in a `store`: nowhere (embedded) or in Redis, where other
+//! replicas read it, pass on controls (`control`) and watch its `lease`.
 
+pub(crate) mod control;
+pub(crate) mod lease;
 pub(crate) mod log;
 pub(crate) mod owner;
 pub(crate) mod reader;
 pub(crate) mod registry;
 pub(crate) mod run;
+pub(crate) mod store;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 
 use self::owner::Owner;
 use self::registry::{InUse, Registry};
 use self::run::Run;
+use self::store::Store;
+use crate::server::shared::SharedRedis;
 use crate::turn::turn_error::TurnError;
 use crate::turn::TurnEvent;
 pub use registry::Retention;
@@ -36,22 +44,45 @@ pub(crate) struct Runs {
     boot: Arc<str>,
     /// Most bytes one turn's log may hold.
     max_log_bytes: u64,
+    /// Where turns live beyond this process.
+    store: Store,
 }
 
 impl Runs {
     /// Logs kept as `retention` says, one turn's within `max_turn_bytes`
-    /// (the turn's byte budget; 0: none) and never past all logs' bound.
-    pub(crate) fn new(retention: Retention, max_turn_bytes: u64) -> Self {
+    /// (the turn's byte budget; 0: none) and never past all logs' bound;
+    /// shared through `redis` as well when there is one.
+    pub(crate) fn new(
+        retention: Retention,
+        max_turn_bytes: u64,
+        redis: Option<SharedRedis>,
+    ) -> Self {
         let all = retention.max_bytes as u64;
         let max_log_bytes = match max_turn_bytes {
             0 => all,
             budget => budget.min(all),
         };
+        let boot: Arc<str> = random_hex(8).into();
+        let store = match redis {
+            Some(redis) => Store::Redis(Box::new(store::redis::RedisStore::new(
+                redis,
+                boot.clone(),
+                retention.keep_for,
+                max_log_bytes,
+            ))),
+            None => Store::Embedded(store::embedded::Embedded),
+        };
         Self {
             registry: Registry::new(retention),
-            boot: random_hex(8).into(),
+            boot,
             max_log_bytes,
+            store,
         }
+    }
+
+    /// Where turns live beyond this process.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
     }
 
     /// This run of the server.
@@ -74,24 +105,32 @@ impl Runs {
     ) {
         let registry = self.registry.clone();
         let max_bytes = self.max_log_bytes;
+        let mirror = self.store.opened(&run);
         tokio::spawn(async move {
+            let mut mirrored = 0;
+            let mut append = |event: &TurnEvent| {
+                registry.note_bytes(run.append(event));
+                for line in run.after(mirrored).lines {
+                    mirrored += 1;
+                    mirror.line(mirrored, line);
+                }
+            };
             let mut events = Box::pin(events);
             while let Some(event) = events.next().await {
-                registry.note_bytes(run.append(&event));
+                append(&event);
                 if run.has_ended() {
                     break;
                 }
                 if run.bytes() as u64 > max_bytes {
                     // Dropping the stream below closes the provider request.
-                    let full = TurnError::LogFull { limit: max_bytes };
-                    registry.note_bytes(run.append(&full.event()));
+                    append(&TurnError::LogFull { limit: max_bytes }.event());
                     break;
                 }
             }
             if !run.has_ended() {
                 // A turn's stream always ends with its terminal event; if it
                 // ever did not, readers must still learn the turn is over.
-                registry.note_bytes(run.append(&TurnError::CutOff.event()));
+                append(&TurnError::CutOff.event());
             }
             drop(events);
             run.mark_closed();
@@ -101,6 +140,20 @@ impl Runs {
     /// `run`'s log after line `after`, for a reader.
     pub(crate) fn read(&self, run: Arc<Run>, after: u64) -> impl Stream<Item = String> + Send {
         reader::follow(run, after, self.boot.to_string(), reader::HEARTBEAT)
+    }
+
+    /// The log of a turn another replica holds (through the store), after
+    /// line `after`, if `session` and `secret` are its starter's.
+    pub(crate) async fn read_elsewhere(
+        &self,
+        turn_id: &str,
+        session: Option<&str>,
+        secret: &str,
+        after: u64,
+    ) -> Option<BoxStream<'static, String>> {
+        self.store
+            .attach(turn_id, session, secret, after, &self.boot)
+            .await
     }
 
     /// The turn `turn_id` if `session` and `secret` are its starter's. A
@@ -114,6 +167,12 @@ impl Runs {
         self.registry
             .get(turn_id)
             .filter(|run| run.owner.admits(session, secret))
+    }
+
+    /// The turn `turn_id` this server holds, whoever owns it (for a control
+    /// whose asker checked the owner).
+    pub(crate) fn held_turn(&self, turn_id: &str) -> Option<Arc<Run>> {
+        self.registry.get(turn_id)
     }
 
     /// Stops `run` and waits (a while) until its provider request is closed.

@@ -1,0 +1,27 @@
+//! Leases on running turns (with `PENSIVE_REDIS_URL`): the replica that
+//! runs a turn keeps a key with a short TTL alive while it runs
+//! (`store::redis`); every replica looks at the running turns' leases every
+//! few seconds, and a turn whose lease lapsed (its replica died, or lost
+//! Redis for longer than the TTL) gets a terminal `error` in its shared log,
+//! so its readers anywhere learn it within about 10 s.
+
+use std::time::Duration;
+
+/// How long a lease lives without a refresh.
+pub(crate) const LEASE_TTL: Duration = Duration::from_secs(5);
+/// How often the running replica refreshes its leases.
+pub(crate) const LEASE_REFRESH: Duration = Duration::from_millis(1500);
+/// How often every replica checks the running turns' leases.
+pub(crate) const LEASE_CHECK: Duration = Duration::from_secs(2);
+
+/// Checks the leases for as long as the runtime runs.
+pub(crate) async fn watch(store: super::store::redis::RedisStore) {
+    let mut tick = tokio::time::interval(LEASE_CHECK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Err(err) = store.interrupt_lapsed().await {
+            tracing::warn!(%err, "cannot check the running turns' leases on Redis");
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! The Redis store against a real `redis-server` (Debian's, installed by
+//! `make setup-redis`), started per test on a free loopback port with no
+//! persistence. Two replicas are two `TurnService`s in this process sharing
+//! that Redis; a replica that dies is one whose runtime is shut down.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use futures::StreamExt;
+use redis::AsyncCommands;
+
+use crate::server::config::{AppConfig, ModelConfig};
+use crate::server::mock::scripted::Pace;
+use crate::server::shared::SharedRedis;
+use crate::server::turn_service::detached::Caller;
+use crate::server::turn_service::runs::owner::Owner;
+use crate::server::turn_service::runs::run::Run;
+use crate::server::turn_service::runs::store::redis::RedisStore;
+use crate::server::TurnService;
+use crate::turn::framer::NdjsonFramer;
+use crate::turn::log_line::LogLine;
+use crate::turn::tool::ShownCall;
+use crate::turn::{ChatMessage, ChatRequest, Decision, ErrorKind, TurnEvent};
+
+pub(crate) const SECRET: &str = "0123456789abcdef0123456789abcdef";
+pub(crate) const CALLER: Caller<'static> = Caller {
+    client: "c",
+    decider: "c",
+    session: None,
+};
+
+/// A `redis-server` of this test's own; killed on drop.
+pub(crate) struct RedisServer {
+    child: Child,
+    pub(crate) url: String,
+}
+
+impl RedisServer {
+    pub(crate) async fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server (make setup-redis installs it)");
+        let server = Self {
+            child,
+            url: format!("redis://127.0.0.1:{port}"),
+        };
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return server;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("redis-server did not start on port {port}");
+    }
+
+    pub(crate) async fn conn(&self) -> redis::aio::ConnectionManager {
+        SharedRedis::open(&self.url)
+            .expect("a Redis URL")
+            .conn()
+            .await
+            .expect("Redis")
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A replica on `redis` whose demo model thinks at `pace`.
+pub(crate) fn replica(redis: &RedisServer, pace: Pace) -> TurnService {
+    let mut config = AppConfig {
+        models: vec![ModelConfig::demo(pace)],
+        ..AppConfig::from_lookup(|_| None).expect("the defaults")
+    };
+    config.limits.redis_url = Some(redis.url.as_str().into());
+    TurnService::new(config)
+}
+
+pub(crate) fn ask(turn_id: &str) -> ChatRequest {
+    ChatRequest {
+        messages: vec![ChatMessage::user("Why?")],
+        turn_id: Some(turn_id.into()),
+        turn_secret: Some(SECRET.into()),
+        ..ChatRequest::default()
+    }
+}
+
+fn lines(chunks: &[String]) -> Vec<LogLine> {
+    let mut framer = NdjsonFramer::new();
+    chunks
+        .iter()
+        .flat_map(|chunk| framer.push_lines(chunk.as_bytes()))
+        .map(|line| line.expect("a valid line"))
+        .collect()
+}
+
+/// The events of `chunks` with their numbers, heartbeats left out.
+fn events(chunks: &[String]) -> Vec<(u64, TurnEvent)> {
+    lines(chunks)
+        .into_iter()
+        .filter_map(|line| match line {
+            LogLine::Event { stamp, event } => Some((stamp?.seq, event)),
+            LogLine::Heartbeat { .. } => None,
+        })
+        .collect()
+}
+
+/// `future`, or a failure after 30 s (a broken path must fail, not hang).
+async fn within<T>(future: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(30), future)
+        .await
+        .expect("done within 30 s")
+}
+
+async fn eventually<F: std::future::Future<Output = bool>>(
+    what: &str,
+    mut check: impl FnMut() -> F,
+) {
+    for _ in 0..200 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("never: {what}");
+}
+
+#[tokio::test]
+async fn a_turns_lines_reach_its_stream_in_order_bounded_and_expiring() {
+    let redis = RedisServer::start().await;
+    let mut conn = redis.conn().await;
+    let a = replica(&redis, Pace::INSTANT);
+    let local: Vec<String> = within(a.start_run(ask("t-order"), CALLER).collect()).await;
+    let local = events(&local);
+    assert!(local.last().is_some_and(|(_, e)| e.is_terminal()));
+    eventually("the whole log in Redis", || {
+        let mut conn = conn.clone();
+        let want = local.len();
+        async move {
+            conn.xlen::<_, usize>("pensive:turn:t-order:log")
+                .await
+                .unwrap_or(0)
+                == want
+        }
+    })
+    .await;
+    let stored: redis::streams::StreamRangeReply = conn
+        .xrange_all("pensive:turn:t-order:log")
+        .await
+        .expect("XRANGE");
+    let stored: Vec<String> = stored
+        .ids
+        .iter()
+        .map(|entry| entry.get::<String>("line").expect("a line"))
+        .collect();
+    assert_eq!(events(&stored), local, "the same lines, in order");
+    let ttl: i64 = conn.ttl("pensive:turn:t-order:log").await.expect("TTL");
+    assert!(
+        (1..=1800).contains(&ttl),
+        "expires within the retention: {ttl}"
+    );
+    let owner: std::collections::HashMap<String, String> =
+        conn.hgetall("pensive:turn:t-order").await.expect("HGETALL");
+    assert_eq!(owner["replica"], a.boot());
+    assert_eq!(owner["secret_sha256"].len(), 64);
+    assert!(!owner.values().any(|v| v.contains(SECRET)), "only hashes");
+    eventually("the lease let go", || {
+        let mut conn = conn.clone();
+        async move {
+            !conn
+                .exists::<_, bool>("pensive:turn:t-order:lease")
+                .await
+                .unwrap_or(true)
+        }
+    })
+    .await;
+
+    // A log holds at most the lines its byte bound can: three short lines' worth.
+    let store = RedisStore::new(
+        SharedRedis::open(&redis.url).expect("URL"),
+        "r".into(),
+        Duration::from_secs(60),
+        32 * 3,
+    );
+    let run = Run::new("t-bound".into(), Owner::new(None, Some(SECRET)));
+    let mirror = store.opened(&run);
+    for seq in 1..=10 {
+        run.append(&TurnEvent::AnswerDelta { text: "x".into() });
+        mirror.line(seq, run.after(seq - 1).lines[0].clone());
+    }
+    drop(mirror);
+    eventually("the last line in", || {
+        let mut conn = conn.clone();
+        async move {
+            let last: redis::streams::StreamRangeReply = conn
+                .xrevrange_count("pensive:turn:t-bound:log", "+", "-", 1)
+                .await
+                .unwrap_or_default();
+            last.ids.first().is_some_and(|e| e.id == "0-10")
+        }
+    })
+    .await;
+    let kept: usize = conn.xlen("pensive:turn:t-bound:log").await.expect("XLEN");
+    assert_eq!(
+        kept, 5,
+        "MAXLEN: 96 bytes over 32 per line, and the terminal's room"
+    );
+}
+
+#[tokio::test]
+async fn another_replica_serves_the_whole_turn_live_and_only_to_its_starter() {
+    let redis = RedisServer::start().await;
+    let a = replica(&redis, Pace::scaled(0.5));
+    let b = replica(&redis, Pace::INSTANT);
+    let mut started = Box::pin(a.start_run(ask("t-live"), CALLER));
+    let first = started.next().await.expect("a heartbeat");
+    let running = tokio::spawn(async move {
+        let mut all = vec![first];
+        while let Some(chunk) = started.next().await {
+            all.push(chunk);
+        }
+        all
+    });
+    let conn = redis.conn().await;
+    eventually("the record in Redis", || {
+        let mut conn = conn.clone();
+        async move {
+            conn.exists::<_, bool>("pensive:turn:t-live")
+                .await
+                .unwrap_or(false)
+        }
+    })
+    .await;
+    assert!(b
+        .attach("t-live", "0123456789abcdef0123456789abcdeX", 0, CALLER)
+        .await
+        .is_none());
+    let other_session = Caller {
+        session: Some("s"),
+        ..CALLER
+    };
+    assert!(b.attach("t-live", SECRET, 0, CALLER).await.is_some());
+    assert!(b.attach("t-unknown", SECRET, 0, CALLER).await.is_none());
+    let watched = b
+        .attach("t-live", SECRET, 0, other_session)
+        .await
+        .expect("held for the starter's secret (no session kept)");
+    let watched: Vec<String> = within(watched.collect()).await;
+    let local = within(running).await.expect("A's reader");
+    assert!(matches!(
+        lines(&watched)[0],
+        LogLine::Heartbeat { boot: Some(_), .. }
+    ));
+    let watched = events(&watched);
+    assert!(watched.len() > 10, "{watched:?}");
+    assert_eq!(
+        watched,
+        events(&local),
+        "every line once, in order, to the end"
+    );
+    // A later reader after line 5 gets the rest only.
+    let rest = b.attach("t-live", SECRET, 5, CALLER).await.expect("held");
+    let rest: Vec<String> = within(rest.collect()).await;
+    assert_eq!(events(&rest).first().map(|(seq, _)| *seq), Some(6));
+}
+
+#[tokio::test]
+async fn stop_and_a_tool_decision_sent_to_another_replica_reach_the_one_that_runs_the_turn() {
+    let redis = RedisServer::start().await;
+    let a = replica(&redis, Pace::scaled(2.0));
+    let b = replica(&redis, Pace::INSTANT);
+    let running = tokio::spawn(a.start_run(ask("t-stop"), CALLER).collect::<Vec<String>>());
+    let mut conn = redis.conn().await;
+    eventually("the lease in Redis", || {
+        let mut conn = conn.clone();
+        async move {
+            conn.exists::<_, bool>("pensive:turn:t-stop:lease")
+                .await
+                .unwrap_or(false)
+        }
+    })
+    .await;
+    // A call of A's turn waits for the user; the decision goes to B.
+    let mut waiting = a.decisions.wait("c", "t-stop", "call-1", "digest-1");
+    let shown = |digest: &str| ShownCall {
+        id: "call-1".into(),
+        name: "files__write_file".into(),
+        digest: digest.into(),
+    };
+    assert!(
+        !b.tool_decision_anywhere("mallory", "t-stop", &shown("digest-1"), Decision::AllowOnce)
+            .await
+    );
+    assert!(
+        !b.tool_decision_anywhere("c", "t-stop", &shown("digest-2"), Decision::AllowOnce)
+            .await
+    );
+    assert!(
+        b.tool_decision_anywhere("c", "t-stop", &shown("digest-1"), Decision::AllowOnce)
+            .await
+    );
+    let soon = tokio::time::Instant::now() + Duration::from_secs(1);
+    assert_eq!(waiting.decision_by(soon).await, Decision::AllowOnce);
+    assert!(
+        !b.tool_decision_anywhere("c", "t-stop", &shown("digest-1"), Decision::AllowOnce)
+            .await,
+        "nothing waits any more"
+    );
+
+    assert!(
+        !b.stop_run("t-stop", "0123456789abcdef0123456789abcdeX", CALLER)
+            .await
+    );
+    assert!(b.stop_run("t-stop", SECRET, CALLER).await);
+    let local = events(&within(running).await.expect("A's reader"));
+    assert_eq!(local.last().map(|(_, e)| e), Some(&TurnEvent::Stopped));
+    let _: () = conn.del("pensive:turn:t-stop:lease").await.expect("DEL");
+}
+
+#[test]
+fn a_replica_that_dies_has_its_turn_marked_interrupted_by_another_within_10_s() {
+    let outer = tokio::runtime::Runtime::new().expect("a runtime");
+    let redis = outer.block_on(RedisServer::start());
+    // Replica A on a runtime of its own: shutting it down is A dying.
+    let dying = tokio::runtime::Runtime::new().expect("a runtime");
+    dying.block_on(async {
+        let a = replica(&redis, Pace::scaled(4.0));
+        tokio::spawn(a.start_run(ask("t-dies"), CALLER).for_each(|_| async {}));
+    });
+    outer.block_on(async {
+        let b = replica(&redis, Pace::INSTANT);
+        let mut conn = redis.conn().await;
+        eventually("A's turn under way in Redis", || {
+            let mut conn = conn.clone();
+            async move {
+                conn.xlen::<_, usize>("pensive:turn:t-dies:log")
+                    .await
+                    .unwrap_or(0)
+                    >= 3
+            }
+        })
+        .await;
+        dying.shutdown_background();
+        let died = tokio::time::Instant::now();
+        let read = b
+            .attach("t-dies", SECRET, 0, CALLER)
+            .await
+            .expect("held in Redis");
+        let read: Vec<String> = tokio::time::timeout(Duration::from_secs(12), read.collect())
+            .await
+            .expect("the reader ends");
+        let waited = died.elapsed();
+        let last = events(&read).pop().map(|(_, e)| e);
+        match last {
+            Some(TurnEvent::Error { kind, message, .. }) => {
+                assert_eq!(kind, ErrorKind::Interrupted);
+                assert_eq!(
+                    message,
+                    "Interrupted: the server that ran this turn stopped."
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(waited <= Duration::from_secs(10), "{waited:?}");
+        let running: Vec<String> = conn
+            .smembers("pensive:turns:running")
+            .await
+            .expect("SMEMBERS");
+        assert!(running.is_empty(), "{running:?}");
+    });
+}
