@@ -132,6 +132,9 @@ struct ClientState {
 pub(crate) struct TurnLimiter {
     limits: Arc<Limits>,
     clients: Arc<Mutex<HashMap<String, ClientState>>>,
+    /// Where the replicas count each client's running turns together
+    /// (`PENSIVE_REDIS_URL`).
+    shared: Option<crate::server::shared::SharedRedis>,
 }
 
 impl std::fmt::Debug for TurnLimiter {
@@ -161,18 +164,100 @@ impl Drop for TurnPermit {
     }
 }
 
+/// A running turn counted in Redis; dropping it counts it out there.
+pub(crate) struct SharedPermit {
+    redis: crate::server::shared::SharedRedis,
+    key: String,
+}
+
+impl Drop for SharedPermit {
+    fn drop(&mut self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (redis, key) = (self.redis.clone(), std::mem::take(&mut self.key));
+        runtime.spawn(async move {
+            use redis::AsyncCommands;
+            let done: redis::RedisResult<()> = match redis.conn().await {
+                Ok(mut conn) => conn.decr(&key, 1).await,
+                Err(err) => Err(err),
+            };
+            if let Err(err) = done {
+                tracing::warn!(%err, "cannot count a finished turn out on Redis");
+            }
+        });
+    }
+}
+
 impl TurnLimiter {
     pub fn new(limits: Limits) -> Self {
         Self {
             limits: Arc::new(limits),
             clients: Arc::default(),
+            shared: None,
         }
     }
 
     /// The limiter, with the running turns per client counted in `redis`
     /// too (so the bound holds across replicas) when there is one.
-    pub(crate) fn shared_through(self, _redis: Option<crate::server::shared::SharedRedis>) -> Self {
+    pub(crate) fn shared_through(
+        mut self,
+        redis: Option<crate::server::shared::SharedRedis>,
+    ) -> Self {
+        self.shared = redis;
         self
+    }
+
+    /// Counts a running turn of `client` in Redis too, so the bound on
+    /// running turns holds across replicas; refused past it. Without Redis,
+    /// or with one that does not answer, only this replica's count holds.
+    pub(crate) async fn admit_shared(
+        &self,
+        client: &str,
+    ) -> Result<Option<SharedPermit>, TurnError> {
+        let limit = self.limits.turns_per_client;
+        let Some(redis) = self.shared.as_ref().filter(|_| limit > 0) else {
+            return Ok(None);
+        };
+        let key = format!(
+            "pensive:client:{}:running",
+            crate::server::shared::sha256_hex(client)
+        );
+        // A replica that dies never counts its turns out: the count
+        // fades once the client has started nothing for this long.
+        let fade = match self.limits.max_turn_duration.as_secs() {
+            0 => 3600,
+            secs => secs + 60,
+        };
+        let counted: redis::RedisResult<(usize,)> = match redis.conn().await {
+            Ok(mut conn) => {
+                redis::pipe()
+                    .incr(&key, 1)
+                    .expire(&key, fade as i64)
+                    .ignore()
+                    .query_async(&mut conn)
+                    .await
+            }
+            Err(err) => Err(err),
+        };
+        let permit = SharedPermit {
+            redis: redis.clone(),
+            key,
+        };
+        match counted {
+            Ok((running,)) if running > limit => {
+                drop(permit);
+                Err(TurnError::TooManyStreaming {
+                    active: running - 1,
+                    limit,
+                })
+            }
+            Ok(_) => Ok(Some(permit)),
+            Err(err) => {
+                tracing::warn!(%err, "cannot count the client's turns on Redis; counting on this replica only");
+                Ok(None)
+            }
+        }
     }
 
     /// Admits a turn for `client` now, or says why not (an error to stream).

@@ -74,3 +74,9 @@ impl SharedRedis {
         self.client.get_async_pubsub().await
     }
 }
+
+/// The sha256 of `value` in hex: how anything secret is named in Redis.
+pub(crate) fn sha256_hex(value: &str) -> String {
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, value.as_bytes());
+    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -26,7 +26,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Form;
 
 use super::client::{from_the_right, ClientKey};
-use super::sessions::Sessions;
+use super::sessions::{Sessions, SharedRevocations};
 use crate::server::limits::Limits;
 use crate::server::providers::secret::Secret;
 
@@ -48,6 +48,8 @@ pub(crate) struct Access {
     /// Whether a trusted proxy is in front (its `X-Forwarded-Proto` is believed).
     limits: Arc<Limits>,
     attempts: Arc<Mutex<HashMap<String, (u32, Instant)>>>,
+    /// Sign-outs shared with the other replicas (`PENSIVE_REDIS_URL`).
+    shared: Option<SharedRevocations>,
 }
 
 impl Access {
@@ -71,7 +73,13 @@ impl Access {
             }
         };
         let sessions = Sessions::new(token.clone(), &key, revoked_sessions);
+        let shared = limits.redis_url.as_ref().and_then(|url| {
+            crate::server::shared::SharedRedis::open(url.expose())
+                .ok()
+                .map(SharedRevocations::new)
+        });
         Self {
+            shared,
             token: Arc::new(token),
             sessions: Arc::new(sessions),
             limits: Arc::new(limits),
@@ -85,6 +93,31 @@ impl Access {
 
     fn is_signed_in(&self, cookie: &str) -> bool {
         self.sessions.is_valid(cookie)
+    }
+
+    /// `is_signed_in`, and not signed out on another replica either.
+    pub(crate) async fn admits_session(&self, cookie: &str) -> bool {
+        if !self.is_signed_in(cookie) {
+            return false;
+        }
+        match (&self.shared, self.sessions.id_of(cookie)) {
+            (Some(shared), Some((id, _))) => !shared.is_revoked(&id).await,
+            _ => true,
+        }
+    }
+
+    /// Ends the session `cookie` here and, with Redis, on every replica.
+    pub(crate) async fn sign_out(&self, cookie: &str) {
+        self.sessions.revoke(cookie);
+        if let (Some(shared), Some((id, expires))) = (&self.shared, self.sessions.id_of(cookie)) {
+            shared.revoke(&id, expires).await;
+        }
+    }
+
+    /// A new session's value (what the sign-in cookie holds).
+    #[cfg(test)]
+    pub(crate) fn issue_session(&self) -> String {
+        self.sessions.issue()
     }
 
     /// Counts an attempt; false when the client is over the limit.
@@ -169,7 +202,10 @@ pub(crate) async fn require_access(
 ) -> Response {
     let path = request.uri().path().to_owned();
     let name = cookie_name(is_https(&access.limits, request.headers()));
-    let session = cookie_value(&request, name).filter(|v| access.is_signed_in(v));
+    let session = match cookie_value(&request, name) {
+        Some(value) if access.admits_session(&value).await => Some(value),
+        _ => None,
+    };
     let signed_in = session.is_some();
     if let Some(value) = &session {
         // Decisions and holds belong to the signed-in browser (`SessionKey`).
@@ -181,7 +217,7 @@ pub(crate) async fn require_access(
         // The server function clears the cookie; the session ends here, so
         // a copy of the cookie taken earlier is refused from now on.
         if let Some(value) = cookie_value(&request, name) {
-            access.sessions.revoke(&value);
+            access.sign_out(&value).await;
         }
     }
     if signed_in || is_public(&path) {

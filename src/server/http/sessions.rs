@@ -124,6 +124,12 @@ impl Sessions {
         self.save(&mut revoked);
     }
 
+    /// The id and expiry (unix seconds) of the valid session `value`.
+    pub(crate) fn id_of(&self, value: &str) -> Option<(String, u64)> {
+        self.verified(value)
+            .map(|session| (session.id.to_owned(), session.expires))
+    }
+
     /// Forgets revoked ids that have expired anyway.
     pub(crate) fn prune(&self) {
         if let Ok(mut revoked) = self.revoked.lock() {
@@ -197,6 +203,58 @@ impl Sessions {
                 path = %path.display(),
                 "cannot save the revoked sessions ({problem}): the session ends in this process only"
             ),
+        }
+    }
+}
+
+/// Signed-out sessions shared by replicas through Redis
+/// (`PENSIVE_REDIS_URL`): one key per session, named by the sha256 of its
+/// id, that expires when the session would have.
+#[derive(Debug, Clone)]
+pub(crate) struct SharedRevocations(crate::server::shared::SharedRedis);
+
+impl SharedRevocations {
+    pub(crate) fn new(redis: crate::server::shared::SharedRedis) -> Self {
+        Self(redis)
+    }
+
+    fn key(id: &str) -> String {
+        format!(
+            "pensive:session:revoked:{}",
+            crate::server::shared::sha256_hex(id)
+        )
+    }
+
+    /// Session `id` (expiring at `expires`) is signed out on every replica.
+    pub(crate) async fn revoke(&self, id: &str, expires: u64) {
+        use redis::AsyncCommands;
+        let options = redis::SetOptions::default()
+            .with_expiration(redis::SetExpiry::EXAT(expires.max(unix_now() + 1)));
+        let done: redis::RedisResult<()> = match self.0.conn().await {
+            Ok(mut conn) => conn.set_options(Self::key(id), 1, options).await,
+            Err(err) => Err(err),
+        };
+        if let Err(err) = done {
+            tracing::warn!(%err, "cannot share a sign-out through Redis: it holds on this replica only");
+        }
+    }
+
+    /// True when another replica signed session `id` out. A Redis that
+    /// cannot answer leaves the decision to this replica's own list.
+    pub(crate) async fn is_revoked(&self, id: &str) -> bool {
+        use redis::AsyncCommands;
+        match self.0.conn().await {
+            Ok(mut conn) => match conn.exists(Self::key(id)).await {
+                Ok(revoked) => revoked,
+                Err(err) => {
+                    tracing::warn!(%err, "cannot read the shared sign-outs on Redis");
+                    false
+                }
+            },
+            Err(err) => {
+                tracing::warn!(%err, "cannot reach Redis for the shared sign-outs");
+                false
+            }
         }
     }
 }

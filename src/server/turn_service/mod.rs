@@ -326,6 +326,8 @@ impl TurnService {
         let tools = self.tools.clone();
         let decisions = self.decisions.clone();
         let decider = decider.to_owned();
+        let limiter = self.limiter.clone();
+        let client_key = client.to_owned();
         let span = tracing::info_span!(
             "turn",
             turn_id = request.turn_id.as_deref().unwrap_or("-"),
@@ -337,6 +339,16 @@ impl TurnService {
             let elapsed = move || started.elapsed().as_millis() as u64;
             let (model, effort, _permit) = match checked {
                 Ok(admitted) => admitted,
+                Err(refused) => {
+                    let mut normalizer = Normalizer::default();
+                    let events = normalizer.fail(&refused, elapsed());
+                    for event in outlet.pass(events, &normalizer) { yield event; }
+                    return;
+                }
+            };
+            // Counted across replicas too, while the turn runs.
+            let _shared_permit = match limiter.admit_shared(&client_key).await {
+                Ok(permit) => permit,
                 Err(refused) => {
                     let mut normalizer = Normalizer::default();
                     let events = normalizer.fail(&refused, elapsed());

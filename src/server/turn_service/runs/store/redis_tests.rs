@@ -10,6 +10,8 @@ use futures::StreamExt;
 use redis::AsyncCommands;
 
 use crate::server::config::{AppConfig, ModelConfig};
+use crate::server::http::access::Access;
+use crate::server::limits::Limits;
 use crate::server::mock::scripted::Pace;
 use crate::server::shared::SharedRedis;
 use crate::server::turn_service::detached::Caller;
@@ -82,11 +84,21 @@ impl Drop for RedisServer {
 
 /// A replica on `redis` whose demo model thinks at `pace`.
 pub(crate) fn replica(redis: &RedisServer, pace: Pace) -> TurnService {
+    replica_with(redis, pace, |_| {})
+}
+
+/// `replica`, with its limits as `change` makes them.
+pub(crate) fn replica_with(
+    redis: &RedisServer,
+    pace: Pace,
+    change: impl FnOnce(&mut Limits),
+) -> TurnService {
     let mut config = AppConfig {
         models: vec![ModelConfig::demo(pace)],
         ..AppConfig::from_lookup(|_| None).expect("the defaults")
     };
     config.limits.redis_url = Some(redis.url.as_str().into());
+    change(&mut config.limits);
     TurnService::new(config)
 }
 
@@ -382,4 +394,89 @@ fn a_replica_that_dies_has_its_turn_marked_interrupted_by_another_within_10_s() 
             .expect("SMEMBERS");
         assert!(running.is_empty(), "{running:?}");
     });
+}
+
+#[tokio::test]
+async fn a_sign_out_on_one_replica_holds_on_the_other() {
+    let redis = RedisServer::start().await;
+    let limits = Limits {
+        redis_url: Some(redis.url.as_str().into()),
+        ..Limits::default()
+    };
+    let token = "an-access-token-long-enough";
+    let key = "a cookie secret both replicas share".into();
+    let a = Access::new(token.into(), Some(&key), None, limits.clone());
+    let b = Access::new(token.into(), Some(&key), None, limits);
+    let session = a.issue_session();
+    let other = a.issue_session();
+    assert!(a.admits_session(&session).await);
+    assert!(b.admits_session(&session).await);
+    a.sign_out(&session).await;
+    assert!(!a.admits_session(&session).await);
+    assert!(
+        !b.admits_session(&session).await,
+        "signed out on A: refused by B"
+    );
+    assert!(b.admits_session(&other).await, "only that session ends");
+    let mut conn = redis.conn().await;
+    let keys: Vec<String> = conn.keys("pensive:session:revoked:*").await.expect("KEYS");
+    assert_eq!(keys.len(), 1);
+    assert!(!keys[0].contains(&session[..32]), "the id is kept hashed");
+    let ttl: i64 = conn.ttl(&keys[0]).await.expect("TTL");
+    assert!(ttl > 0, "expires with the session: {ttl}");
+}
+
+#[tokio::test]
+async fn a_clients_running_turns_are_counted_across_replicas() {
+    let redis = RedisServer::start().await;
+    let one = |limits: &mut Limits| limits.turns_per_client = 1;
+    let a = replica_with(&redis, Pace::scaled(2.0), one);
+    let b = replica_with(&redis, Pace::INSTANT, one);
+    let running = tokio::spawn(
+        a.start_run(ask("t-count-1"), CALLER)
+            .collect::<Vec<String>>(),
+    );
+    let conn = redis.conn().await;
+    eventually("A's turn running", || {
+        let mut conn = conn.clone();
+        async move {
+            conn.exists::<_, bool>("pensive:turn:t-count-1:lease")
+                .await
+                .unwrap_or(false)
+        }
+    })
+    .await;
+    let refused = events(
+        &within(
+            b.start_run(ask("t-count-2"), CALLER)
+                .collect::<Vec<String>>(),
+        )
+        .await,
+    );
+    assert!(
+        matches!(
+            refused.last(),
+            Some((
+                _,
+                TurnEvent::Error {
+                    kind: ErrorKind::RateLimit,
+                    ..
+                }
+            ))
+        ),
+        "{refused:?}"
+    );
+    assert!(a.stop_run("t-count-1", SECRET, CALLER).await);
+    within(running).await.expect("A's reader");
+    let mut n = 3;
+    eventually("a turn admitted on B once A's ended", || {
+        n += 1;
+        let b = b.clone();
+        let id = format!("t-count-{n}");
+        async move {
+            let got = events(&b.start_run(ask(&id), CALLER).collect::<Vec<String>>().await);
+            matches!(got.last(), Some((_, TurnEvent::Done { .. })))
+        }
+    })
+    .await;
 }
