@@ -115,6 +115,8 @@ pub struct ToolHashes {
     /// Where the hashes live; `None` keeps them in memory only.
     path: Option<PathBuf>,
     state: Mutex<State>,
+    /// The agreements of every replica (`PENSIVE_REDIS_URL`).
+    shared: std::sync::OnceLock<super::shared_agreements::SharedAgreements>,
 }
 
 /// Where the hashes live: `PENSIVE_TOOL_HASHES`, else
@@ -150,6 +152,7 @@ impl ToolHashes {
             }
         };
         Self {
+            shared: Default::default(),
             path: Some(path),
             state: Mutex::new(State {
                 agreed: file.servers,
@@ -157,6 +160,13 @@ impl ToolHashes {
                 logged: BTreeSet::new(),
             }),
         }
+    }
+
+    /// Shares the deciders' agreements with the other replicas (once).
+    pub(crate) fn share_through(&self, redis: crate::server::shared::SharedRedis) {
+        let _ = self
+            .shared
+            .get_or_init(|| super::shared_agreements::SharedAgreements::start(redis));
     }
 
     /// A server's tool list was read: a tool met for the first time is
@@ -234,7 +244,14 @@ impl ToolHashes {
             .get(decider)
             .and_then(|servers| servers.get(server))
             .and_then(|tools| tools.get(tool.name.as_ref()));
-        agreed != Some(&hash)
+        if agreed == Some(&hash) {
+            return false;
+        }
+        let agreed_elsewhere = self
+            .shared
+            .get()
+            .and_then(|shared| shared.agreed(decider, server, tool.name.as_ref()));
+        agreed_elsewhere.as_ref() != Some(&hash)
     }
 
     /// `decider` allowed a call of `tool`: what it says now is what they
@@ -250,6 +267,9 @@ impl ToolHashes {
             .or_default()
             .entry(server.to_owned())
             .or_default();
+        if let Some(shared) = self.shared.get() {
+            shared.agree(decider, server, tool.name.as_ref(), &hash);
+        }
         if tools.get(tool.name.as_ref()) != Some(&hash) {
             tools.insert(tool.name.to_string(), hash);
             self.save(&state);

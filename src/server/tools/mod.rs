@@ -12,6 +12,7 @@ pub(crate) mod listing;
 pub mod mcp;
 pub mod names;
 pub mod output;
+pub(crate) mod shared_agreements;
 
 use std::time::{Duration, Instant};
 
@@ -103,6 +104,12 @@ impl ToolBox {
         }
         self.hashes = hashes;
         self
+    }
+
+    /// Shares the deciders' agreements to changed tools with the other
+    /// replicas through `redis` (`PENSIVE_REDIS_URL`).
+    pub(crate) fn share_agreements(&self, redis: crate::server::shared::SharedRedis) {
+        self.hashes.share_through(redis);
     }
 
     /// Whether `name` is a tool held for `decider` on a server the request

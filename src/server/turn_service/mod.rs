@@ -74,6 +74,8 @@ pub struct TurnService {
     decisions: ToolDecisions,
     /// The turns run to their end, and their logs.
     runs: runs::Runs,
+    /// The Redis replicas share (`PENSIVE_REDIS_URL`).
+    shared: Option<crate::server::shared::SharedRedis>,
 }
 
 impl TurnService {
@@ -93,7 +95,8 @@ impl TurnService {
                 config.limits.max_turn_bytes,
                 redis.clone(),
             ),
-            limiter: TurnLimiter::new(config.limits.clone()).shared_through(redis),
+            limiter: TurnLimiter::new(config.limits.clone()).shared_through(redis.clone()),
+            shared: redis,
             config: std::sync::Arc::new(config),
             active: Default::default(),
             answers: Default::default(),
@@ -148,6 +151,9 @@ impl TurnService {
 
     /// The service with `tools` (MCP servers connected at start).
     pub fn with_tools(mut self, tools: ToolBox) -> Self {
+        if let Some(redis) = &self.shared {
+            tools.share_agreements(redis.clone());
+        }
         self.tools = tools;
         self
     }
