@@ -333,6 +333,15 @@ async fn stop_and_a_tool_decision_sent_to_another_replica_reach_the_one_that_run
         "nothing waits any more"
     );
 
+    // Answer now reaches A's turn: A knows its model's weakest effort (the
+    // demo's `off`); a replica that does not hold the turn knows none.
+    let ask_again = |effort| crate::turn::AnswerNow::AskAgain {
+        effort,
+        control_failed: false,
+    };
+    let off = Some(crate::turn::Effort::Off);
+    assert_eq!(b.answer_now("t-stop", "c").await, ask_again(off));
+    assert_eq!(b.answer_now("t-stop", "mallory").await, ask_again(None));
     assert!(
         !b.stop_run("t-stop", "0123456789abcdef0123456789abcdeX", CALLER)
             .await
