@@ -763,6 +763,28 @@ mod tests {
     }
 
     #[test]
+    fn the_redis_url_is_optional_and_never_quoted_in_an_error() {
+        assert_eq!(config(&[]).unwrap().limits.redis_url, None);
+        assert_eq!(
+            config(&[("PENSIVE_REDIS_URL", " ")])
+                .unwrap()
+                .limits
+                .redis_url,
+            None
+        );
+        let url = "redis://:hunter2hunter2@10.0.0.5:6379/2";
+        let set = config(&[("PENSIVE_REDIS_URL", url)]).unwrap().limits;
+        assert_eq!(set.redis_url.as_ref().map(|u| u.expose()), Some(url));
+        assert!(
+            !format!("{set:?}").contains("hunter2"),
+            "the password stays out of Debug"
+        );
+        let err = config(&[("PENSIVE_REDIS_URL", "mysql://:hunter2@db")]).unwrap_err();
+        assert!(err.to_string().contains("PENSIVE_REDIS_URL"), "{err}");
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+    }
+
+    #[test]
     fn the_public_view_of_a_model_has_no_secrets() {
         let c = config(&[
             ("PENSIVE_BASE_URL", "http://secret-host/v1"),

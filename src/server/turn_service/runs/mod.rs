@@ -110,6 +110,9 @@ impl Runs {
             let mut mirrored = 0;
             let mut append = |event: &TurnEvent| {
                 registry.note_bytes(run.append(event));
+                if mirror.is_none() {
+                    return;
+                }
                 for line in run.after(mirrored).lines {
                     mirrored += 1;
                     mirror.line(mirrored, line);

@@ -33,6 +33,11 @@ pub(crate) enum Mirror {
 }
 
 impl Mirror {
+    /// True when lines go nowhere beyond memory (the embedded store).
+    pub(crate) fn is_none(&self) -> bool {
+        matches!(self, Mirror::None)
+    }
+
     /// Line `seq` of the turn was appended.
     pub(crate) fn line(&self, seq: u64, line: Arc<str>) {
         match self {
