@@ -229,17 +229,22 @@ impl TurnLimiter {
             0 => 3600,
             secs => secs + 60,
         };
-        let counted: redis::RedisResult<(usize,)> = match redis.conn().await {
-            Ok(mut conn) => {
-                redis::pipe()
-                    .incr(&key, 1)
-                    .expire(&key, fade as i64)
-                    .ignore()
-                    .query_async(&mut conn)
-                    .await
-            }
-            Err(err) => Err(err),
-        };
+        let counted = tokio::time::timeout(crate::server::shared::QUICK, async {
+            let mut conn = redis.conn().await?;
+            redis::pipe()
+                .incr(&key, 1)
+                .expire(&key, fade as i64)
+                .ignore()
+                .query_async::<(usize,)>(&mut conn)
+                .await
+        })
+        .await
+        .unwrap_or_else(|_| {
+            Err(redis::RedisError::from((
+                redis::ErrorKind::Io,
+                "no answer in time",
+            )))
+        });
         let permit = SharedPermit {
             redis: redis.clone(),
             key,

@@ -14,6 +14,9 @@ use tokio::sync::OnceCell;
 
 /// How long one ordinary command may take before it counts as failed.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a request waits on a shared check (a sign-out, a client's
+/// count) before going on with what its replica knows.
+pub(crate) const QUICK: Duration = Duration::from_millis(500);
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 

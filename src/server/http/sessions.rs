@@ -243,16 +243,18 @@ impl SharedRevocations {
     /// cannot answer leaves the decision to this replica's own list.
     pub(crate) async fn is_revoked(&self, id: &str) -> bool {
         use redis::AsyncCommands;
-        match self.0.conn().await {
-            Ok(mut conn) => match conn.exists(Self::key(id)).await {
-                Ok(revoked) => revoked,
-                Err(err) => {
-                    tracing::warn!(%err, "cannot read the shared sign-outs on Redis");
-                    false
-                }
-            },
-            Err(err) => {
-                tracing::warn!(%err, "cannot reach Redis for the shared sign-outs");
+        let asked = tokio::time::timeout(crate::server::shared::QUICK, async {
+            let mut conn = self.0.conn().await?;
+            conn.exists(Self::key(id)).await
+        });
+        match asked.await {
+            Ok(Ok(revoked)) => revoked,
+            Ok(Err(err)) => {
+                tracing::warn!(%err, "cannot read the shared sign-outs on Redis");
+                false
+            }
+            Err(_) => {
+                tracing::warn!("Redis did not answer in time for the shared sign-outs");
                 false
             }
         }

@@ -8,7 +8,7 @@
 //! kept alive (`lease`). A Redis that goes away never holds a turn up: the
 //! lines wait in memory and are written when it is back.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -56,6 +56,8 @@ pub(crate) struct RedisStore {
     keep_for: Duration,
     /// The most lines a log may hold (XADD's MAXLEN).
     max_lines: u64,
+    /// Running turns whose lease the last check found lapsed.
+    suspects: Arc<std::sync::Mutex<HashSet<String>>>,
 }
 
 /// A running turn's lines on their way to Redis.
@@ -92,6 +94,7 @@ impl RedisStore {
             keep_for,
             // One more for the terminal line a full log still gets.
             max_lines: max_log_bytes / MIN_LINE_BYTES + 2,
+            suspects: Arc::default(),
         }
     }
 
@@ -249,7 +252,9 @@ impl RedisStore {
                         return;
                     }
                     tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(2));
+                    // Short: once Redis is back, the lease must be renewed
+                    // before the other replicas' second look (`lease`).
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
                 }
             }
         }
@@ -409,9 +414,23 @@ impl RedisStore {
     pub(crate) async fn interrupt_lapsed(&self) -> RedisResult<()> {
         let mut conn = self.redis.conn().await?;
         let running: Vec<String> = conn.smembers(RUNNING).await?;
+        let mut lapsed = HashSet::new();
         for turn_id in running {
             let alive: bool = conn.exists(lease_key(&turn_id)).await?;
             if alive {
+                continue;
+            }
+            let replica = self.record(&turn_id).await.map(|record| record.replica);
+            if replica.as_deref() == Some(&*self.replica) {
+                // This replica runs it: alive, and renewing it.
+                continue;
+            }
+            let second_look = self
+                .suspects
+                .lock()
+                .is_ok_and(|suspects| suspects.contains(&turn_id));
+            if !second_look {
+                lapsed.insert(turn_id);
                 continue;
             }
             let last = self.last_line(&turn_id).await?;
@@ -445,6 +464,9 @@ impl RedisStore {
                 }
             }
             let _: () = conn.srem(RUNNING, &turn_id).await?;
+        }
+        if let Ok(mut suspects) = self.suspects.lock() {
+            *suspects = lapsed;
         }
         Ok(())
     }

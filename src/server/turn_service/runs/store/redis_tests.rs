@@ -34,6 +34,10 @@ pub(crate) const CALLER: Caller<'static> = Caller {
 /// A `redis-server` of this test's own; killed on drop.
 pub(crate) struct RedisServer {
     child: Child,
+    port: u16,
+    /// Where `SHUTDOWN SAVE` leaves its data for a restart (nothing is saved
+    /// otherwise).
+    dir: std::path::PathBuf,
     pub(crate) url: String,
 }
 
@@ -43,27 +47,57 @@ impl RedisServer {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        let child = Command::new("redis-server")
+        let dir = std::env::temp_dir().join(format!("pensive-redis-{port}"));
+        std::fs::create_dir_all(&dir).expect("a data directory");
+        let server = Self {
+            child: Self::spawn(port, &dir),
+            port,
+            dir,
+            url: format!("redis://127.0.0.1:{port}"),
+        };
+        server.until_up().await;
+        server
+    }
+
+    fn spawn(port: u16, dir: &std::path::Path) -> Child {
+        Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("redis-server (make setup-redis installs it)");
-        let server = Self {
-            child,
-            url: format!("redis://127.0.0.1:{port}"),
-        };
+            .expect("redis-server (make setup-redis installs it)")
+    }
+
+    async fn until_up(&self) {
         for _ in 0..100 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
                 .await
                 .is_ok()
             {
-                return server;
+                return;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("redis-server did not start on port {port}");
+        panic!("redis-server did not start on port {}", self.port);
+    }
+
+    /// Stops Redis, keeping its data for `start_again`.
+    pub(crate) async fn stop(&mut self) {
+        let mut conn = self.conn().await;
+        let _: redis::RedisResult<()> = redis::cmd("SHUTDOWN")
+            .arg("SAVE")
+            .query_async(&mut conn)
+            .await;
+        let _ = self.child.wait();
+    }
+
+    /// Starts Redis again on its port, with the data `stop` saved.
+    pub(crate) async fn start_again(&mut self) {
+        self.child = Self::spawn(self.port, &self.dir);
+        self.until_up().await;
     }
 
     pub(crate) async fn conn(&self) -> redis::aio::ConnectionManager {
@@ -79,6 +113,7 @@ impl Drop for RedisServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -525,4 +560,76 @@ async fn a_tool_agreement_on_one_replica_releases_the_hold_on_the_other() {
         fields.iter().all(|f| !f.contains("alice")),
         "deciders hashed: {fields:?}"
     );
+}
+
+#[tokio::test]
+async fn a_redis_that_goes_away_mid_turn_holds_up_nothing_and_loses_no_line() {
+    let mut redis = RedisServer::start().await;
+    let a = replica(&redis, Pace::scaled(1.0));
+    // Another replica watches the leases meanwhile: it must not take the
+    // outage for A's death.
+    let _b = replica(&redis, Pace::INSTANT);
+    let mut started = Box::pin(a.start_run(ask("t-away"), CALLER));
+    let first = started.next().await.expect("a heartbeat");
+    let running = tokio::spawn(async move {
+        let mut all = vec![first];
+        let mut arrived = vec![];
+        while let Some(chunk) = started.next().await {
+            all.push(chunk);
+            arrived.push(tokio::time::Instant::now());
+        }
+        (all, arrived)
+    });
+    let conn = redis.conn().await;
+    eventually("A's turn under way in Redis", || {
+        let mut conn = conn.clone();
+        async move {
+            conn.xlen::<_, usize>("pensive:turn:t-away:log")
+                .await
+                .unwrap_or(0)
+                >= 3
+        }
+    })
+    .await;
+    redis.stop().await;
+    let stopped = tokio::time::Instant::now();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let restarted = tokio::time::Instant::now();
+    redis.start_again().await;
+    let (local, arrived) = within(running).await.expect("A's reader");
+    let local = events(&local);
+    assert!(
+        matches!(local.last(), Some((_, TurnEvent::Done { .. }))),
+        "{local:?}"
+    );
+    assert!(
+        arrived.iter().any(|at| (stopped..restarted).contains(at)),
+        "the turn went on reaching A's reader from memory while Redis was away"
+    );
+    // Once Redis is back, every line reaches it, in order, none added; and
+    // it stays so while the other replica keeps looking at the leases.
+    let conn = redis.conn().await;
+    eventually("every line in Redis", || {
+        let mut conn = conn.clone();
+        let want = local.len();
+        async move {
+            conn.xlen::<_, usize>("pensive:turn:t-away:log")
+                .await
+                .unwrap_or(0)
+                == want
+        }
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let mut conn = conn.clone();
+    let stored: redis::streams::StreamRangeReply = conn
+        .xrange_all("pensive:turn:t-away:log")
+        .await
+        .expect("XRANGE");
+    let stored: Vec<String> = stored
+        .ids
+        .iter()
+        .map(|entry| entry.get::<String>("line").expect("a line"))
+        .collect();
+    assert_eq!(events(&stored), local, "no line lost, none added");
 }
