@@ -24,6 +24,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 #[derive(Clone)]
 pub(crate) struct SharedRedis {
     client: Client,
+    /// Names the deployment: the same on every replica given this URL.
+    deployment: Arc<str>,
     /// Made on first use (it needs the runtime), then reconnects by itself.
     manager: Arc<OnceCell<ConnectionManager>>,
 }
@@ -40,8 +42,15 @@ impl SharedRedis {
     pub(crate) fn open(url: &str) -> RedisResult<Self> {
         Ok(Self {
             client: Client::open(url)?,
+            deployment: sha256_hex(url).get(..16).unwrap_or_default().into(),
             manager: Arc::default(),
         })
+    }
+
+    /// The same on every replica sharing this Redis (the URL's hash; never
+    /// the URL, which may hold a password).
+    pub(crate) fn deployment(&self) -> &str {
+        &self.deployment
     }
 
     /// The shared connection for ordinary (non-blocking) commands.

@@ -40,7 +40,8 @@ const STOP_WAIT: Duration = Duration::from_secs(2);
 pub(crate) struct Runs {
     registry: Registry,
     /// Names this run of the server: a page whose turn is unknown to a
-    /// server with another `boot` knows the server restarted.
+    /// server with another `boot` knows the server restarted. With Redis,
+    /// the deployment (every replica holds every turn), not one replica.
     boot: Arc<str>,
     /// Most bytes one turn's log may hold.
     max_log_bytes: u64,
@@ -62,15 +63,19 @@ impl Runs {
             0 => all,
             budget => budget.min(all),
         };
-        let boot: Arc<str> = random_hex(8).into();
-        let store = match redis {
-            Some(redis) => Store::Redis(Box::new(store::redis::RedisStore::new(
-                redis,
-                boot.clone(),
-                retention.keep_for,
-                max_log_bytes,
-            ))),
-            None => Store::Embedded(store::embedded::Embedded),
+        // This run of this process: with Redis, the replica's id.
+        let run_id: Arc<str> = random_hex(8).into();
+        let (boot, store) = match redis {
+            Some(redis) => (
+                format!("r{}", redis.deployment()).into(),
+                Store::Redis(Box::new(store::redis::RedisStore::new(
+                    redis,
+                    run_id,
+                    retention.keep_for,
+                    max_log_bytes,
+                ))),
+            ),
+            None => (run_id, Store::Embedded(store::embedded::Embedded)),
         };
         Self {
             registry: Registry::new(retention),
