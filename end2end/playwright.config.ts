@@ -37,6 +37,9 @@ export default defineConfig({
         LEPTOS_SITE_ROOT: '../target/site',
         LEPTOS_ENV: 'PROD',
         PENSIVE_DEMO_PACE: '0.6',
+        // Turns run to their end whoever watches: a story that leaves one
+        // mid-turn must not use up the next stories' turns (one client here).
+        PENSIVE_MAX_TURNS_PER_CLIENT: '64',
         RUST_LOG: 'info',
       },
       stdout: 'ignore',
@@ -67,6 +70,7 @@ export default defineConfig({
         PENSIVE_TOOL_HASHES: '/tmp/pensive-e2e-tool-hashes.json',
         MOCK_KEY: 'sk-SENTINEL-e2e-key-7f3a',
         PENSIVE_FIRST_TOKEN_TIMEOUT_SECS: '2',
+        PENSIVE_MAX_TURNS_PER_CLIENT: '64',
         RUST_LOG: 'info',
       },
       stdout: 'ignore',
