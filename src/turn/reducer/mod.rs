@@ -82,7 +82,7 @@ pub struct Turn {
     /// the turn so a reload, another tab or a return to the conversation
     /// follows it); `None` once it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run: Option<TurnRun>,
+    pub run: Option<Box<TurnRun>>,
 }
 
 impl Turn {
