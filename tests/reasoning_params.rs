@@ -1002,7 +1002,8 @@ async fn what_the_providers_model_list_says_wins_over_the_table_and_loses_to_the
         vec![
             (vec![], "provider".into()),
             (vec![Off, High], "provider".into()),
-            (vec![Off, High], "table".into()),
+            // Its `thinking.values` are listed: they, not the table, decide.
+            (vec![Off, High], "provider".into()),
             (vec![Off, Low], "config".into()),
             (vec![], "provider".into()),
             (vec![Low, Medium, High], "table".into()),
@@ -1015,4 +1016,55 @@ async fn what_the_providers_model_list_says_wins_over_the_table_and_loses_to_the
     };
     pensive::server::config::discover(&mut offline).await;
     assert_eq!(offline.models[0].public().efforts_from, "table");
+}
+
+/// A model made from gpt-oss under a name of its own (`ollama create
+/// house-assistant`, `FROM gpt-oss:20b`): its name says nothing, and
+/// `/api/show`'s `thinking.values` says levels. They are offered, with the
+/// listed default, and sent as levels; a model without the `thinking`
+/// capability is offered no effort at all.
+#[tokio::test]
+async fn ollama_offers_the_thinking_values_api_show_lists_not_a_guess_from_the_name() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let base = format!("http://127.0.0.1:{port}");
+    let mut config = AppConfig {
+        models: vec![
+            Row::new(Dialect::Ollama, "house-assistant").model(&base),
+            Row::new(Dialect::Ollama, "gemma3:4b").model(&base),
+        ],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    };
+    pensive::server::config::discover(&mut config).await;
+    use Effort::*;
+    let offered: Vec<_> = config
+        .models
+        .iter()
+        .map(|m| {
+            let public = m.public();
+            (public.efforts, public.default_effort, public.efforts_from)
+        })
+        .collect();
+    assert_eq!(
+        offered,
+        vec![
+            (vec![Low, Medium, High], Some(Medium), "provider".into()),
+            (vec![], None, "provider".into()),
+        ]
+    );
+    config.models.truncate(1);
+    let app = build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    );
+    for (effort, think) in [(None, json!("medium")), (Some("low"), json!("low"))] {
+        let events = turn(&app, effort).await;
+        assert!(done(&events), "{effort:?}: {events:?}");
+        assert_eq!(last_body(&mock)["think"], think);
+    }
 }
