@@ -1068,3 +1068,47 @@ async fn ollama_offers_the_thinking_values_api_show_lists_not_a_guess_from_the_n
         assert_eq!(last_body(&mock)["think"], think);
     }
 }
+
+/// A Claude configured with `fallbacks`: Pensive asks for the server-side
+/// fallback (the list and its beta), and when the asked model declines, the
+/// turn says which model answered (`model_switched`) and is answered.
+#[tokio::test]
+async fn anthropic_server_side_fallback_names_the_model_that_answered() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let mut model =
+        Row::new(Dialect::Anthropic, "claude-fable-5").model(&format!("http://127.0.0.1:{port}"));
+    model.upstream.fallbacks = vec!["claude-opus-4-8".into()];
+    let config = AppConfig {
+        models: vec![model],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    };
+    let app = build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    );
+    let request = json!({"request": {"messages": [{"role": "user", "content": "Why? mock:refuse mock:normal"}], "model": "m"}});
+    let events = common::post_chat(&app, &request, "the turn").await;
+    assert!(done(&events), "{events:?}");
+    assert!(
+        events.contains(&TurnEvent::ModelSwitched {
+            model: "claude-opus-4-8".into()
+        }),
+        "{events:?}"
+    );
+    assert!(!answer_of(&events).is_empty());
+    let sent = mock.requests().last().cloned().expect("a request upstream");
+    assert_eq!(
+        sent.body["fallbacks"],
+        json!([{"model": "claude-opus-4-8"}])
+    );
+    assert!(sent
+        .headers
+        .iter()
+        .any(|(k, v)| k == "anthropic-beta" && v.contains("server-side-fallback-2026-06-01")));
+}

@@ -183,6 +183,20 @@ impl Encoder for AnthropicEncoder {
                 }
                 // The provider's own state is what the stream itself carries.
                 Delta::Continuity(_) => {}
+                // A server-side fallback's hand-over block.
+                Delta::ModelSwitched(to) => {
+                    self.close_block(&mut frames);
+                    let index = self.next_index;
+                    self.next_index += 1;
+                    frames.push(block_start(
+                        index,
+                        json!({"type": "fallback", "from": {"model": self.model}, "to": {"model": to}, "trigger": {"type": "refusal"}}),
+                    ));
+                    frames.push(WireEvent::named(
+                        "content_block_stop",
+                        json!({"type": "content_block_stop", "index": index}).to_string(),
+                    ));
+                }
                 Delta::ReasoningBoundary => {
                     if matches!(self.open, Some(Block::Thinking | Block::Redacted)) {
                         self.close_block(&mut frames);

@@ -206,6 +206,20 @@ fn serve(
         .unwrap_or("")
         .to_owned();
     let messages = conversation::messages_of(dialect, &body);
+    let fallback = (dialect == Dialect::Anthropic)
+        .then(|| {
+            let question = messages
+                .iter()
+                .rev()
+                .find(|m| m.role == crate::turn::Role::User)
+                .map_or("", |m| m.content.as_str());
+            let beta = headers
+                .get("anthropic-beta")
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or("");
+            rules::anthropic::fallback_to(&body, beta, question)
+        })
+        .flatten();
     let controlled =
         dialect == Dialect::Chat && body.get("reasoning_control") == Some(&Value::Bool(true));
     state.record(RecordedRequest {
@@ -250,7 +264,17 @@ fn serve(
         // Asked again with its reasoning so far ("Answer now").
         scenario = long_reasoning_answered(state.config.delay);
     }
-    let scenario = shape_thinking(scenario, thinks);
+    let mut scenario = shape_thinking(scenario, thinks);
+    if let Some(to) = fallback {
+        // The asked model declined at once; the fallback answers.
+        scenario.steps.insert(
+            0,
+            crate::server::mock::scripted::Step {
+                delay: std::time::Duration::ZERO,
+                deltas: vec![Delta::ModelSwitched(to)],
+            },
+        );
+    }
     if let Fault::Status { code, retry_after } = scenario.fault {
         return status_response(code, retry_after);
     }

@@ -23,6 +23,10 @@ use crate::turn::{ChatRequest, Effort, Role};
 pub(crate) const API_VERSION: &str = "2023-06-01";
 /// The beta that lets budget thinking think between tool calls.
 pub(crate) const INTERLEAVED_THINKING: &str = "interleaved-thinking-2025-05-14";
+/// The beta of `fallbacks`: models the API tries, server-side, when the
+/// asked one declines (platform.claude.com/docs/en/build-with-claude/
+/// refusals-and-fallback).
+pub(crate) const SERVER_SIDE_FALLBACK: &str = "server-side-fallback-2026-06-01";
 /// Thinking budget when the model config sets none.
 const DEFAULT_THINKING_BUDGET: u32 = 8_000;
 /// Room left for the answer when the budget would not fit under `max_tokens`.
@@ -102,6 +106,13 @@ pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Valu
     }
     if let Some(system) = request.system_prompt() {
         body["system"] = json!(system);
+    }
+    if !model.fallbacks.is_empty() {
+        body["fallbacks"] = json!(model
+            .fallbacks
+            .iter()
+            .map(|name| json!({ "model": name }))
+            .collect::<Vec<_>>());
     }
     body
 }
@@ -207,8 +218,15 @@ pub(crate) fn build_request(model: &UpstreamModel, request: &ChatRequest) -> Ups
     // Budget thinking thinks between tool calls only with this beta
     // (adaptive thinking interleaves by itself): platform.claude.com/docs/
     // build-with-claude/extended-thinking#interleaved-thinking.
+    let mut betas = Vec::new();
     if body.pointer("/thinking/type") == Some(&json!("enabled")) && body.get("tools").is_some() {
-        headers.push(("anthropic-beta".into(), INTERLEAVED_THINKING.into()));
+        betas.push(INTERLEAVED_THINKING);
+    }
+    if body.get("fallbacks").is_some() {
+        betas.push(SERVER_SIDE_FALLBACK);
+    }
+    if !betas.is_empty() {
+        headers.push(("anthropic-beta".into(), betas.join(",")));
     }
     UpstreamRequest {
         url: format!("{base}/v1/messages"),

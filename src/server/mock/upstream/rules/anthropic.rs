@@ -184,6 +184,28 @@ pub fn thinks_after_tools(body: &Value, beta: &str) -> bool {
     }
 }
 
+/// The model a server-side fallback hands the turn to, when the asked
+/// model declines (the mock's classifier declines a question that says
+/// `mock:refuse`): the first of `fallbacks: [{model}]`, sent with the beta
+/// `server-side-fallback-2026-06-01` (platform.claude.com/docs/en/
+/// build-with-claude/refusals-and-fallback: "name a fallback model on the
+/// request, and the API handles the retry"; "The response marks each
+/// handoff with a fallback content block").
+pub fn fallback_to(body: &Value, beta: &str, question: &str) -> Option<String> {
+    if !question.contains("mock:refuse") {
+        return None;
+    }
+    if !beta
+        .split(',')
+        .any(|b| b.trim() == "server-side-fallback-2026-06-01")
+    {
+        return None;
+    }
+    body.pointer("/fallbacks/0/model")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
 fn model(name: &str) -> Option<&'static Claude> {
     MODELS
         .iter()
