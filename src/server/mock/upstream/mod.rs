@@ -206,6 +206,22 @@ fn serve(
         .unwrap_or("")
         .to_owned();
     let messages = conversation::messages_of(dialect, &body);
+    let beta = headers
+        .get("anthropic-beta")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let (prefix_refused, bound_prefix) = if dialect == Dialect::Anthropic {
+        let count = body
+            .get("messages")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        (
+            rules::anthropic::prefix_check(&body, beta).err(),
+            rules::anthropic::prefix_digest(&body, count),
+        )
+    } else {
+        (None, None)
+    };
     let fallback = (dialect == Dialect::Anthropic)
         .then(|| {
             let question = messages
@@ -213,10 +229,6 @@ fn serve(
                 .rev()
                 .find(|m| m.role == crate::turn::Role::User)
                 .map_or("", |m| m.content.as_str());
-            let beta = headers
-                .get("anthropic-beta")
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or("");
             rules::anthropic::fallback_to(&body, beta, question)
         })
         .flatten();
@@ -228,6 +240,10 @@ fn serve(
         headers: recorded_headers,
         body,
     });
+    if let Some((status, body)) = prefix_refused {
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+        return (status, Json(body)).into_response();
+    }
     let thinks = match verdict {
         rules::Verdict::Refused { status, body } => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
@@ -297,7 +313,7 @@ fn serve(
     stream_response(
         state.clone(),
         dialect,
-        scenario_body(dialect, model, scenario, control),
+        scenario_body(dialect, model, scenario, control, bound_prefix),
     )
 }
 

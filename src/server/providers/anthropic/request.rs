@@ -27,6 +27,9 @@ pub(crate) const INTERLEAVED_THINKING: &str = "interleaved-thinking-2025-05-14";
 /// asked one declines (platform.claude.com/docs/en/build-with-claude/
 /// refusals-and-fallback).
 pub(crate) const SERVER_SIDE_FALLBACK: &str = "server-side-fallback-2026-06-01";
+/// The beta of `thinking.block_binding` (platform.claude.com/docs/en/
+/// build-with-claude/preserved-thinking/fix-bound-to-a-different-conversation).
+pub(crate) const THINKING_BINDING: &str = "thinking-binding-controls-2026-08-01";
 /// Thinking budget when the model config sets none.
 const DEFAULT_THINKING_BUDGET: u32 = 8_000;
 /// Room left for the answer when the budget would not fit under `max_tokens`.
@@ -107,6 +110,16 @@ pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Valu
     if let Some(system) = request.system_prompt() {
         body["system"] = json!(system);
     }
+    // A model that binds its thinking blocks to the conversation before
+    // them refuses every later request once that prefix changed (a tool
+    // switched off or held, another system prompt): Pensive's history is
+    // not append-only, so such blocks are dropped rather than refused
+    // ("drop_block"; the API then reads the rest without them).
+    let binds = family.is_some_and(|f| f.binds_prefix);
+    if binds && body.pointer("/thinking/type") == Some(&json!("adaptive")) && echoes_thinking(&body)
+    {
+        body["thinking"]["block_binding"] = json!({"prefix_mismatch_behavior": "drop_block"});
+    }
     if !model.fallbacks.is_empty() {
         body["fallbacks"] = json!(model
             .fallbacks
@@ -166,6 +179,20 @@ fn wire_messages(request: &ChatRequest) -> Vec<Value> {
     out
 }
 
+/// Whether an assistant message of `body` sends a thinking block back.
+fn echoes_thinking(body: &Value) -> bool {
+    body["messages"].as_array().is_some_and(|messages| {
+        messages.iter().any(|m| {
+            m["role"] == "assistant"
+                && m["content"].as_array().is_some_and(|blocks| {
+                    blocks.iter().any(|b| {
+                        matches!(b["type"].as_str(), Some("thinking" | "redacted_thinking"))
+                    })
+                })
+        })
+    })
+}
+
 /// A user message made only of tool results (the next result joins it).
 fn is_results_message(message: &Value) -> bool {
     message["role"] == "user"
@@ -181,7 +208,7 @@ pub(crate) fn explain_refusal(error: TurnError) -> TurnError {
         TurnError::Http {
             status: 400,
             message,
-        } if !message.contains("tool_use") && [
+        } if !message.contains("tool_use") && !message.contains("block_binding") && [
             "thinking",
             "budget_tokens",
             "output_config",
@@ -224,6 +251,9 @@ pub(crate) fn build_request(model: &UpstreamModel, request: &ChatRequest) -> Ups
     }
     if body.get("fallbacks").is_some() {
         betas.push(SERVER_SIDE_FALLBACK);
+    }
+    if body.pointer("/thinking/block_binding").is_some() {
+        betas.push(THINKING_BINDING);
     }
     if !betas.is_empty() {
         headers.push(("anthropic-beta".into(), betas.join(",")));

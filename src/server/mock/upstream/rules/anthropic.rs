@@ -184,6 +184,92 @@ pub fn thinks_after_tools(body: &Value, beta: &str) -> bool {
     }
 }
 
+/// Models that bind each thinking block to the conversation before it
+/// (platform.claude.com/docs/en/build-with-claude/preserved-thinking:
+/// "Starting with Claude Fable 5.1 … Nothing before the thinking block has
+/// changed. The top-level `system` prompt, `tools`, and `messages` before
+/// the block are its prefix"; the supported models of its
+/// fix-bound-to-a-different-conversation page). The mock is a new account,
+/// on which the check is on by default.
+const BINDS_PREFIX: &[&str] = &[
+    "claude-fable-5-1",
+    "claude-fable-5-2",
+    "claude-mythos-5-1",
+    "claude-mythos-5-2",
+    "claude-opus-5-5",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+];
+
+/// The digest of a request's prefix up to message `upto`: its `system`,
+/// `tools` and the messages before (FNV-1a of their JSON, as the mock's
+/// signatures are). `None` for a model that binds no blocks.
+pub fn prefix_digest(body: &Value, upto: usize) -> Option<String> {
+    let name = body.get("model").and_then(Value::as_str).unwrap_or("");
+    if !BINDS_PREFIX.iter().any(|id| is_model(name, id)) {
+        return None;
+    }
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let prefix = json!({
+        "system": body.get("system"),
+        "tools": body.get("tools"),
+        "messages": &messages[..upto.min(messages.len())],
+    });
+    let hash = prefix
+        .to_string()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    Some(format!("{hash:016x}"))
+}
+
+/// The prefix check on the thinking blocks a request sends back: a block
+/// bound to another prefix is refused with the API's 400
+/// (fix-bound-to-a-different-conversation: "messages.1.content.0: Invalid
+/// `signature` in `thinking` block. The block is bound to a different
+/// conversation. Remove the block, or set
+/// `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\"."),
+/// or dropped when the request sets `drop_block` with the beta
+/// `thinking-binding-controls-2026-08-01` (same page, step 1).
+pub fn prefix_check(body: &Value, beta: &str) -> Result<(), Refusal> {
+    let drops = body
+        .pointer("/thinking/block_binding/prefix_mismatch_behavior")
+        .and_then(Value::as_str)
+        == Some("drop_block")
+        && beta
+            .split(',')
+            .any(|b| b.trim() == "thinking-binding-controls-2026-08-01");
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    for (at, message) in messages.iter().enumerate() {
+        let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+            continue;
+        };
+        for (index, block) in blocks.iter().enumerate() {
+            let bound = block
+                .get("signature")
+                .and_then(Value::as_str)
+                .and_then(|s| s.split_once(".p"))
+                .map(|(_, prefix)| prefix);
+            let Some(bound) = bound else { continue };
+            if prefix_digest(body, at).as_deref() == Some(bound) || drops {
+                continue;
+            }
+            return Err((
+                400,
+                json!({"type": "error", "error": {"type": "invalid_request_error", "message": format!("messages.{at}.content.{index}: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\".")}}),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The model a server-side fallback hands the turn to, when the asked
 /// model declines (the mock's classifier declines a question that says
 /// `mock:refuse`): the first of `fallbacks: [{model}]`, sent with the beta
