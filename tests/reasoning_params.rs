@@ -1112,3 +1112,74 @@ async fn anthropic_server_side_fallback_names_the_model_that_answered() {
         .iter()
         .any(|(k, v)| k == "anthropic-beta" && v.contains("server-side-fallback-2026-06-01")));
 }
+
+/// Opus 5.5 takes per-message effort: a turn asked at another effort than
+/// the first keeps the first on top and says the change in a `system`
+/// marker right after its question, so every request starts with the one
+/// before it (the cached prefix) and the mock's rules accept it.
+#[tokio::test]
+async fn anthropic_an_effort_change_between_turns_keeps_the_cached_prefix() {
+    use pensive::turn::message::{Conversation, Message};
+    use pensive::turn::reducer::{Turn, TurnModel};
+    let (app, mock, _) = setup(&Row::new(Dialect::Anthropic, "claude-opus-5-5")).await;
+    let mut conversation = Conversation::new("c".into(), 0.0);
+    conversation.model = Some("m".into());
+    let mut sent: Vec<Value> = Vec::new();
+    for (question, effort) in [
+        ("First? mock:normal", "high"),
+        ("Then? mock:normal", "low"),
+        ("And? mock:normal", "low"),
+    ] {
+        conversation.messages.push(Message::user(question));
+        let messages = serde_json::to_value(conversation.to_chat_messages()).expect("messages");
+        let request = json!({"request": {"messages": messages, "model": "m", "effort": effort}});
+        let events = common::post_chat(&app, &request, "the turn").await;
+        assert!(
+            done(&events),
+            "{effort}: {events:?}\nsent: {}",
+            last_body(&mock)
+        );
+        sent.push(last_body(&mock));
+        let mut turn = Turn::new(0.0);
+        for event in events {
+            turn.apply(event, 0.0);
+        }
+        turn.model = Some(TurnModel {
+            id: "m".into(),
+            label: "m".into(),
+        });
+        turn.effort = Effort::parse(effort).ok();
+        conversation.messages.push(Message::Assistant(turn));
+    }
+    for body in &sent {
+        assert_eq!(
+            body["output_config"],
+            json!({"effort": "high"}),
+            "the top stays: {body}"
+        );
+    }
+    let marker = json!({"role": "system", "content": [], "output_config": {"effort": "low"}});
+    assert_eq!(
+        sent[1]["messages"][2],
+        json!({"role": "user", "content": "Then? mock:normal"})
+    );
+    assert_eq!(sent[1]["messages"][3], marker);
+    for pair in sent.windows(2) {
+        let (before, after) = (&pair[0]["messages"], &pair[1]["messages"]);
+        let n = before.as_array().map_or(0, Vec::len);
+        assert_eq!(
+            after.as_array().map(|m| &m[..n]),
+            before.as_array().map(Vec::as_slice),
+            "each request starts with the one before"
+        );
+    }
+    let headers = mock
+        .requests()
+        .last()
+        .map(|r| r.headers.clone())
+        .unwrap_or_default();
+    assert!(headers
+        .iter()
+        .any(|(k, v)| k == "anthropic-beta"
+            && v.contains("mid-conversation-output-config-2026-07-01")));
+}

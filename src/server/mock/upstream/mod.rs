@@ -216,7 +216,9 @@ fn serve(
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
         (
-            rules::anthropic::prefix_check(&body, beta).err(),
+            rules::anthropic::prefix_check(&body, beta)
+                .and_then(|()| rules::anthropic::effort_markers(&body, beta))
+                .err(),
             rules::anthropic::prefix_digest(&body, count),
         )
     } else {

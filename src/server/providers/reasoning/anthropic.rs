@@ -27,6 +27,10 @@ pub(crate) struct AnthropicFamily {
     /// (preserved thinking, from Fable 5.1: platform.claude.com/docs/en/
     /// build-with-claude/preserved-thinking).
     pub binds_prefix: bool,
+    /// Takes an effort change mid-conversation as a `system` message with
+    /// `output_config.effort` (platform.claude.com/docs/en/build-with-claude/
+    /// effort-per-message), which keeps the prompt cache.
+    pub effort_markers: bool,
 }
 
 const BUDGET: &[Effort] = &[Off, Low, Medium, High];
@@ -46,6 +50,7 @@ const fn budget(max_output: u32) -> AnthropicFamily {
         default: Medium,
         max_output,
         binds_prefix: false,
+        effort_markers: false,
     }
 }
 
@@ -60,6 +65,7 @@ const fn adaptive(efforts: &'static [Effort], adaptive_only: bool) -> AnthropicF
         default: High,
         max_output: 128_000,
         binds_prefix: false,
+        effort_markers: false,
     }
 }
 
@@ -74,6 +80,7 @@ const fn claude_5(can_disable: bool, default: Effort) -> AnthropicFamily {
         default,
         max_output: 128_000,
         binds_prefix: false,
+        effort_markers: false,
     }
 }
 
@@ -101,16 +108,25 @@ const ROWS: &[(Version, &str, AnthropicFamily)] = &[
     ),
     ((5, 0), "sonnet", claude_5(true, High)),
     // Opus 5 takes `disabled` only at effort high or below: `off` sends none.
-    ((5, 0), "opus", claude_5(true, High)),
-    ((5, 5), "opus", binding(claude_5(false, Medium))),
+    ((5, 0), "opus", markers(claude_5(true, High))),
+    ((5, 5), "opus", markers(binding(claude_5(false, Medium)))),
     // Sonnet 5.5 refuses `disabled` (its lowest setting is `between_tools`).
-    ((5, 5), "sonnet", binding(claude_5(false, High))),
-    ((5, 5), "haiku", binding(claude_5(true, Medium))),
+    ((5, 5), "sonnet", markers(binding(claude_5(false, High)))),
+    ((5, 5), "haiku", markers(binding(claude_5(true, Medium)))),
     ((5, 0), "fable", claude_5(false, High)),
-    ((5, 1), "fable", binding(claude_5(false, High))),
+    ((5, 1), "fable", markers(binding(claude_5(false, High)))),
     ((5, 0), "mythos", claude_5(false, High)),
-    ((5, 1), "mythos", binding(claude_5(false, High))),
+    ((5, 1), "mythos", markers(binding(claude_5(false, High)))),
 ];
+
+/// A family that takes per-message effort: the models its page lists
+/// (Fable and Mythos 5.1 and 5.2, Opus 5, Opus, Sonnet and Haiku 5.5).
+const fn markers(family: AnthropicFamily) -> AnthropicFamily {
+    AnthropicFamily {
+        effort_markers: true,
+        ..family
+    }
+}
 
 /// A family whose thinking blocks are bound to their prefix: the models
 /// the preserved-thinking pages list (Fable and Mythos 5.1 and 5.2, Opus,
@@ -132,6 +148,7 @@ const NO_THINKING: AnthropicFamily = AnthropicFamily {
     default: Off,
     max_output: 8_192,
     binds_prefix: false,
+    effort_markers: false,
 };
 
 /// The first generation that is adaptive only: every Claude 5 refuses
@@ -152,7 +169,7 @@ pub(crate) fn family_by_name(name: &str) -> Option<AnthropicFamily> {
     // older row is Haiku 4.5's budgets): never an older generation's way of
     // asking, but the tier's first row of that generation, else Claude 5's.
     // A generation after Fable 5.1 binds its blocks as every newer one does.
-    Some(first_of_generation(tier, version.0).unwrap_or(binding(claude_5(false, High))))
+    Some(first_of_generation(tier, version.0).unwrap_or(markers(binding(claude_5(false, High)))))
 }
 
 /// The tier's earliest row of generation `major` (Haiku 5.5 for Haiku 5).
@@ -232,6 +249,17 @@ mod tests {
         }
         for name in ["claude-fable-5", "claude-opus-5", "claude-opus-4-8"] {
             assert!(!family(name).binds_prefix, "{name}");
+        }
+        for name in [
+            "claude-opus-5",
+            "claude-fable-5-2",
+            "claude-haiku-5-5",
+            "claude-opus-6",
+        ] {
+            assert!(family(name).effort_markers, "{name}");
+        }
+        for name in ["claude-sonnet-5", "claude-fable-5", "claude-opus-4-8"] {
+            assert!(!family(name).effort_markers, "{name}");
         }
     }
 }

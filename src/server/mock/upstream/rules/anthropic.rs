@@ -270,6 +270,63 @@ pub fn prefix_check(body: &Value, beta: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Models that take per-message effort: a `role: "system"` message in
+/// `messages` with empty `content` and `output_config.effort`, sent with
+/// the beta `mid-conversation-output-config-2026-07-01`
+/// (platform.claude.com/docs/en/build-with-claude/effort-per-message, its
+/// supported models).
+const EFFORT_MARKERS: &[&str] = &[
+    "claude-fable-5-1",
+    "claude-fable-5-2",
+    "claude-mythos-5-1",
+    "claude-mythos-5-2",
+    "claude-opus-5",
+    "claude-opus-5-5",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+];
+
+/// The verdict on `system` messages inside `messages`: refused on a model
+/// (or without the beta) that does not take them, with the API's "role
+/// 'system' is not supported on this model" (anthropics/claude-code#61412);
+/// refused where one neither precedes an assistant message nor ends the
+/// array ("messages.67: role 'system' must precede an 'assistant' message
+/// or end the array", anthropics/claude-code#73821).
+pub fn effort_markers(body: &Value, beta: &str) -> Result<(), Refusal> {
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let refused = |message: String| {
+        (
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}}),
+        )
+    };
+    let name = body.get("model").and_then(Value::as_str).unwrap_or("");
+    let takes = EFFORT_MARKERS.iter().any(|id| is_model(name, id))
+        && beta
+            .split(',')
+            .any(|b| b.trim() == "mid-conversation-output-config-2026-07-01");
+    for (at, message) in messages.iter().enumerate() {
+        if message["role"] != "system" {
+            continue;
+        }
+        if !takes {
+            return Err(refused(
+                "role 'system' is not supported on this model".into(),
+            ));
+        }
+        let next = messages.get(at + 1).map(|m| &m["role"]);
+        if next.is_some_and(|role| role != "assistant") {
+            return Err(refused(format!(
+                "messages.{at}: role 'system' must precede an 'assistant' message or end the array"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The model a server-side fallback hands the turn to, when the asked
 /// model declines (the mock's classifier declines a question that says
 /// `mock:refuse`): the first of `fallbacks: [{model}]`, sent with the beta
@@ -451,6 +508,30 @@ pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn effort_markers_only_where_taken_and_before_an_answer() {
+        let beta = "mid-conversation-output-config-2026-07-01";
+        let marker = json!({"role": "system", "content": [], "output_config": {"effort": "low"}});
+        let body = |model: &str, after: Value| json!({"model": model, "messages": [{"role": "user", "content": "q"}, marker, after]});
+        let answer = json!({"role": "assistant", "content": "a"});
+        let question = json!({"role": "user", "content": "q2"});
+        assert!(effort_markers(&body("claude-opus-5-5", answer.clone()), beta).is_ok());
+        let message =
+            |r: Result<(), Refusal>| r.expect_err("refused").1["error"]["message"].clone();
+        assert_eq!(
+            message(effort_markers(&body("claude-opus-5-5", answer.clone()), "")),
+            json!("role 'system' is not supported on this model")
+        );
+        assert_eq!(
+            message(effort_markers(&body("claude-sonnet-5", answer), beta)),
+            json!("role 'system' is not supported on this model")
+        );
+        assert_eq!(
+            message(effort_markers(&body("claude-opus-5-5", question), beta)),
+            json!("messages.1: role 'system' must precede an 'assistant' message or end the array")
+        );
+    }
 
     use super::super::message_of as message;
 
