@@ -31,6 +31,9 @@ pub fn ModelLine(
             .cloned()
     });
     let model_note = Signal::derive(move || chosen.get().and_then(|m| m.tools_note));
+    // Outlives each drawing of the Tools control (the list is read again
+    // after an agreement): the panel stays open.
+    let tools_open = RwSignal::new(false);
     view! {
         // Its own box: a Suspense must be the last child of its
         // parent to hydrate (siblings after it went unmatched).
@@ -64,6 +67,7 @@ pub fn ModelLine(
                                     model_note
                                     model=chosen
                                     effort=session.effort
+                                    open=tools_open
                                     off=session.tools_off
                                     on_switch=Callback::new(move |(name, on)| {
                                         session.switch_tool_server(name, on)

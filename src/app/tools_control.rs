@@ -38,8 +38,13 @@ pub fn ToolsControl(
     effort: Signal<Option<Effort>>,
     /// Agrees to a held tool's new description (server, tool, digest).
     on_agree: Callback<(String, String, String)>,
+    /// Whether the panel is open; kept by the caller so that the panel
+    /// stays open when the list is read again (after "Allow its new
+    /// description") and the control is drawn anew.
+    #[prop(optional)]
+    open: Option<RwSignal<bool>>,
 ) -> impl IntoView {
-    let open = RwSignal::new(false);
+    let open = open.unwrap_or_else(|| RwSignal::new(false));
     let button = NodeRef::<leptos::html::Button>::new();
     let servers = StoredValue::new(servers);
     // What the model will get: not what it cannot take, nor a held tool.
