@@ -422,6 +422,28 @@ mod tests {
     }
 
     #[test]
+    fn fallbacks_are_taken_for_anthropic_only() {
+        let claude = r#"
+            [[models]]
+            provider = "anthropic"
+            base_url = "https://api.anthropic.com"
+            model = "claude-fable-5"
+            fallbacks = ["claude-opus-4-8"]
+        "#;
+        let c = AppConfig::from_toml(claude, |_| None).unwrap();
+        assert_eq!(c.models[0].upstream.fallbacks, ["claude-opus-4-8"]);
+        let other = r#"
+            [[models]]
+            provider = "openai"
+            base_url = "https://api.openai.com/v1"
+            model = "gpt-5.1"
+            fallbacks = ["gpt-5"]
+        "#;
+        let err = AppConfig::from_toml(other, |_| None).unwrap_err();
+        assert!(err.to_string().contains("fallbacks"), "{err}");
+    }
+
+    #[test]
     fn a_toml_file_configures_several_models() {
         let text = r#"
             first_token_timeout_secs = 30
