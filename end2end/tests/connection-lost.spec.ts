@@ -5,6 +5,7 @@ import { expect, test } from './fixtures/test';
 import { ChatPage } from './fixtures/chat-page';
 import { storedText } from './fixtures/stored';
 import type { Page } from '@playwright/test';
+import { TARGET } from '../target-dir';
 
 // Losing Pensive itself mid-turn (not the provider: that is an in-band error,
 // see interrupted.spec.ts). Each story runs its own server so it can be
@@ -19,7 +20,7 @@ const servers = new Set<ChildProcess>();
 
 /** Starts `pensive serve` on the demo model at `pace` and waits until it answers. */
 async function startPensive(port: number, pace: string, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn('../target/debug/pensive', ['serve'], {
+  const child = spawn(`${TARGET}/debug/pensive`, ['serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
