@@ -105,7 +105,11 @@ fn a_killed_curl_leaves_its_turn_running_and_stop_closes_the_provider_request_wi
     let mut curl = Running(
         std::process::Command::new("curl")
             .args(["-sN", "-X", "POST", "-H", "content-type: application/json"])
-            .args(["--data", &body, &format!("http://127.0.0.1:{port}/api/chat")])
+            .args([
+                "--data",
+                &body,
+                &format!("http://127.0.0.1:{port}/api/chat"),
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -118,11 +122,15 @@ fn a_killed_curl_leaves_its_turn_running_and_stop_closes_the_provider_request_wi
     out.read_line(&mut line).expect("a first event");
     assert!(line.contains("reasoning_source"), "{line}");
     assert_eq!(json_field(mock_port, "/_mock/stats", "active"), Some(1));
-    let _ = curl.0.kill(); // SIGKILL: no goodbye to the server
-    // The turn runs on for a page that may come back.
+    // SIGKILL: no goodbye to the server. The turn runs on for a page that
+    // may come back.
+    let _ = curl.0.kill();
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(json_field(mock_port, "/_mock/stats", "active"), Some(1));
-    assert_eq!(json_field(mock_port, "/_mock/stats", "closed_early"), Some(0));
+    assert_eq!(
+        json_field(mock_port, "/_mock/stats", "closed_early"),
+        Some(0)
+    );
     assert_eq!(json_field(port, "/healthz", "active_turns"), Some(1));
     // Stop is what ends it.
     let stopped = Instant::now();
