@@ -173,11 +173,12 @@ bench: setup-release setup-browser setup-bench
 setup-bench:
 	@command -v wrk >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y wrk; }
 
-## make bench-load: relay cost, concurrent turns, server-rendered page throughput.
+## make bench-load: relay cost, concurrent turns, attaching again, server-rendered page throughput.
 bench-load: setup-bench
 	cargo build --release --features ssr --bin pensive --example load
 	cargo run --release --features ssr --example load -- relay
 	cargo run --release --features ssr --example load -- concurrency
+	cargo run --release --features ssr --example load -- reattach
 	cargo run --release --features ssr --example load -- ssr
 
 ## make soak: SOAK_MINUTES of continuous turns; fails on any error or growth.
