@@ -18,7 +18,7 @@ RELEASE_NIGHTLY := nightly-2026-05-19
 MCP_PYTHON_VERSION := 2.3.0
 MCP_VENV := tests/fixtures/mcp/.venv
 
-.PHONY: run dev fmt test setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
+.PHONY: run dev fmt test mutants setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
         test-rust test-mcp-conformance test-lint test-fmt test-dev test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
@@ -179,12 +179,24 @@ bench: setup-release setup-browser setup-bench
 setup-bench:
 	@command -v wrk >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y wrk; }
 
-## make bench-load: relay cost, concurrent turns, server-rendered page throughput.
+## make bench-load: relay cost, concurrent turns, attaching again, server-rendered page throughput.
 bench-load: setup-bench
 	cargo build --release --features ssr --bin pensive --example load
 	cargo run --release --features ssr --example load -- relay
 	cargo run --release --features ssr --example load -- concurrency
+	cargo run --release --features ssr --example load -- reattach
 	cargo run --release --features ssr --example load -- ssr
+
+## make mutants: cargo-mutants on the family tables, the request builders and the mock's
+## rules, against the lib tests (slow: about 40 s a mutant on 2 cores, so not in CI).
+## MUTANTS_SHARD=k/n runs one shard; the outcome is summarised in docs/mutants.md.
+MUTANTS_SHARD ?= 0/1
+mutants: setup-build
+	@command -v cargo-mutants >/dev/null || cargo install --locked cargo-mutants
+	cargo mutants --in-place --features ssr --cargo-test-arg=--lib --shard $(MUTANTS_SHARD) \
+		-f 'src/server/providers/reasoning/*.rs' -e 'src/server/providers/reasoning/checks.rs' \
+		-f 'src/server/providers/*/request.rs' -f 'src/server/mock/upstream/rules/**/*.rs' \
+		-o target/mutants
 
 ## make soak: SOAK_MINUTES of continuous turns; fails on any error or growth.
 soak:

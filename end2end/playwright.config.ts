@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { chromiumLaunch } from './chromium';
+import { TARGET } from './target-dir';
 
 // Debian's Chromium (chromium.ts), against the built server.
 
@@ -28,7 +29,7 @@ export default defineConfig({
   webServer: [
     {
       // The debug server binary built by `cargo leptos build`, on the demo model.
-      command: '../target/debug/pensive serve',
+      command: `${TARGET}/debug/pensive serve`,
       url: `http://127.0.0.1:${DEMO_PORT}/`,
       reuseExistingServer: false,
       timeout: 60_000,
@@ -37,13 +38,16 @@ export default defineConfig({
         LEPTOS_SITE_ROOT: '../target/site',
         LEPTOS_ENV: 'PROD',
         PENSIVE_DEMO_PACE: '0.6',
+        // Turns run to their end whoever watches: a story that leaves one
+        // mid-turn must not use up the next stories' turns (one client here).
+        PENSIVE_MAX_TURNS_PER_CLIENT: '64',
         RUST_LOG: 'info',
       },
       stdout: 'ignore',
       stderr: 'pipe',
     },
     {
-      command: `../target/debug/pensive mock-upstream --addr 127.0.0.1:${MOCK_UPSTREAM_PORT} --delay-ms 60`,
+      command: `${TARGET}/debug/pensive mock-upstream --addr 127.0.0.1:${MOCK_UPSTREAM_PORT} --delay-ms 60`,
       url: `http://127.0.0.1:${MOCK_UPSTREAM_PORT}/_mock/stats`,
       reuseExistingServer: false,
       timeout: 60_000,
@@ -54,7 +58,7 @@ export default defineConfig({
       // server-filesystem (mcp-e2e.json) needs its folder to exist; the
       // tool hashes start afresh each run (what the tools said last run is
       // not what this run's stories agreed to).
-      command: 'mkdir -p /tmp/pensive-e2e-files && rm -f /tmp/pensive-e2e-tool-hashes.json && ../target/debug/pensive serve',
+      command: `mkdir -p /tmp/pensive-e2e-files && rm -f /tmp/pensive-e2e-tool-hashes.json && ${TARGET}/debug/pensive serve`,
       url: `http://127.0.0.1:${MOCKED_PORT}/`,
       reuseExistingServer: false,
       timeout: 60_000,
@@ -67,13 +71,14 @@ export default defineConfig({
         PENSIVE_TOOL_HASHES: '/tmp/pensive-e2e-tool-hashes.json',
         MOCK_KEY: 'sk-SENTINEL-e2e-key-7f3a',
         PENSIVE_FIRST_TOKEN_TIMEOUT_SECS: '2',
+        PENSIVE_MAX_TURNS_PER_CLIENT: '64',
         RUST_LOG: 'info',
       },
       stdout: 'ignore',
       stderr: 'pipe',
     },
     {
-      command: '../target/debug/pensive serve',
+      command: `${TARGET}/debug/pensive serve`,
       url: `http://127.0.0.1:${NO_THINKING_PORT}/`,
       reuseExistingServer: false,
       timeout: 60_000,
@@ -89,7 +94,7 @@ export default defineConfig({
       stderr: 'pipe',
     },
     {
-      command: '../target/debug/pensive serve',
+      command: `${TARGET}/debug/pensive serve`,
       url: `http://127.0.0.1:${GUARDED_PORT}/healthz`,
       reuseExistingServer: false,
       timeout: 60_000,

@@ -95,14 +95,21 @@ fn on_sigterm_a_turn_that_fits_the_grace_period_finishes_normally() {
 }
 
 #[test]
-fn a_killed_curl_closes_the_provider_request_within_a_second() {
+fn a_killed_curl_leaves_its_turn_running_and_stop_closes_the_provider_request_within_a_second() {
     let (_mock, mock_port) = mock_upstream(100);
     let (_server, port) = serve(1.0, 1.0, Some(mock_port));
-    let body = r#"{"request":{"messages":[{"role":"user","content":"mock:normal"}]}}"#;
+    let secret = "0123456789abcdef0123456789abcdef";
+    let body = format!(
+        r#"{{"request":{{"messages":[{{"role":"user","content":"mock:normal"}}],"turn_id":"t-curl","turn_secret":"{secret}"}}}}"#
+    );
     let mut curl = Running(
         std::process::Command::new("curl")
             .args(["-sN", "-X", "POST", "-H", "content-type: application/json"])
-            .args(["--data", body, &format!("http://127.0.0.1:{port}/api/chat")])
+            .args([
+                "--data",
+                &body,
+                &format!("http://127.0.0.1:{port}/api/chat"),
+            ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -110,23 +117,41 @@ fn a_killed_curl_closes_the_provider_request_within_a_second() {
     );
     let mut out = std::io::BufReader::new(curl.0.stdout.take().expect("stdout"));
     let mut line = String::new();
+    out.read_line(&mut line).expect("a heartbeat");
+    assert!(line.contains("heartbeat"), "{line}");
     out.read_line(&mut line).expect("a first event");
     assert!(line.contains("reasoning_source"), "{line}");
-    out.read_line(&mut line).expect("the first block");
-    assert!(line.contains("thinking_start"), "{line}");
     assert_eq!(json_field(mock_port, "/_mock/stats", "active"), Some(1));
-    let _ = curl.0.kill(); // SIGKILL: no goodbye to the server
-    let killed = Instant::now();
+    // SIGKILL: no goodbye to the server. The turn runs on for a page that
+    // may come back.
+    let _ = curl.0.kill();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(json_field(mock_port, "/_mock/stats", "active"), Some(1));
+    assert_eq!(
+        json_field(mock_port, "/_mock/stats", "closed_early"),
+        Some(0)
+    );
+    assert_eq!(json_field(port, "/healthz", "active_turns"), Some(1));
+    // Stop is what ends it.
+    let stopped = Instant::now();
+    let status = std::process::Command::new("curl")
+        .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST"])
+        .args(["-H", "content-type: application/json", "--data"])
+        .arg(format!(r#"{{"turn_id":"t-curl","secret":"{secret}"}}"#))
+        .arg(format!("http://127.0.0.1:{port}/api/stop_turn"))
+        .output()
+        .expect("curl");
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "200");
     wait_until(
         Duration::from_secs(1),
         "the provider stream to close",
         || json_field(mock_port, "/_mock/stats", "closed_early") == Some(1),
     );
-    let closed_after = killed.elapsed();
+    let closed_after = stopped.elapsed();
     wait_until(Duration::from_secs(1), "no turn left running", || {
         json_field(port, "/healthz", "active_turns") == Some(0)
     });
-    eprintln!("provider stream closed {closed_after:?} after the client was killed");
+    eprintln!("provider stream closed {closed_after:?} after Stop");
 }
 
 #[test]

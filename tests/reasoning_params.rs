@@ -1002,7 +1002,8 @@ async fn what_the_providers_model_list_says_wins_over_the_table_and_loses_to_the
         vec![
             (vec![], "provider".into()),
             (vec![Off, High], "provider".into()),
-            (vec![Off, High], "table".into()),
+            // Its `thinking.values` are listed: they, not the table, decide.
+            (vec![Off, High], "provider".into()),
             (vec![Off, Low], "config".into()),
             (vec![], "provider".into()),
             (vec![Low, Medium, High], "table".into()),
@@ -1015,4 +1016,170 @@ async fn what_the_providers_model_list_says_wins_over_the_table_and_loses_to_the
     };
     pensive::server::config::discover(&mut offline).await;
     assert_eq!(offline.models[0].public().efforts_from, "table");
+}
+
+/// A model made from gpt-oss under a name of its own (`ollama create
+/// house-assistant`, `FROM gpt-oss:20b`): its name says nothing, and
+/// `/api/show`'s `thinking.values` says levels. They are offered, with the
+/// listed default, and sent as levels; a model without the `thinking`
+/// capability is offered no effort at all.
+#[tokio::test]
+async fn ollama_offers_the_thinking_values_api_show_lists_not_a_guess_from_the_name() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let base = format!("http://127.0.0.1:{port}");
+    let mut config = AppConfig {
+        models: vec![
+            Row::new(Dialect::Ollama, "house-assistant").model(&base),
+            Row::new(Dialect::Ollama, "gemma3:4b").model(&base),
+        ],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    };
+    pensive::server::config::discover(&mut config).await;
+    use Effort::*;
+    let offered: Vec<_> = config
+        .models
+        .iter()
+        .map(|m| {
+            let public = m.public();
+            (public.efforts, public.default_effort, public.efforts_from)
+        })
+        .collect();
+    assert_eq!(
+        offered,
+        vec![
+            (vec![Low, Medium, High], Some(Medium), "provider".into()),
+            (vec![], None, "provider".into()),
+        ]
+    );
+    config.models.truncate(1);
+    let app = build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    );
+    for (effort, think) in [(None, json!("medium")), (Some("low"), json!("low"))] {
+        let events = turn(&app, effort).await;
+        assert!(done(&events), "{effort:?}: {events:?}");
+        assert_eq!(last_body(&mock)["think"], think);
+    }
+}
+
+/// A Claude configured with `fallbacks`: Pensive asks for the server-side
+/// fallback (the list and its beta), and when the asked model declines, the
+/// turn says which model answered (`model_switched`) and is answered.
+#[tokio::test]
+async fn anthropic_server_side_fallback_names_the_model_that_answered() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let mut model =
+        Row::new(Dialect::Anthropic, "claude-fable-5").model(&format!("http://127.0.0.1:{port}"));
+    model.upstream.fallbacks = vec!["claude-opus-4-8".into()];
+    let config = AppConfig {
+        models: vec![model],
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    };
+    let app = build_router(
+        TurnService::new(config),
+        LeptosOptions::builder().output_name("pensive").build(),
+    );
+    let request = json!({"request": {"messages": [{"role": "user", "content": "Why? mock:refuse mock:normal"}], "model": "m"}});
+    let events = common::post_chat(&app, &request, "the turn").await;
+    assert!(done(&events), "{events:?}");
+    assert!(
+        events.contains(&TurnEvent::ModelSwitched {
+            model: "claude-opus-4-8".into()
+        }),
+        "{events:?}"
+    );
+    assert!(!answer_of(&events).is_empty());
+    let sent = mock.requests().last().cloned().expect("a request upstream");
+    assert_eq!(
+        sent.body["fallbacks"],
+        json!([{"model": "claude-opus-4-8"}])
+    );
+    assert!(sent
+        .headers
+        .iter()
+        .any(|(k, v)| k == "anthropic-beta" && v.contains("server-side-fallback-2026-06-01")));
+}
+
+/// Opus 5.5 takes per-message effort: a turn asked at another effort than
+/// the first keeps the first on top and says the change in a `system`
+/// marker right after its question, so every request starts with the one
+/// before it (the cached prefix) and the mock's rules accept it.
+#[tokio::test]
+async fn anthropic_an_effort_change_between_turns_keeps_the_cached_prefix() {
+    use pensive::turn::message::{Conversation, Message};
+    use pensive::turn::reducer::{Turn, TurnModel};
+    let (app, mock, _) = setup(&Row::new(Dialect::Anthropic, "claude-opus-5-5")).await;
+    let mut conversation = Conversation::new("c".into(), 0.0);
+    conversation.model = Some("m".into());
+    let mut sent: Vec<Value> = Vec::new();
+    for (question, effort) in [
+        ("First? mock:normal", "high"),
+        ("Then? mock:normal", "low"),
+        ("And? mock:normal", "low"),
+    ] {
+        conversation.messages.push(Message::user(question));
+        let messages = serde_json::to_value(conversation.to_chat_messages()).expect("messages");
+        let request = json!({"request": {"messages": messages, "model": "m", "effort": effort}});
+        let events = common::post_chat(&app, &request, "the turn").await;
+        assert!(
+            done(&events),
+            "{effort}: {events:?}\nsent: {}",
+            last_body(&mock)
+        );
+        sent.push(last_body(&mock));
+        let mut turn = Turn::new(0.0);
+        for event in events {
+            turn.apply(event, 0.0);
+        }
+        turn.model = Some(TurnModel {
+            id: "m".into(),
+            label: "m".into(),
+        });
+        turn.effort = Effort::parse(effort).ok();
+        conversation.messages.push(Message::Assistant(turn));
+    }
+    for body in &sent {
+        assert_eq!(
+            body["output_config"],
+            json!({"effort": "high"}),
+            "the top stays: {body}"
+        );
+    }
+    let marker = json!({"role": "system", "content": [], "output_config": {"effort": "low"}});
+    assert_eq!(
+        sent[1]["messages"][2],
+        json!({"role": "user", "content": "Then? mock:normal"})
+    );
+    assert_eq!(sent[1]["messages"][3], marker);
+    for pair in sent.windows(2) {
+        let (before, after) = (&pair[0]["messages"], &pair[1]["messages"]);
+        let n = before.as_array().map_or(0, Vec::len);
+        assert_eq!(
+            after.as_array().map(|m| &m[..n]),
+            before.as_array().map(Vec::as_slice),
+            "each request starts with the one before"
+        );
+    }
+    let headers = mock
+        .requests()
+        .last()
+        .map(|r| r.headers.clone())
+        .unwrap_or_default();
+    assert!(headers
+        .iter()
+        .any(|(k, v)| k == "anthropic-beta"
+            && v.contains("mid-conversation-output-config-2026-07-01")));
 }

@@ -834,3 +834,44 @@ async fn the_turns_tool_time_limit_ends_the_turn_and_continue_resumes_it() {
         Some("Stopped at the limit of 0 seconds of tool time")
     );
 }
+
+/// Fable 5.1 binds each thinking block to the conversation before it, and
+/// refuses a block whose prefix changed. A tool switched off between turns
+/// changes `tools`: Pensive asks the API to drop such blocks
+/// (`drop_block`), so the next turn is answered, not refused for good.
+#[tokio::test]
+async fn a_tool_list_changed_between_turns_does_not_break_a_claude_that_binds_its_thinking() {
+    let (port, mock) = common::start_mock_in_process().await;
+    let app = app_with(wire_model(port, Dialect::Anthropic, "claude-fable-5-1"));
+    let question = "Two tools please mock:tools";
+    let first = turn(&app, json!([{"role": "user", "content": question}]), "m").await;
+    assert!(
+        matches!(first.last(), Some(TurnEvent::Done { .. })),
+        "{first:?}"
+    );
+    let mut conversation = stored_conversation(question, first);
+    conversation
+        .messages
+        .push(Message::user("And now? mock:normal"));
+    let later = serde_json::to_value(conversation.to_chat_messages()).expect("messages");
+    let body = json!({"request": {"messages": later, "model": "m", "tools": []}});
+    let events = common::post_chat(&app, &body, "the later turn").await;
+    assert!(
+        matches!(events.last(), Some(TurnEvent::Done { .. })),
+        "{events:?}"
+    );
+    let sent = mock.requests().last().cloned().expect("a request");
+    assert!(
+        sent.body.to_string().contains("\"type\":\"thinking\""),
+        "the thinking went back: {}",
+        sent.body
+    );
+    assert_eq!(
+        sent.body["thinking"]["block_binding"],
+        json!({"prefix_mismatch_behavior": "drop_block"})
+    );
+    assert!(sent
+        .headers
+        .iter()
+        .any(|(k, v)| k == "anthropic-beta" && v.contains("thinking-binding-controls-2026-08-01")));
+}

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'child_process';
 import * as path from 'path';
 import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { TARGET } from '../target-dir';
 
 /**
  * A turn that ends with no answer text says so plainly, and mentions thinking
@@ -16,7 +17,7 @@ let server: ChildProcess | undefined;
 
 test.beforeAll(async () => {
   const end2end = path.resolve(__dirname, '..');
-  server = spawn(path.join(end2end, '..', 'target', 'debug', 'pensive'), ['serve'], {
+  server = spawn(path.resolve(end2end, TARGET, 'debug', 'pensive'), ['serve'], {
     cwd: end2end,
     env: {
       ...process.env,

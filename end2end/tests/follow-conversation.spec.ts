@@ -218,10 +218,12 @@ test('a reload right after new text appeared keeps every piece that was on scree
   const reasoningSeen = squash(await body.innerText());
   await page.reload();
   await chat.hydrated();
-  const stopped = chat.thinking();
-  await expect(chat.header(stopped)).toContainText(/Stopped after \d+s/);
-  await chat.header(stopped).click();
-  await expect.poll(async () => squash(await chat.body(stopped).innerText())).toContain(reasoningSeen);
+  // The turn ran on in the server: the page attaches to it again and it ends whole.
+  const resumed = chat.thinking();
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.header(resumed)).toContainText(/Thought for \d+s/);
+  if ((await chat.header(resumed).getAttribute('aria-expanded')) !== 'true') await chat.header(resumed).click();
+  await expect.poll(async () => squash(await chat.body(resumed).innerText())).toContain(reasoningSeen);
 
   // Mid-answer: the same.
   await chat.send(`Answer ${LONG}`);
@@ -231,7 +233,7 @@ test('a reload right after new text appeared keeps every piece that was on scree
   const answerSeen = squash(await answer.innerText());
   await page.reload();
   await chat.hydrated();
-  await expect(chat.assistant()).toHaveAttribute('data-status', 'stopped');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
   await expect.poll(async () => squash(await chat.assistant().getByTestId('answer').last().innerText())).toContain(answerSeen);
   await chat.expectNoConsoleErrors();
 });

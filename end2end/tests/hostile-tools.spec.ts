@@ -3,8 +3,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { expect, test } from './fixtures/test';
-import { ChatPage, MOCKED } from './fixtures/chat-page';
-import type { Page } from '@playwright/test';
+import { ChatPage, MOCKED, MOCK_UPSTREAM } from './fixtures/chat-page';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { TARGET } from '../target-dir';
 
 // A hostile MCP server (tests/fixtures/mcp/hostile_server.py, the official
 // Python SDK) against the page: 10 MB of output, a tool that never answers,
@@ -121,7 +122,7 @@ async function startPensive(dir: string): Promise<void> {
       },
     }),
   );
-  const child = spawn('../target/debug/pensive', ['serve'], {
+  const child = spawn(`${TARGET}/debug/pensive`, ['serve'], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -212,6 +213,58 @@ test('A tool whose server changed what it says it does is held until the user al
   await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
   await expect(step).toHaveAttribute('data-state', 'done');
   await expect(step.getByTestId('tool-held')).toHaveCount(0);
+  await chat.expectNoConsoleErrors();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The tool names the last chat-completions request to the mock offered. */
+async function offeredTools(request: APIRequestContext): Promise<string[]> {
+  const recorded: { path: string; body: { tools?: { function?: { name?: string } }[] } }[] =
+    await (await request.get(`${MOCK_UPSTREAM}/_mock/requests`)).json();
+  const chats = recorded.filter((r) => r.path === '/v1/chat/completions');
+  return (chats[chats.length - 1]?.body.tools ?? []).map((t) => t.function?.name ?? '');
+}
+
+test('"Allow its new description" on a held tool offers it to the model again', async ({ page, request }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pensive-e2e-agree-'));
+  const base = `http://127.0.0.1:${RESTARTED_PORT}`;
+
+  // First met harmless (its hash is kept when the list is read), then
+  // changed: after a restart it is held.
+  fs.writeFileSync(path.join(dir, 'state'), '1');
+  await startPensive(dir);
+  await stopPensive();
+  fs.writeFileSync(path.join(dir, 'state'), '2');
+  await startPensive(dir);
+  const chat = await openChatModel(page, base);
+  const count = page.getByTestId('tools-count');
+  await page.getByTestId('tools-button').click();
+  const weather = page.locator('[data-testid="tools-server"][data-server="hostile"] [data-testid="tools-tool"][data-tool="weather"]');
+  await expect(weather.getByTestId('tool-asks')).toHaveText(
+    'held: the server changed what it says it does; not offered to the model',
+  );
+  const held = Number(await count.textContent());
+
+  // Held: a turn does not offer it to the model.
+  await page.getByTestId('tools-button').click();
+  await chat.send('Hello? mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  let offered = await offeredTools(request);
+  expect(offered).toContain('hostile__script_result');
+  expect(offered).not.toContain('hostile__weather');
+
+  // Agreed: the panel says it runs as its trusted server's claims say, the
+  // count has it, and the next turn offers it.
+  await page.getByTestId('tools-button').click();
+  await weather.getByRole('button', { name: 'Allow its new description' }).click();
+  await expect(weather.getByTestId('tool-asks')).toHaveText('runs without asking');
+  await expect(weather.getByRole('button', { name: 'Allow its new description' })).toHaveCount(0);
+  await expect(count).toHaveText(String(held + 1));
+  await page.getByTestId('tools-button').click();
+  await chat.send('And now? mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  offered = await offeredTools(request);
+  expect(offered).toContain('hostile__weather');
   await chat.expectNoConsoleErrors();
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -52,7 +52,7 @@ test('Stop closes the upstream request and the composer is usable at once', asyn
     .toBe(0);
 });
 
-test('closing the tab mid-turn closes the upstream request within 1 s and leaves no turn running', async ({
+test('closing the tab mid-turn cancels nothing: the server runs the turn to its end, then holds no turn', async ({
   context,
   request,
 }) => {
@@ -60,16 +60,15 @@ test('closing the tab mid-turn closes the upstream request within 1 s and leaves
   const page = await context.newPage();
   const chat = new ChatPage(page);
   await chat.open(MOCKED);
-  await chat.send('mock:huge');
+  await chat.send('Close the tab on me mock:paced-30');
   await expect(chat.header(chat.thinking())).toHaveText(/Thinking…/);
   await page.close();
+  // Still running without a page (a page may come back for it).
+  expect((await (await request.get(`${MOCKED}/healthz`)).json()).active_turns).toBeGreaterThan(0);
   await expect
-    .poll(async () => (await (await request.get(`${MOCK_UPSTREAM}/_mock/stats`)).json()).closed_early, {
-      timeout: 1_000,
-      intervals: [50],
-    })
-    .toBeGreaterThan(before.closed_early);
-  await expect
-    .poll(async () => (await (await request.get(`${MOCKED}/healthz`)).json()).active_turns, { timeout: 1_000 })
+    .poll(async () => (await (await request.get(`${MOCKED}/healthz`)).json()).active_turns, { timeout: 30_000 })
     .toBe(0);
+  // It ended by itself: the provider's stream was read to its end, not closed early.
+  const after = await (await request.get(`${MOCK_UPSTREAM}/_mock/stats`)).json();
+  expect(after.closed_early).toBe(before.closed_early);
 });

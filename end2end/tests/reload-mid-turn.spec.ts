@@ -2,7 +2,7 @@ import { expect, test } from './fixtures/test';
 import { ChatPage, MOCKED } from './fixtures/chat-page';
 import { storedText } from './fixtures/stored';
 
-test('reloading mid-turn keeps the partial turn, shown as interrupted with its reasoning', async ({ page }) => {
+test('reloading mid-turn keeps the partial turn and follows it on to its end, named by its headline', async ({ page }) => {
   const chat = new ChatPage(page);
   await chat.open(MOCKED);
   await chat.send('mock:headlines');
@@ -14,9 +14,12 @@ test('reloading mid-turn keeps the partial turn, shown as interrupted with its r
   await page.reload();
   await chat.hydrated();
   const turn = chat.assistant();
-  await expect(turn).toHaveAttribute('data-status', 'stopped');
-  // Frozen, and still named by the headline it had when saved.
-  await expect(chat.header(chat.thinking())).toHaveText(/^Stopped after \d+s · (Checking the units|Final check)$/);
+  // What was saved shows at once; the server ran the turn on meanwhile, and
+  // the page attaches to it: the turn ends as if nothing happened.
+  await expect(turn).toHaveAttribute('data-status', 'done');
+  await expect(chat.header(chat.thinking())).toHaveText(/^Thought for \d+s · (Checking the units|Final check)$/);
   await chat.header(chat.thinking()).click();
   await expect(chat.body(chat.thinking())).toContainText('Reading the question');
+  await expect(turn.getByTestId('turn-error')).toHaveCount(0);
+  await chat.expectNoConsoleErrors();
 });

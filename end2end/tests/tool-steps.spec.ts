@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import { expect, test } from './fixtures/test';
-import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { ChatPage, MOCKED, MOCK_UPSTREAM } from './fixtures/chat-page';
 import type { Locator, Page } from '@playwright/test';
 
 // Tools in the thinking timeline: thinking, tool steps and answer text in
@@ -328,6 +328,40 @@ test('After the demo\'s calculate turn a DeepSeek-like model answers in the same
   await chat.send('After a reload? mock:normal');
   await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
   await expect(page.locator('[data-testid="assistant-message"][data-status="error"]')).toHaveCount(0);
+  await chat.expectNoConsoleErrors();
+});
+
+test('With a DeepSeek-like model as the server\'s default, a tool turn and the turn after it both answer', async ({ page, request }) => {
+  // A conversation that never picked a model sends no `model`, and the
+  // server answers with its default. The mocked server's default is the
+  // Responses mock (other stories rely on it), so this story plays a
+  // server whose default is DeepSeek on the page's own requests: one that
+  // names no model goes to mock-deepseek. What the page sends — continuity
+  // for the model it takes as the default, no model named — is unchanged.
+  await page.route('**/api/chat', async (route) => {
+    const body = route.request().postDataJSON();
+    if (body?.request && !body.request.model) body.request.model = 'mock-deepseek';
+    await route.continue({ postData: JSON.stringify(body) });
+  });
+  const chat = new ChatPage(page);
+  await chat.open(MOCKED);
+  await chat.send('Two tools please mock:tools');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('tool-step')).toHaveCount(2);
+  await chat.send('And after that? mock:normal');
+  await expect(chat.assistant()).toHaveAttribute('data-status', 'done');
+  await expect(chat.assistant().getByTestId('answer')).not.toBeEmpty();
+  await expect(page.locator('[data-testid="assistant-message"][data-status="error"]')).toHaveCount(0);
+
+  // DeepSeek got its reasoning back with its calls (its thinking mode
+  // refuses a tool-call message without it).
+  const recorded: { path: string; body: { model?: string; messages?: { role: string; tool_calls?: unknown[]; reasoning_content?: string }[] } }[] =
+    await (await request.get(`${MOCK_UPSTREAM}/_mock/requests`)).json();
+  const last = recorded.filter((r) => r.path === '/v1/chat/completions').pop();
+  expect(last?.body.model).toBe('deepseek-v4-flash');
+  const calls = (last?.body.messages ?? []).filter((m) => m.role === 'assistant' && m.tool_calls?.length);
+  expect(calls.length).toBeGreaterThan(0);
+  for (const message of calls) expect(message.reasoning_content ?? '').not.toBe('');
   await chat.expectNoConsoleErrors();
 });
 

@@ -8,6 +8,7 @@
 mod client;
 mod concurrency;
 mod procs;
+mod reattach;
 mod relay;
 mod report;
 mod soak;
@@ -59,6 +60,12 @@ enum Mode {
         #[arg(long, default_value_t = 10)]
         pace_ms: u64,
     },
+    /// A page attaching to a turn with a megabyte of reasoning.
+    Reattach {
+        /// Firehose chunks (9 bytes each, half of them reasoning).
+        #[arg(long, default_value_t = 240_000)]
+        chunks: usize,
+    },
     /// Server-rendered page throughput with wrk.
     Ssr {
         #[arg(long, default_value_t = 10)]
@@ -91,6 +98,7 @@ async fn run(cli: Cli) -> Result<bool, String> {
         Mode::Concurrency { .. } => "concurrency",
         Mode::Soak { .. } => "soak",
         Mode::Ssr { .. } => "ssr",
+        Mode::Reattach { .. } => "reattach",
     };
     if let Some(limit) = procs::fd_limit() {
         println!("open-file limit: {limit} (raise with `ulimit -n` for large N)");
@@ -130,6 +138,15 @@ async fn run(cli: Cli) -> Result<bool, String> {
             let (rows, passed) = soak::run(&servers, minutes, concurrent, pace_ms).await?;
             (
                 "Soak: continuous turns, memory and descriptors",
+                rows,
+                passed,
+            )
+        }
+        Mode::Reattach { chunks } => {
+            let rows = reattach::run(&servers, chunks).await?;
+            let passed = rows.iter().all(|r| r.met != Some(false));
+            (
+                "Attaching again to a turn with 1 MB of reasoning",
                 rows,
                 passed,
             )

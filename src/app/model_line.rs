@@ -22,14 +22,18 @@ pub fn ModelLine(
 ) -> impl IntoView {
     // The shown conversation's model (the first, until one is picked) may
     // get no tools when it reasons: the Tools panel says why.
-    let model_note = Signal::derive(move || {
+    let chosen = Signal::derive(move || {
         let list = models.get().and_then(Result::ok)?;
         let picked = session.model.get();
         list.iter()
             .find(|m| picked.as_ref() == Some(&m.id))
             .or(list.first())
-            .and_then(|m| m.tools_note.clone())
+            .cloned()
     });
+    let model_note = Signal::derive(move || chosen.get().and_then(|m| m.tools_note));
+    // Outlives each drawing of the Tools control (the list is read again
+    // after an agreement): the panel stays open.
+    let tools_open = RwSignal::new(false);
     view! {
         // Its own box: a Suspense must be the last child of its
         // parent to hydrate (siblings after it went unmatched).
@@ -61,6 +65,9 @@ pub fn ModelLine(
                                 <ToolsControl
                                     servers
                                     model_note
+                                    model=chosen
+                                    effort=session.effort
+                                    open=tools_open
                                     off=session.tools_off
                                     on_switch=Callback::new(move |(name, on)| {
                                         session.switch_tool_server(name, on)

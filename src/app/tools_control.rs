@@ -12,8 +12,9 @@
 
 use leptos::prelude::*;
 
-use super::api::PublicToolServer;
-use crate::turn::tool_listing::{PublicTool, ServerState};
+use super::api::{PublicModel, PublicToolServer};
+use crate::turn::tool_listing::{offered_count, PublicTool, ServerState};
+use crate::turn::Effort;
 
 /// The Tools button and its panel, beside the model and effort pickers.
 #[component]
@@ -28,22 +29,30 @@ pub fn ToolsControl(
     /// Why the conversation's model is offered no tools, if it is not.
     #[prop(into, optional)]
     model_note: Signal<Option<String>>,
+    /// The conversation's model (the server's default until one is
+    /// picked): the count leaves out what it will not get.
+    #[prop(into, optional)]
+    model: Signal<Option<PublicModel>>,
+    /// The effort the next turn is asked at (`None`: the model's default).
+    #[prop(into, optional)]
+    effort: Signal<Option<Effort>>,
     /// Agrees to a held tool's new description (server, tool, digest).
     on_agree: Callback<(String, String, String)>,
+    /// Whether the panel is open; kept by the caller so that the panel
+    /// stays open when the list is read again (after "Allow its new
+    /// description") and the control is drawn anew.
+    #[prop(optional)]
+    open: Option<RwSignal<bool>>,
 ) -> impl IntoView {
-    let open = RwSignal::new(false);
+    let open = open.unwrap_or_else(|| RwSignal::new(false));
     let button = NodeRef::<leptos::html::Button>::new();
-    let sizes: Vec<(String, usize)> = servers
-        .iter()
-        .map(|s| (s.name.clone(), s.tools.len()))
-        .collect();
+    let servers = StoredValue::new(servers);
+    // What the model will get: not what it cannot take, nor a held tool.
     let tools_on = move || {
+        let model = model.get();
+        let effort = effort.get();
         off.with(|off| {
-            sizes
-                .iter()
-                .filter(|(name, _)| !off.contains(name))
-                .map(|(_, count)| count)
-                .sum::<usize>()
+            servers.with_value(|servers| offered_count(servers, off, model.as_ref(), effort))
         })
     };
     let close = move || {
@@ -52,7 +61,6 @@ pub fn ToolsControl(
             let _ = button.focus();
         }
     };
-    let servers = StoredValue::new(servers);
     view! {
         <div
             class="tools-control"
@@ -283,6 +291,91 @@ mod render_tests {
             let on_agree = Callback::new(|_: (String, String)| ());
             view! { <ToolEntry tool on_agree /> }.to_html()
         })
+    }
+
+    fn server(name: &str, tools: Vec<PublicTool>) -> PublicToolServer {
+        PublicToolServer {
+            name: name.into(),
+            builtin: name == "builtin",
+            trusted: false,
+            tools,
+            state: ServerState::Ready,
+            left_out: 0,
+            notice: None,
+        }
+    }
+
+    fn named(name: &str, held: bool) -> PublicTool {
+        PublicTool {
+            name: name.into(),
+            ..tool(held)
+        }
+    }
+
+    fn model(json: serde_json::Value) -> PublicModel {
+        let mut model = serde_json::json!({"id": "m", "label": "m", "demo": false, "efforts": ["off", "high"], "default_effort": "high"});
+        if let (Some(base), Some(extra)) = (model.as_object_mut(), json.as_object()) {
+            base.extend(extra.clone());
+        }
+        serde_json::from_value(model).expect("a public model")
+    }
+
+    /// The Tools button's count, as rendered for `model` at `effort`.
+    fn count(model: Option<PublicModel>, effort: Option<Effort>) -> String {
+        let servers = vec![
+            server(
+                "builtin",
+                vec![named("calculate", false), named("current_time", false)],
+            ),
+            server(
+                "files",
+                vec![named("read_file", true), named("read.v2", false)],
+            ),
+        ];
+        let html = Owner::new().with(|| {
+            view! {
+                <ToolsControl
+                    servers
+                    off=Signal::derive(Vec::new)
+                    on_switch=Callback::new(|_: (String, bool)| ())
+                    model=Signal::derive(move || model.clone())
+                    effort=Signal::derive(move || effort)
+                    on_agree=Callback::new(|_: (String, String, String)| ())
+                />
+            }
+            .to_html()
+        });
+        // `<span class="tools-count" data-testid="tools-count">3</span>`
+        let at = html.find("\"tools-count\">").expect(&html) + "\"tools-count\">".len();
+        html[at..]
+            .chars()
+            .filter(|c| !matches!(c, '<' | '!' | '-' | '>'))
+            .take_while(char::is_ascii_digit)
+            .collect()
+    }
+
+    #[test]
+    fn the_count_leaves_out_what_the_chosen_model_will_not_get() {
+        // A held tool is never counted; a dotted name only where taken.
+        assert_eq!(count(None, None), "3");
+        let ollama = model(serde_json::json!({}));
+        assert_eq!(count(Some(ollama), None), "3");
+        let openai = model(serde_json::json!({"tool_names": {"max": 64}}));
+        assert_eq!(
+            count(Some(openai), None),
+            "2",
+            "OpenAI refuses `files__read.v2`"
+        );
+        let none = model(serde_json::json!({"no_tools": true}));
+        assert_eq!(count(Some(none), None), "0");
+        let refused_when_thinking =
+            model(serde_json::json!({"no_tools_at": ["high"], "tool_names": {"max": 64}}));
+        assert_eq!(
+            count(Some(refused_when_thinking.clone()), None),
+            "0",
+            "its default is high"
+        );
+        assert_eq!(count(Some(refused_when_thinking), Some(Effort::Off)), "2");
     }
 
     #[test]

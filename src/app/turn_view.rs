@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::turn::reducer::{
-    Block, BlockState, Change, ShownError, ToolStep, Turn, TurnProgress, TurnStatus,
+    Block, BlockState, Change, ShownError, ToolStep, Turn, TurnModel, TurnProgress, TurnStatus,
 };
 use crate::turn::turn_footer::{cut_note, model_line};
 use crate::turn::{Effort, Usage};
@@ -46,7 +46,10 @@ pub struct TurnView {
     pub ttft_ms: RwSignal<Option<u64>>,
     /// The effort the turn was asked at (fixed when it is sent).
     pub effort: Option<Effort>,
-    /// "qwen3-32b · low effort": who wrote the turn (fixed when it is sent).
+    /// The model the turn was sent to.
+    model: StoredValue<Option<TurnModel>>,
+    /// "qwen3-32b · low effort": who wrote the turn (set when it is sent;
+    /// names the model that took over, when one does).
     pub model_line: StoredValue<Option<String>>,
     /// "Cut off at the length limit (…)" once the turn ended at the limit.
     pub cut_note: RwSignal<Option<String>>,
@@ -64,7 +67,12 @@ impl TurnView {
             started_at_ms: RwSignal::new(turn.started_at_ms),
             ttft_ms: RwSignal::new(turn.ttft_ms),
             effort: turn.effort,
-            model_line: StoredValue::new(model_line(turn.model.as_ref(), turn.effort)),
+            model: StoredValue::new(turn.model.clone()),
+            model_line: StoredValue::new(model_line(
+                turn.model.as_ref(),
+                turn.effort,
+                turn.answered_by.as_deref(),
+            )),
             cut_note: RwSignal::new(cut_note(turn.finish_reason.as_deref(), turn.output_limit)),
             next_key: StoredValue::new(0),
         };
@@ -117,6 +125,12 @@ impl TurnView {
     }
 
     fn set_progress(&self, progress: TurnProgress) {
+        if let Some(name) = progress.answered_by.as_deref() {
+            let line = self
+                .model
+                .with_value(|m| model_line(m.as_ref(), self.effort, Some(name)));
+            self.model_line.set_value(line);
+        }
         self.status.set(progress.status);
         if self.error.with_untracked(|e| e != &progress.error) {
             self.error.set(progress.error);

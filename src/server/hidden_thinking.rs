@@ -65,6 +65,8 @@ impl HiddenThinking {
             // blocks, DeepSeek's `reasoning_content`): with the switch on it
             // stays on the server, which keeps it for the rest of the turn.
             TurnEvent::Continuity { .. } => {}
+            // Who answers is not reasoning.
+            TurnEvent::ModelSwitched { .. } => out.push(event),
             // A call ends the text before it: that text was the answer.
             TurnEvent::ToolCallStart { .. } => {
                 self.release(out);

@@ -153,6 +153,7 @@ impl Normalizer {
             // Whole arguments are the tool loop's to announce (`tool_call_ready`).
             Delta::ToolCallWhole { .. } => {}
             Delta::Continuity(data) => out.push(TurnEvent::Continuity { data }),
+            Delta::ModelSwitched(model) => out.push(TurnEvent::ModelSwitched { model }),
         }
         out
     }

@@ -64,7 +64,8 @@ pub fn check_stream(events: &[TurnEvent]) -> Result<(), String> {
             }
             TurnEvent::AnswerWasThinking { .. }
             | TurnEvent::Usage(_)
-            | TurnEvent::Continuity { .. } => {}
+            | TurnEvent::Continuity { .. }
+            | TurnEvent::ModelSwitched { .. } => {}
             TurnEvent::ToolCallStart { id, .. } => {
                 if open {
                     return Err(format!("event {i}: tool_call_start before thinking_end"));

@@ -56,6 +56,10 @@ pub enum TurnEvent {
     /// State the provider needs back later (signatures, encrypted reasoning,
     /// `reasoning_content` of tool-call messages): stored, never shown.
     Continuity { data: serde_json::Value },
+    /// The provider handed the turn to another model, which answers from
+    /// here on (Anthropic's server-side fallback: a `fallback` content
+    /// block); `model` is the provider's name for it.
+    ModelSwitched { model: String },
     /// Normal end of the turn.
     Done {
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,7 +10,6 @@
 use serde::Deserialize;
 
 use super::event::TurnEvent;
-use super::framer::ndjson_line;
 
 /// Where one event stands in its turn's log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,10 +36,16 @@ pub enum LogLine {
 
 /// `event` as a log line: its JSON with `seq` and `at_ms` first.
 pub fn event_line(stamp: Stamp, event: &TurnEvent) -> String {
-    let line = ndjson_line(event);
-    // `ndjson_line` always writes an object: `{"type":…}`.
-    let fields = line.strip_prefix('{').unwrap_or(&line);
-    format!("{{\"seq\":{},\"at_ms\":{},{fields}", stamp.seq, stamp.at_ms)
+    // A TurnEvent holds only strings, integers and enums: serialization
+    // cannot fail, and it always writes an object (`{"type":…}`).
+    let json = serde_json::to_string(event).unwrap_or_else(|_| {
+        r#"{"type":"error","kind":"internal","message":"unserializable event"}"#.to_owned()
+    });
+    let fields = json.strip_prefix('{').unwrap_or(&json);
+    format!(
+        "{{\"seq\":{},\"at_ms\":{},{fields}\n",
+        stamp.seq, stamp.at_ms
+    )
 }
 
 /// A heartbeat line at `at_ms` of the turn, naming the server's run `boot`

@@ -38,6 +38,11 @@ pub struct ChatMessage {
     /// For `role: "tool"`: the call failed, was denied or cut short.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// For an assistant message the same model wrote: the effort its turn
+    /// was asked at (Anthropic's per-message effort keeps the prompt cache
+    /// with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<crate::turn::Effort>,
 }
 
 impl ChatMessage {
@@ -49,6 +54,7 @@ impl ChatMessage {
             continuity: Vec::new(),
             tool_call_id: None,
             is_error: false,
+            effort: None,
         }
     }
 

@@ -126,6 +126,32 @@ pub fn enabled_servers(known: &[PublicToolServer], off: &[String]) -> Option<Vec
     )
 }
 
+/// How many tools `model` gets at `effort` from `servers`, those switched
+/// `off` for the conversation left out: none for a model that takes no
+/// tools at that effort; otherwise every tool of a server that is on, but
+/// a held one (its new description is not offered until agreed to) and
+/// one whose name (`server__tool`) the model's provider refuses. The
+/// Tools button shows it; the server decides the same way per turn.
+pub fn offered_count(
+    servers: &[PublicToolServer],
+    off: &[String],
+    model: Option<&super::public_model::PublicModel>,
+    effort: Option<super::Effort>,
+) -> usize {
+    if model.is_some_and(|m| !m.gets_tools_at(effort)) {
+        return 0;
+    }
+    servers
+        .iter()
+        .filter(|s| !off.contains(&s.name))
+        .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
+        .filter(|(_, tool)| !tool.held)
+        .filter(|(server, tool)| {
+            model.is_none_or(|m| m.takes_tool_name(&format!("{}__{}", server.name, tool.name)))
+        })
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

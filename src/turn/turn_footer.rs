@@ -6,13 +6,43 @@
 use super::reducer::{Turn, TurnModel};
 use super::Effort;
 
-/// The model line: its name and, when known, the effort it was asked at.
-pub fn model_line(model: Option<&TurnModel>, effort: Option<Effort>) -> Option<String> {
-    let model = model?;
-    Some(match effort {
-        Some(effort) => format!("{} \u{b7} {effort} effort", model.label),
-        None => model.label.clone(),
-    })
+/// The model line: its name, the model that took over when one did
+/// ("Switched to Opus 4.8"), and, when known, the effort it was asked at.
+pub fn model_line(
+    model: Option<&TurnModel>,
+    effort: Option<Effort>,
+    answered_by: Option<&str>,
+) -> Option<String> {
+    let mut line = model?.label.clone();
+    if let Some(name) = answered_by {
+        line.push_str(&format!(" \u{b7} Switched to {}", model_label(name)));
+    }
+    if let Some(effort) = effort {
+        line.push_str(&format!(" \u{b7} {effort} effort"));
+    }
+    Some(line)
+}
+
+/// A provider's model name as people say it: `claude-opus-4-8` is
+/// "Opus 4.8" (a date suffix dropped); other names stay as they are.
+pub fn model_label(name: &str) -> String {
+    let Some(rest) = name.strip_prefix("claude-") else {
+        return name.to_owned();
+    };
+    let mut parts = rest.split('-');
+    let Some(tier) = parts.next().filter(|t| !t.is_empty()) else {
+        return name.to_owned();
+    };
+    let version: Vec<&str> = parts
+        .filter(|p| p.len() < 8 && p.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let mut tier_word: String = tier[..1].to_ascii_uppercase();
+    tier_word.push_str(&tier[1..]);
+    if version.is_empty() {
+        tier_word
+    } else {
+        format!("{tier_word} {}", version.join("."))
+    }
 }
 
 /// A part of a turn that took time, for its time line.
@@ -177,11 +207,42 @@ mod tests {
             label: "qwen3-32b".into(),
         };
         assert_eq!(
-            model_line(Some(&model), Some(Effort::Low)).as_deref(),
+            model_line(Some(&model), Some(Effort::Low), None).as_deref(),
             Some("qwen3-32b \u{b7} low effort")
         );
-        assert_eq!(model_line(Some(&model), None).as_deref(), Some("qwen3-32b"));
-        assert_eq!(model_line(None, Some(Effort::Low)), None);
+        assert_eq!(
+            model_line(Some(&model), None, None).as_deref(),
+            Some("qwen3-32b")
+        );
+        assert_eq!(model_line(None, Some(Effort::Low), None), None);
+    }
+
+    #[test]
+    fn a_turn_a_fallback_answered_names_the_model_that_took_over() {
+        let model = TurnModel {
+            id: "fable".into(),
+            label: "Claude Fable 5".into(),
+        };
+        assert_eq!(
+            model_line(Some(&model), Some(Effort::High), Some("claude-opus-4-8")).as_deref(),
+            Some("Claude Fable 5 \u{b7} Switched to Opus 4.8 \u{b7} high effort")
+        );
+        assert_eq!(model_label("claude-sonnet-4-5-20250929"), "Sonnet 4.5");
+        assert_eq!(model_label("claude-haiku"), "Haiku");
+        assert_eq!(model_label("gpt-5.1"), "gpt-5.1");
+        // The reducer keeps who took over, for the line and the export.
+        let mut turn = Turn::new(0.0);
+        let changes = turn.apply(
+            crate::turn::TurnEvent::ModelSwitched {
+                model: "claude-opus-4-8".into(),
+            },
+            1.0,
+        );
+        assert_eq!(turn.answered_by.as_deref(), Some("claude-opus-4-8"));
+        assert!(changes.iter().any(|c| matches!(
+            c,
+            crate::turn::reducer::Change::Status(p) if p.answered_by.as_deref() == Some("claude-opus-4-8")
+        )));
     }
 
     #[test]

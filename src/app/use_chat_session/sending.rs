@@ -161,7 +161,7 @@ impl UseChatSessionReturn {
                 boot: None,
             };
             self.update_live_turn(|turn| {
-                turn.run = Some(run);
+                turn.run = Some(Box::new(run));
                 Vec::new()
             });
         }
@@ -187,7 +187,7 @@ impl UseChatSessionReturn {
                     effort: turn.effort,
                     ..ChatRequest::default()
                 };
-                turn.run.clone().map(|run| (run, request))
+                turn.run.as_deref().cloned().map(|run| (run, request))
             }
             _ => None,
         });

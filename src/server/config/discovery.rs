@@ -15,8 +15,9 @@ use serde_json::{json, Value};
 
 use super::{settle_efforts, AppConfig, ProviderKind};
 use crate::server::providers::http::client;
-use crate::server::providers::reasoning::{chat_server, ChatServer, ProviderFacts};
+use crate::server::providers::reasoning::{chat_server, ChatServer, Efforts, ProviderFacts};
 use crate::server::providers::wire::{Dialect, UpstreamModel};
+use crate::turn::Effort;
 
 /// Longest one model's look-up may take: start-up must not hang on a
 /// provider that does not answer.
@@ -121,13 +122,55 @@ async fn lookup(dialect: Dialect, model: &UpstreamModel) -> Option<ProviderFacts
     }
 }
 
-/// Ollama `/api/show`: `{"capabilities": ["completion", "thinking", …]}`.
+/// Ollama `/api/show`: `{"capabilities": ["completion", "thinking", …],
+/// "thinking": {"values": […], "default": …}}`.
 fn ollama_facts(body: &Value, _name: &str) -> Option<ProviderFacts> {
     let capabilities = body.get("capabilities")?.as_array()?;
+    let thinks = capabilities.iter().any(|c| c == "thinking");
     Some(ProviderFacts {
-        thinks: Some(capabilities.iter().any(|c| c == "thinking")),
+        thinks: Some(thinks),
         takes_tools: Some(capabilities.iter().any(|c| c == "tools")),
+        levels: thinks.then(|| ollama_levels(body)).flatten(),
     })
+}
+
+/// The `think` values `/api/show` lists and its default, as efforts.
+/// ollama/ollama#18473 (merged 2026-09-15, "api: expose model thinking
+/// levels and defaults"): "The optional `thinking` object contains `values`
+/// and `default`, supporting Boolean controls and named levels"; "Models
+/// without metadata retain existing behavior" (then `None`: the family
+/// table stands). docs.ollama.com/capabilities/thinking: most models take
+/// `true`/`false`; gpt-oss takes "low", "medium" or "high" and ignores a
+/// boolean. `false` is offered as off, `true` as the switch's on (high, sent
+/// back as `true`); a level Pensive cannot send is left out.
+fn ollama_levels(body: &Value) -> Option<Efforts> {
+    let thinking = body.get("thinking")?;
+    let word = |value: &Value| match value {
+        Value::Bool(false) => Some(Effort::Off),
+        Value::Bool(true) => Some(Effort::High),
+        Value::String(level) => match level.as_str() {
+            "low" => Some(Effort::Low),
+            "medium" => Some(Effort::Medium),
+            "high" => Some(Effort::High),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut words: Vec<Effort> = thinking
+        .get("values")?
+        .as_array()?
+        .iter()
+        .filter_map(word)
+        .collect();
+    words.sort();
+    words.dedup();
+    let on = words.iter().copied().rfind(|e| *e != Effort::Off);
+    let default = thinking
+        .get("default")
+        .and_then(word)
+        .filter(|d| words.contains(d) && *d != Effort::Off)
+        .or(on)?;
+    Some(Efforts { words, default })
 }
 
 /// OpenRouter `/models`: `{"data": [{"id", "supported_parameters": […],
@@ -142,6 +185,7 @@ fn openrouter_facts(body: &Value, name: &str) -> Option<ProviderFacts> {
     Some(ProviderFacts {
         thinks: Some(parameters.iter().any(|p| p == "reasoning")),
         takes_tools: Some(parameters.iter().any(|p| p == "tools")),
+        levels: None,
     })
 }
 
@@ -151,6 +195,7 @@ fn gemini_facts(body: &Value, _name: &str) -> Option<ProviderFacts> {
     body.get("name")?;
     Some(ProviderFacts {
         takes_tools: None,
+        levels: None,
         thinks: Some(
             body.get("thinking")
                 .and_then(Value::as_bool)
@@ -169,7 +214,8 @@ mod tests {
             ollama_facts(&json!({"capabilities": ["completion", "thinking"]}), "m"),
             Some(ProviderFacts {
                 thinks: Some(true),
-                takes_tools: Some(false)
+                takes_tools: Some(false),
+                levels: None
             })
         );
         let tools = json!({"capabilities": ["completion", "tools"]});
@@ -186,14 +232,16 @@ mod tests {
             openrouter_facts(&list, "a/b"),
             Some(ProviderFacts {
                 thinks: Some(false),
-                takes_tools: Some(true)
+                takes_tools: Some(true),
+                levels: None
             })
         );
         assert_eq!(
             openrouter_facts(&list, "c/d"),
             Some(ProviderFacts {
                 thinks: Some(true),
-                takes_tools: Some(false)
+                takes_tools: Some(false),
+                levels: None
             })
         );
         assert_eq!(openrouter_facts(&list, "e/f"), None);
@@ -204,9 +252,49 @@ mod tests {
             ),
             Some(ProviderFacts {
                 thinks: Some(false),
-                takes_tools: None
+                takes_tools: None,
+                levels: None
             })
         );
         assert_eq!(gemini_facts(&json!({"error": {}}), "x"), None);
+    }
+
+    #[test]
+    fn ollama_thinking_values_become_the_offered_words() {
+        use Effort::*;
+        let show = |thinking: Value| {
+            ollama_facts(
+                &json!({"capabilities": ["completion", "thinking"], "thinking": thinking}),
+                "m",
+            )
+            .and_then(|f| f.levels)
+        };
+        assert_eq!(
+            show(json!({"values": ["low", "medium", "high"], "default": "medium"})),
+            Some(Efforts {
+                words: vec![Low, Medium, High],
+                default: Medium
+            })
+        );
+        assert_eq!(
+            show(json!({"values": [false, true], "default": true})),
+            Some(Efforts {
+                words: vec![Off, High],
+                default: High
+            })
+        );
+        // A level Pensive cannot send is left out; a default not listed
+        // gives way to the strongest listed.
+        assert_eq!(
+            show(json!({"values": ["low", "ultra"], "default": "ultra"})),
+            Some(Efforts {
+                words: vec![Low],
+                default: Low
+            })
+        );
+        assert_eq!(show(json!({"values": []})), None);
+        // No `thinking` capability: no words, whatever else is listed.
+        let plain = json!({"capabilities": ["completion"], "thinking": {"values": [true]}});
+        assert_eq!(ollama_facts(&plain, "m").and_then(|f| f.levels), None);
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::{is_llamacpp, AppConfig, ConfigError, EffortSettings, ModelConfig, ProviderKind};
 use crate::server::mock::scripted::Pace;
 use crate::server::providers::secret::Secret;
-use crate::server::providers::wire::UpstreamModel;
+use crate::server::providers::wire::{Dialect, UpstreamModel};
 use crate::server::tags::TagSet;
 
 impl AppConfig {
@@ -139,6 +139,8 @@ struct FileModel {
     start_in_thinking: bool,
     /// `false`: never offer this model tools.
     tools: Option<bool>,
+    /// Anthropic: models the API answers with when this one declines.
+    fallbacks: Option<Vec<String>>,
 }
 
 impl FileModel {
@@ -165,6 +167,13 @@ impl FileModel {
         let (Some(base_url), Some(upstream_model)) = (self.base_url, self.model) else {
             return Err(ConfigError::Incomplete(self.provider));
         };
+        if self.fallbacks.is_some() && dialect != Dialect::Anthropic {
+            return Err(ConfigError::Invalid {
+                name: "fallbacks",
+                value: self.provider.clone(),
+                why: "only the anthropic provider takes fallbacks",
+            });
+        }
         let settings = EffortSettings::parse(
             self.efforts.as_deref(),
             self.default_effort.as_deref(),
@@ -188,6 +197,7 @@ impl FileModel {
             llamacpp: is_llamacpp(&self.provider),
             no_tools: self.tools == Some(false),
             tools_configured: self.tools.is_some(),
+            fallbacks: self.fallbacks.unwrap_or_default(),
             ..UpstreamModel::default()
         };
         settings

@@ -211,6 +211,27 @@ impl ModelConfig {
                 .tools_note
                 .clone()
                 .or_else(|| self.tools_note()),
+            no_tools: self.upstream.no_tools
+                || match self.provider {
+                    // A model that names no effort, refused tools without one.
+                    ProviderKind::Wire(dialect) => {
+                        self.upstream.efforts.is_empty()
+                            && reasoning::why_no_tools(dialect, &self.upstream, None).is_some()
+                    }
+                    ProviderKind::Demo => false,
+                },
+            no_tools_at: match self.provider {
+                ProviderKind::Wire(dialect) => (self.upstream.efforts.iter().copied())
+                    .filter(|e| {
+                        reasoning::why_no_tools(dialect, &self.upstream, Some(*e)).is_some()
+                    })
+                    .collect(),
+                ProviderKind::Demo => Vec::new(),
+            },
+            tool_names: match self.provider {
+                ProviderKind::Wire(dialect) => crate::server::tools::names::name_rule(dialect),
+                ProviderKind::Demo => None,
+            },
         }
     }
 
@@ -343,6 +364,23 @@ mod tests {
         assert!(five_six.contains("only with reasoning off"), "{five_six}");
         assert_eq!(note("responses", "gpt-6-sol"), None);
         assert_eq!(note("openai", "gpt-5.1"), None);
+        // The page hears it as words too: the efforts without tools, and
+        // the names the provider takes (the Tools count leaves the rest out).
+        let public = |provider: &str, model: &str| {
+            config(&[
+                ("PENSIVE_PROVIDER", provider),
+                ("PENSIVE_BASE_URL", "https://api.openai.com/v1"),
+                ("PENSIVE_MODEL", model),
+            ])
+            .unwrap()
+            .models[0]
+                .public()
+        };
+        let five_six = public("openai", "gpt-5.6");
+        assert!(!five_six.no_tools_at.contains(&Effort::Off));
+        assert!(five_six.no_tools_at.contains(&Effort::High));
+        assert_eq!(five_six.tool_names.map(|r| r.max), Some(64));
+        assert!(public("responses", "gpt-6-sol").no_tools_at.is_empty());
     }
 
     #[test]
@@ -381,6 +419,28 @@ mod tests {
         assert!(err.to_string().contains("PENSIVE_FIRST_TOKEN_TIMEOUT_SECS"));
         assert!(config(&[("PENSIVE_PROVIDER", "openai")]).is_err());
         assert!(config(&[("PENSIVE_PROVIDER", "smoke-signals")]).is_err());
+    }
+
+    #[test]
+    fn fallbacks_are_taken_for_anthropic_only() {
+        let claude = r#"
+            [[models]]
+            provider = "anthropic"
+            base_url = "https://api.anthropic.com"
+            model = "claude-fable-5"
+            fallbacks = ["claude-opus-4-8"]
+        "#;
+        let c = AppConfig::from_toml(claude, |_| None).unwrap();
+        assert_eq!(c.models[0].upstream.fallbacks, ["claude-opus-4-8"]);
+        let other = r#"
+            [[models]]
+            provider = "openai"
+            base_url = "https://api.openai.com/v1"
+            model = "gpt-5.1"
+            fallbacks = ["gpt-5"]
+        "#;
+        let err = AppConfig::from_toml(other, |_| None).unwrap_err();
+        assert!(err.to_string().contains("fallbacks"), "{err}");
     }
 
     #[test]

@@ -39,4 +39,6 @@ pub enum Delta {
     },
     /// State the provider needs back with this response (opaque JSON).
     Continuity(serde_json::Value),
+    /// Another model answers from here on (the provider's name for it).
+    ModelSwitched(String),
 }

@@ -313,6 +313,9 @@ pub struct UpstreamModel {
     /// Why the model is offered no tools, for the Tools panel (set when the
     /// provider's list said so).
     pub tools_note: Option<String>,
+    /// Anthropic: the models the API tries, in order, when this one
+    /// declines (`fallbacks` in the configuration).
+    pub fallbacks: Vec<String>,
 }
 
 /// A provider's real HTTP request for one turn. `Debug` names the headers but

@@ -5,11 +5,16 @@
 //! alone, with a log line, and every other tool is still offered.
 
 use crate::server::providers::wire::Dialect;
+use crate::turn::public_model::ToolNameRule;
 
-/// The longest name a dialect's provider takes, and whether it takes `.`
-/// (all take letters, digits, `_` and `-`); `None`: no documented limit
-/// past MCP's own.
-fn name_rule(dialect: Dialect) -> Option<(usize, bool)> {
+/// The names a dialect's provider takes; `None`: no documented limit past
+/// MCP's own.
+pub fn name_rule(dialect: Dialect) -> Option<ToolNameRule> {
+    let rule = |max, letter_first| ToolNameRule {
+        max,
+        dots: false,
+        letter_first,
+    };
     match dialect {
         // OpenAI, chat completions and Responses alike: "The name of the
         // function to be called. Must be a-z, A-Z, 0-9, or contain
@@ -17,16 +22,16 @@ fn name_rule(dialect: Dialect) -> Option<(usize, bool)> {
         // reference's `function.name`), i.e. `^[a-zA-Z0-9_-]{1,64}$`, the
         // pattern its 400 quotes. Servers speaking the same dialect
         // (llama.cpp, vLLM, OpenRouter) get the strictest reading.
-        Dialect::Chat | Dialect::Responses => Some((64, false)),
+        Dialect::Chat | Dialect::Responses => Some(rule(64, false)),
         // Gemini's `FunctionDeclaration.name`: "Must start with a letter or
         // an underscore. Must be a-z, A-Z, 0-9, or contain underscores,
         // dots, colons and dashes, with a maximum length of 64." Some of
         // its own references leave out the dots (Firebase AI Logic: "Must
         // be a-z, A-Z, 0-9, or contain underscores and dashes, with a max
         // length of 64"), so dots are left out too.
-        Dialect::Gemini => Some((64, false)),
+        Dialect::Gemini => Some(rule(64, true)),
         // Anthropic's `tools[].name`: `^[a-zA-Z0-9_-]{1,128}$` (no dot).
-        Dialect::Anthropic => Some((128, false)),
+        Dialect::Anthropic => Some(rule(128, false)),
         // Ollama documents no rule; it passes names to the model's template.
         Dialect::Ollama => None,
     }
@@ -34,19 +39,9 @@ fn name_rule(dialect: Dialect) -> Option<(usize, bool)> {
 
 /// Whether the provider of `dialect` (`None`: the demo model) takes `name`.
 pub fn provider_takes(dialect: Option<Dialect>, name: &str) -> bool {
-    let Some((max, dots)) = dialect.and_then(name_rule) else {
-        return true;
-    };
-    let starts_well = dialect != Some(Dialect::Gemini)
-        || name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    (1..=max).contains(&name.len())
-        && starts_well
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || (dots && c == '.'))
+    dialect
+        .and_then(name_rule)
+        .is_none_or(|rule| rule.takes(name))
 }
 
 #[cfg(test)]

@@ -74,7 +74,8 @@ impl TurnLog {
             | TurnEvent::ToolCallDelta { .. }
             | TurnEvent::ToolCallReady { .. }
             | TurnEvent::ToolResult { .. }
-            | TurnEvent::Continuity { .. } => {}
+            | TurnEvent::Continuity { .. }
+            | TurnEvent::ModelSwitched { .. } => {}
         }
     }
 }

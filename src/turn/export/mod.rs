@@ -148,7 +148,11 @@ pub fn to_markdown(conversation: &Conversation) -> String {
                     out.push_str(&inert_markdown(&format!("> {note}")));
                     out.push_str("\n\n");
                 }
-                if let Some(line) = model_line(turn.model.as_ref(), turn.effort) {
+                if let Some(line) = model_line(
+                    turn.model.as_ref(),
+                    turn.effort,
+                    turn.answered_by.as_deref(),
+                ) {
                     out.push_str(&inert_markdown(&format!("*{}*", one_line(&line))));
                     out.push_str("\n\n");
                 }

@@ -14,7 +14,7 @@ pub use envelope::{
 };
 
 use super::reducer::{Block, BlockState, Turn, TurnStatus};
-use super::request::ChatMessage;
+use super::request::{ChatMessage, Role};
 use versions::Versions;
 
 /// Current schema version written by this build. 2: thinking blocks carry
@@ -36,8 +36,8 @@ pub const INDEX_VERSION: u32 = 4;
 /// One message of a stored conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
-// A conversation holds few messages, read far more often than moved:
-// boxing the assistant's turn would buy nothing measurable.
+// Most messages of a conversation are assistant turns: boxing the larger
+// variant would add an allocation to nearly every message and save nothing.
 #[allow(clippy::large_enum_variant)]
 pub enum Message {
     User {
@@ -143,7 +143,14 @@ impl Conversation {
                 Message::Assistant(turn) => {
                     let same_model =
                         next.is_some() && turn.model.as_ref().map(|m| m.id.as_str()) == next;
+                    let from = out.len();
                     out.extend(super::replay::turn_messages(turn, same_model));
+                    // Its effort words are the model's own: said only to it.
+                    if same_model {
+                        for m in out[from..].iter_mut().filter(|m| m.role == Role::Assistant) {
+                            m.effort = turn.effort;
+                        }
+                    }
                 }
             }
         }

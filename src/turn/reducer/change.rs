@@ -16,6 +16,8 @@ pub struct TurnProgress {
     pub finish_reason: Option<String>,
     /// The output limit the turn was asked with, when known.
     pub output_limit: Option<u32>,
+    /// The model that took over from the one asked (`model_switched`).
+    pub answered_by: Option<String>,
 }
 
 /// What one `apply` changed, carrying the new data, so a view mirrors the turn

@@ -61,6 +61,11 @@ pub struct Turn {
     /// The model that wrote the turn (its id and name), as the page chose it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<TurnModel>,
+    /// The provider's name of the model that took over from it mid-turn
+    /// (a server-side fallback), when one did. Boxed: a `Turn` sits in
+    /// every stored message, and most never change model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<Box<str>>,
     /// Client clock when the request was sent (waiting timer).
     #[serde(skip)]
     pub started_at_ms: f64,
@@ -82,7 +87,7 @@ pub struct Turn {
     /// the turn so a reload, another tab or a return to the conversation
     /// follows it); `None` once it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run: Option<TurnRun>,
+    pub run: Option<Box<TurnRun>>,
 }
 
 impl Turn {
@@ -96,6 +101,7 @@ impl Turn {
             finish_reason: None,
             output_limit: None,
             model: None,
+            answered_by: None,
             started_at_ms: now_ms,
             ttft_ms: None,
             effort: None,
@@ -114,6 +120,7 @@ impl Turn {
             ttft_ms: self.ttft_ms,
             finish_reason: self.finish_reason.clone(),
             output_limit: self.output_limit,
+            answered_by: self.answered_by.as_deref().map(str::to_owned),
         }
     }
 
@@ -234,6 +241,10 @@ impl Turn {
                 truncated_bytes,
                 duration_ms,
             } => self.tool_result(&id, status, output, truncated_bytes, duration_ms),
+            TurnEvent::ModelSwitched { model } => {
+                self.answered_by = Some(model.into_boxed_str());
+                vec![Change::Status(self.progress())]
+            }
             TurnEvent::Continuity { data } => {
                 self.continuity.push(Continuity {
                     after_blocks: self.blocks.len(),

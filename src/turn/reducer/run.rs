@@ -95,12 +95,12 @@ mod tests {
 
     fn following() -> Turn {
         let mut turn = Turn::new(0.0);
-        turn.run = Some(TurnRun {
+        turn.run = Some(Box::new(TurnRun {
             turn_id: "t".into(),
             secret: "s".into(),
             seq: 0,
             boot: None,
-        });
+        }));
         turn
     }
 

@@ -30,6 +30,9 @@ pub struct AnthropicEncoder {
     finish: Option<String>,
     /// The open thinking block's text, signed when it closes.
     thinking: String,
+    /// The request's prefix digest, for a model that binds its thinking
+    /// blocks to the conversation before them (`bound_to`).
+    prefix: Option<String>,
 }
 
 /// The mock's signature of a thinking block: a hash of its text, so the
@@ -43,7 +46,20 @@ pub fn mock_signature(thinking: &str) -> String {
     format!("EqQBmockSig{hash:016x}")
 }
 
+/// The signature of a block bound to the prefix with digest `prefix`
+/// (preserved thinking): the text's signature, then the prefix's.
+pub fn bound_signature(thinking: &str, prefix: &str) -> String {
+    format!("{}.p{prefix}", mock_signature(thinking))
+}
+
 impl AnthropicEncoder {
+    /// Signs this message's thinking blocks as bound to the request's
+    /// prefix (digest `prefix`).
+    pub fn bound_to(mut self, prefix: String) -> Self {
+        self.prefix = Some(prefix);
+        self
+    }
+
     /// An encoder for one message of `model`.
     pub fn new(model: &str) -> Self {
         Self {
@@ -53,6 +69,7 @@ impl AnthropicEncoder {
             usage: None,
             finish: None,
             thinking: String::new(),
+            prefix: None,
         }
     }
 
@@ -85,7 +102,11 @@ impl AnthropicEncoder {
         };
         let index = self.next_index.saturating_sub(1);
         if kind == Block::Thinking {
-            let signature = mock_signature(&std::mem::take(&mut self.thinking));
+            let text = std::mem::take(&mut self.thinking);
+            let signature = match &self.prefix {
+                Some(prefix) => bound_signature(&text, prefix),
+                None => mock_signature(&text),
+            };
             frames.push(block_delta(
                 index,
                 json!({"type": "signature_delta", "signature": signature}),
@@ -183,6 +204,20 @@ impl Encoder for AnthropicEncoder {
                 }
                 // The provider's own state is what the stream itself carries.
                 Delta::Continuity(_) => {}
+                // A server-side fallback's hand-over block.
+                Delta::ModelSwitched(to) => {
+                    self.close_block(&mut frames);
+                    let index = self.next_index;
+                    self.next_index += 1;
+                    frames.push(block_start(
+                        index,
+                        json!({"type": "fallback", "from": {"model": self.model}, "to": {"model": to}, "trigger": {"type": "refusal"}}),
+                    ));
+                    frames.push(WireEvent::named(
+                        "content_block_stop",
+                        json!({"type": "content_block_stop", "index": index}).to_string(),
+                    ));
+                }
                 Delta::ReasoningBoundary => {
                     if matches!(self.open, Some(Block::Thinking | Block::Redacted)) {
                         self.close_block(&mut frames);

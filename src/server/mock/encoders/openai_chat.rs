@@ -87,6 +87,8 @@ impl ChatEncoder {
             }
             // Chat completions carry no opaque state of their own.
             Delta::Continuity(_) => None,
+            // Only Anthropic's streams name a fallback model.
+            Delta::ModelSwitched(_) => None,
             Delta::Reasoning(text) if self.relays_details => {
                 self.reasoning.push_str(text);
                 Some(self.chunk(json!({"reasoning": text, "reasoning_details": [{

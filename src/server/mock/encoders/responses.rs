@@ -398,6 +398,8 @@ impl Encoder for ResponsesEncoder {
                 }
                 // The provider's own state is what the stream itself carries.
                 Delta::Continuity(_) => {}
+                // Only Anthropic's streams name a fallback model.
+                Delta::ModelSwitched(_) => {}
             }
         }
         frames

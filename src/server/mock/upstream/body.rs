@@ -37,13 +37,17 @@ pub(super) fn scenario_body(
     model: &str,
     scenario: Scenario,
     control: Option<Control>,
+    bound_prefix: Option<String>,
 ) -> impl futures::Stream<Item = Chunk> + Send {
-    let mut encoder: Box<dyn encoders::Encoder> = match &control {
-        Some(control) => Box::new(encoders::openai_chat::ChatEncoder::with_id(
+    let mut encoder: Box<dyn encoders::Encoder> = match (&control, bound_prefix) {
+        (Some(control), _) => Box::new(encoders::openai_chat::ChatEncoder::with_id(
             model,
             &control.id,
         )),
-        None => encoders::encoder(dialect, model),
+        (None, Some(prefix)) if dialect == Dialect::Anthropic => {
+            Box::new(encoders::anthropic::AnthropicEncoder::new(model).bound_to(prefix))
+        }
+        (None, _) => encoders::encoder(dialect, model),
     };
     let mut control = control;
     stream! {

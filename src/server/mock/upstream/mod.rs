@@ -206,6 +206,34 @@ fn serve(
         .unwrap_or("")
         .to_owned();
     let messages = conversation::messages_of(dialect, &body);
+    let beta = headers
+        .get("anthropic-beta")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let (prefix_refused, bound_prefix) = if dialect == Dialect::Anthropic {
+        let count = body
+            .get("messages")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        (
+            rules::anthropic::prefix_check(&body, beta)
+                .and_then(|()| rules::anthropic::effort_markers(&body, beta))
+                .err(),
+            rules::anthropic::prefix_digest(&body, count),
+        )
+    } else {
+        (None, None)
+    };
+    let fallback = (dialect == Dialect::Anthropic)
+        .then(|| {
+            let question = messages
+                .iter()
+                .rev()
+                .find(|m| m.role == crate::turn::Role::User)
+                .map_or("", |m| m.content.as_str());
+            rules::anthropic::fallback_to(&body, beta, question)
+        })
+        .flatten();
     let controlled =
         dialect == Dialect::Chat && body.get("reasoning_control") == Some(&Value::Bool(true));
     state.record(RecordedRequest {
@@ -214,6 +242,10 @@ fn serve(
         headers: recorded_headers,
         body,
     });
+    if let Some((status, body)) = prefix_refused {
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+        return (status, Json(body)).into_response();
+    }
     let thinks = match verdict {
         rules::Verdict::Refused { status, body } => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
@@ -250,7 +282,17 @@ fn serve(
         // Asked again with its reasoning so far ("Answer now").
         scenario = long_reasoning_answered(state.config.delay);
     }
-    let scenario = shape_thinking(scenario, thinks);
+    let mut scenario = shape_thinking(scenario, thinks);
+    if let Some(to) = fallback {
+        // The asked model declined at once; the fallback answers.
+        scenario.steps.insert(
+            0,
+            crate::server::mock::scripted::Step {
+                delay: std::time::Duration::ZERO,
+                deltas: vec![Delta::ModelSwitched(to)],
+            },
+        );
+    }
     if let Fault::Status { code, retry_after } = scenario.fault {
         return status_response(code, retry_after);
     }
@@ -273,7 +315,7 @@ fn serve(
     stream_response(
         state.clone(),
         dialect,
-        scenario_body(dialect, model, scenario, control),
+        scenario_body(dialect, model, scenario, control, bound_prefix),
     )
 }
 

@@ -89,8 +89,23 @@ enum Block {
         #[serde(default)]
         input: Option<serde_json::Value>,
     },
+    /// A server-side fallback's hand-over: `to` is "the fallback model
+    /// producing the content that follows this block" (Anthropic SDK,
+    /// `BetaFallbackBlock {from, to, trigger}`; platform.claude.com/docs/en/
+    /// build-with-claude/refusals-and-fallback).
+    Fallback {
+        #[serde(default)]
+        to: Option<FallbackModel>,
+    },
     #[serde(other)]
     Unknown,
+}
+
+/// One side of a `fallback` block.
+#[derive(Debug, Deserialize)]
+struct FallbackModel {
+    #[serde(default)]
+    model: Option<String>,
 }
 
 /// A block's increment; citations and anything new are `Unknown`.
@@ -275,6 +290,16 @@ impl Decoder for AnthropicDecoder {
                         input.filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
                     {
                         out.push(Delta::ToolCallWhole { id, arguments });
+                    }
+                }
+                Some(Block::Fallback { to }) => {
+                    // The model that declined is done: its reasoning block,
+                    // if open, ends here, and its thinking is not echoed
+                    // (the next model could not read it).
+                    out.push(Delta::ReasoningBoundary);
+                    self.echo = ThinkingEcho::default();
+                    if let Some(model) = to.and_then(|t| t.model).filter(|m| !m.is_empty()) {
+                        out.push(Delta::ModelSwitched(model));
                     }
                 }
                 Some(Block::Unknown) | None => {}
@@ -575,6 +600,31 @@ mod tests {
             ("brand_new", r#"{"type":"brand_new","delta":{"text":"x"}}"#),
         ])
         .is_empty());
+    }
+
+    #[test]
+    fn a_fallback_block_names_the_model_that_answers_from_there() {
+        assert_eq!(
+            decode_all(&[
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":0,"content_block":{"type":"fallback","from":{"model":"claude-fable-5"},"to":{"model":"claude-opus-4-8"},"trigger":{"type":"refusal"}}}"#
+                ),
+                (
+                    "content_block_stop",
+                    r#"{"type":"content_block_stop","index":0}"#
+                ),
+                (
+                    "content_block_start",
+                    r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":"Hi"}}"#
+                ),
+            ]),
+            vec![
+                Delta::ReasoningBoundary,
+                Delta::ModelSwitched("claude-opus-4-8".into()),
+                Delta::Answer("Hi".into()),
+            ]
+        );
     }
 
     #[test]

@@ -23,6 +23,16 @@ use crate::turn::{ChatRequest, Effort, Role};
 pub(crate) const API_VERSION: &str = "2023-06-01";
 /// The beta that lets budget thinking think between tool calls.
 pub(crate) const INTERLEAVED_THINKING: &str = "interleaved-thinking-2025-05-14";
+/// The beta of `fallbacks`: models the API tries, server-side, when the
+/// asked one declines (platform.claude.com/docs/en/build-with-claude/
+/// refusals-and-fallback).
+pub(crate) const SERVER_SIDE_FALLBACK: &str = "server-side-fallback-2026-06-01";
+/// The beta of `thinking.block_binding` (platform.claude.com/docs/en/
+/// build-with-claude/preserved-thinking/fix-bound-to-a-different-conversation).
+pub(crate) const THINKING_BINDING: &str = "thinking-binding-controls-2026-08-01";
+/// The beta of per-message effort (platform.claude.com/docs/en/
+/// build-with-claude/effort-per-message).
+pub(crate) const MID_CONVERSATION_EFFORT: &str = "mid-conversation-output-config-2026-07-01";
 /// Thinking budget when the model config sets none.
 const DEFAULT_THINKING_BUDGET: u32 = 8_000;
 /// Room left for the answer when the budget would not fit under `max_tokens`.
@@ -63,11 +73,20 @@ pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Valu
     let family = anthropic_family(model);
     let style = family.map_or(ThinkingStyle::None, |f| f.style);
     let mut max_tokens = output_limit(Dialect::Anthropic, model, request.effort).unwrap_or(16_000);
+    // Per-message effort: the first turn's effort stays on top and each
+    // change is a marker in the history, so the cached prefix still matches.
+    let plan = match (family, request.effort.or(model.default_effort)) {
+        (Some(f), Some(asked)) if f.effort_markers && style == ThinkingStyle::Adaptive => {
+            effort_plan(request, asked)
+        }
+        _ => None,
+    };
+    let markers = plan.as_ref().map_or(&[][..], |(_, at)| at.as_slice());
     let mut body = json!({
         "model": model.name,
         "max_tokens": max_tokens,
         "stream": true,
-        "messages": wire_messages(request),
+        "messages": wire_messages(request, markers),
     });
     if !request.tool_specs.is_empty() {
         body["tools"] = json!(request
@@ -95,7 +114,7 @@ pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Valu
         // Adaptive (the only other style the configuration takes here).
         (_, effort) => {
             body["thinking"] = json!({"type": "adaptive", "display": "summarized"});
-            if let Some(effort) = effort {
+            if let Some(effort) = plan.as_ref().map(|(top, _)| *top).or(effort) {
                 body["output_config"] = json!({"effort": adaptive_word(effort)});
             }
         }
@@ -103,7 +122,69 @@ pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Valu
     if let Some(system) = request.system_prompt() {
         body["system"] = json!(system);
     }
+    // A model that binds its thinking blocks to the conversation before
+    // them refuses every later request once that prefix changed (a tool
+    // switched off or held, another system prompt): Pensive's history is
+    // not append-only, so such blocks are dropped rather than refused
+    // ("drop_block"; the API then reads the rest without them).
+    let binds = family.is_some_and(|f| f.binds_prefix);
+    if binds && body.pointer("/thinking/type") == Some(&json!("adaptive")) && echoes_thinking(&body)
+    {
+        body["thinking"]["block_binding"] = json!({"prefix_mismatch_behavior": "drop_block"});
+    }
+    if !model.fallbacks.is_empty() {
+        body["fallbacks"] = json!(model
+            .fallbacks
+            .iter()
+            .map(|name| json!({ "model": name }))
+            .collect::<Vec<_>>());
+    }
     body
+}
+
+/// The effort on top and the markers, `(dialogue index of a user message,
+/// effort)`, for per-message effort (effort-per-message: "Add a `role:
+/// \"system\"` message to `messages`, with empty `content` and the new
+/// effort level in `output_config.effort` … Leave the top-level value
+/// unchanged"; right after a user turn with new input it applies to the
+/// answer to that turn; kept in place in later requests). The top is the
+/// first turn's effort; each later turn asked at another effort gets a
+/// marker right after its question. `None` where history cannot say it in
+/// markers: a turn asked at `off` (thinking disabled is no effort level).
+fn effort_plan(request: &ChatRequest, asked: Effort) -> Option<(Effort, Vec<(usize, Effort)>)> {
+    let dialogue: Vec<&crate::turn::ChatMessage> = request.dialogue().collect();
+    let questions: Vec<usize> = (0..dialogue.len())
+        .filter(|&i| dialogue[i].role == Role::User)
+        .collect();
+    let last = questions.last().copied();
+    let efforts: Vec<(usize, Option<Effort>)> = questions
+        .iter()
+        .map(|&i| {
+            let effort = if Some(i) == last {
+                Some(asked)
+            } else {
+                // A marker must come right before an assistant message.
+                dialogue
+                    .get(i + 1)
+                    .filter(|m| m.role == Role::Assistant)
+                    .and_then(|m| m.effort)
+            };
+            (i, effort)
+        })
+        .collect();
+    if efforts.iter().any(|(_, e)| *e == Some(Effort::Off)) {
+        return None;
+    }
+    let top = efforts.iter().find_map(|(_, e)| *e)?;
+    let mut current = top;
+    let mut markers = Vec::new();
+    for (at, effort) in efforts {
+        if let Some(effort) = effort.filter(|e| *e != current) {
+            markers.push((at, effort));
+            current = effort;
+        }
+    }
+    Some((top, markers))
 }
 
 /// The conversation in Messages' own shape (tool-loops.md §1.1). An
@@ -113,9 +194,9 @@ pub(crate) fn request_body(model: &UpstreamModel, request: &ChatRequest) -> Valu
 /// follow in one user message of `tool_result` blocks, before anything
 /// else. The API rejects empty text content (an answer that was all
 /// thinking), so such messages are left out.
-fn wire_messages(request: &ChatRequest) -> Vec<Value> {
+fn wire_messages(request: &ChatRequest, markers: &[(usize, Effort)]) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
-    for m in request.dialogue() {
+    for (at, m) in request.dialogue().enumerate() {
         match m.role {
             Role::Tool => {
                 let result = json!({
@@ -151,8 +232,29 @@ fn wire_messages(request: &ChatRequest) -> Vec<Value> {
             Role::Assistant => out.push(json!({"role": "assistant", "content": m.content})),
             _ => out.push(json!({"role": "user", "content": m.content})),
         }
+        if let Some((_, effort)) = markers.iter().find(|(marked, _)| *marked == at) {
+            out.push(json!({
+                "role": "system",
+                "content": [],
+                "output_config": {"effort": adaptive_word(*effort)},
+            }));
+        }
     }
     out
+}
+
+/// Whether an assistant message of `body` sends a thinking block back.
+fn echoes_thinking(body: &Value) -> bool {
+    body["messages"].as_array().is_some_and(|messages| {
+        messages.iter().any(|m| {
+            m["role"] == "assistant"
+                && m["content"].as_array().is_some_and(|blocks| {
+                    blocks.iter().any(|b| {
+                        matches!(b["type"].as_str(), Some("thinking" | "redacted_thinking"))
+                    })
+                })
+        })
+    })
 }
 
 /// A user message made only of tool results (the next result joins it).
@@ -170,7 +272,7 @@ pub(crate) fn explain_refusal(error: TurnError) -> TurnError {
         TurnError::Http {
             status: 400,
             message,
-        } if !message.contains("tool_use") && [
+        } if !message.contains("tool_use") && !message.contains("block_binding") && [
             "thinking",
             "budget_tokens",
             "output_config",
@@ -207,8 +309,24 @@ pub(crate) fn build_request(model: &UpstreamModel, request: &ChatRequest) -> Ups
     // Budget thinking thinks between tool calls only with this beta
     // (adaptive thinking interleaves by itself): platform.claude.com/docs/
     // build-with-claude/extended-thinking#interleaved-thinking.
+    let mut betas = Vec::new();
     if body.pointer("/thinking/type") == Some(&json!("enabled")) && body.get("tools").is_some() {
-        headers.push(("anthropic-beta".into(), INTERLEAVED_THINKING.into()));
+        betas.push(INTERLEAVED_THINKING);
+    }
+    if body.get("fallbacks").is_some() {
+        betas.push(SERVER_SIDE_FALLBACK);
+    }
+    if body.pointer("/thinking/block_binding").is_some() {
+        betas.push(THINKING_BINDING);
+    }
+    let marked = body["messages"]
+        .as_array()
+        .is_some_and(|messages| messages.iter().any(|m| m["role"] == "system"));
+    if marked {
+        betas.push(MID_CONVERSATION_EFFORT);
+    }
+    if !betas.is_empty() {
+        headers.push(("anthropic-beta".into(), betas.join(",")));
     }
     UpstreamRequest {
         url: format!("{base}/v1/messages"),

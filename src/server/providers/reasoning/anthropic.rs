@@ -23,6 +23,14 @@ pub(crate) struct AnthropicFamily {
     pub default: Effort,
     /// The most output tokens (`max_tokens`) the model takes.
     pub max_output: u32,
+    /// Its thinking blocks are bound to the conversation before them
+    /// (preserved thinking, from Fable 5.1: platform.claude.com/docs/en/
+    /// build-with-claude/preserved-thinking).
+    pub binds_prefix: bool,
+    /// Takes an effort change mid-conversation as a `system` message with
+    /// `output_config.effort` (platform.claude.com/docs/en/build-with-claude/
+    /// effort-per-message), which keeps the prompt cache.
+    pub effort_markers: bool,
 }
 
 const BUDGET: &[Effort] = &[Off, Low, Medium, High];
@@ -41,6 +49,8 @@ const fn budget(max_output: u32) -> AnthropicFamily {
         efforts: BUDGET,
         default: Medium,
         max_output,
+        binds_prefix: false,
+        effort_markers: false,
     }
 }
 
@@ -54,6 +64,8 @@ const fn adaptive(efforts: &'static [Effort], adaptive_only: bool) -> AnthropicF
         efforts,
         default: High,
         max_output: 128_000,
+        binds_prefix: false,
+        effort_markers: false,
     }
 }
 
@@ -67,6 +79,8 @@ const fn claude_5(can_disable: bool, default: Effort) -> AnthropicFamily {
         efforts: if can_disable { ADAPTIVE } else { ALWAYS_ON },
         default,
         max_output: 128_000,
+        binds_prefix: false,
+        effort_markers: false,
     }
 }
 
@@ -94,16 +108,35 @@ const ROWS: &[(Version, &str, AnthropicFamily)] = &[
     ),
     ((5, 0), "sonnet", claude_5(true, High)),
     // Opus 5 takes `disabled` only at effort high or below: `off` sends none.
-    ((5, 0), "opus", claude_5(true, High)),
-    ((5, 5), "opus", claude_5(false, Medium)),
+    ((5, 0), "opus", markers(claude_5(true, High))),
+    ((5, 5), "opus", markers(binding(claude_5(false, Medium)))),
     // Sonnet 5.5 refuses `disabled` (its lowest setting is `between_tools`).
-    ((5, 5), "sonnet", claude_5(false, High)),
-    ((5, 5), "haiku", claude_5(true, Medium)),
+    ((5, 5), "sonnet", markers(binding(claude_5(false, High)))),
+    ((5, 5), "haiku", markers(binding(claude_5(true, Medium)))),
     ((5, 0), "fable", claude_5(false, High)),
-    ((5, 1), "fable", claude_5(false, High)),
+    ((5, 1), "fable", markers(binding(claude_5(false, High)))),
     ((5, 0), "mythos", claude_5(false, High)),
-    ((5, 1), "mythos", claude_5(false, High)),
+    ((5, 1), "mythos", markers(binding(claude_5(false, High)))),
 ];
+
+/// A family that takes per-message effort: the models its page lists
+/// (Fable and Mythos 5.1 and 5.2, Opus 5, Opus, Sonnet and Haiku 5.5).
+const fn markers(family: AnthropicFamily) -> AnthropicFamily {
+    AnthropicFamily {
+        effort_markers: true,
+        ..family
+    }
+}
+
+/// A family whose thinking blocks are bound to their prefix: the models
+/// the preserved-thinking pages list (Fable and Mythos 5.1 and 5.2, Opus,
+/// Sonnet and Haiku 5.5); later names inherit it from their tier's row.
+const fn binding(family: AnthropicFamily) -> AnthropicFamily {
+    AnthropicFamily {
+        binds_prefix: true,
+        ..family
+    }
+}
 
 /// Claude 3.5 and older: no extended thinking.
 const NO_THINKING: AnthropicFamily = AnthropicFamily {
@@ -114,6 +147,8 @@ const NO_THINKING: AnthropicFamily = AnthropicFamily {
     efforts: &[],
     default: Off,
     max_output: 8_192,
+    binds_prefix: false,
+    effort_markers: false,
 };
 
 /// The first generation that is adaptive only: every Claude 5 refuses
@@ -133,7 +168,8 @@ pub(crate) fn family_by_name(name: &str) -> Option<AnthropicFamily> {
     // A new generation of a known tier (`claude-haiku-5`, whose newest
     // older row is Haiku 4.5's budgets): never an older generation's way of
     // asking, but the tier's first row of that generation, else Claude 5's.
-    Some(first_of_generation(tier, version.0).unwrap_or(claude_5(false, High)))
+    // A generation after Fable 5.1 binds its blocks as every newer one does.
+    Some(first_of_generation(tier, version.0).unwrap_or(markers(binding(claude_5(false, High)))))
 }
 
 /// The tier's earliest row of generation `major` (Haiku 5.5 for Haiku 5).
@@ -196,5 +232,34 @@ mod tests {
             assert!(family.adaptive_only, "{name}");
         }
         assert_eq!(family("claude-haiku-4-5").style, ThinkingStyle::Budget);
+    }
+
+    #[test]
+    fn thinking_is_bound_to_its_prefix_from_fable_5_1_on() {
+        for name in [
+            "claude-fable-5-1",
+            "claude-fable-5-2",
+            "claude-mythos-5-2",
+            "claude-opus-5-5",
+            "claude-sonnet-5-5",
+            "claude-haiku-5-5",
+            "claude-opus-6",
+        ] {
+            assert!(family(name).binds_prefix, "{name}");
+        }
+        for name in ["claude-fable-5", "claude-opus-5", "claude-opus-4-8"] {
+            assert!(!family(name).binds_prefix, "{name}");
+        }
+        for name in [
+            "claude-opus-5",
+            "claude-fable-5-2",
+            "claude-haiku-5-5",
+            "claude-opus-6",
+        ] {
+            assert!(family(name).effort_markers, "{name}");
+        }
+        for name in ["claude-sonnet-5", "claude-fable-5", "claude-opus-4-8"] {
+            assert!(!family(name).effort_markers, "{name}");
+        }
     }
 }

@@ -109,7 +109,7 @@ pub fn family_efforts(dialect: Dialect, model: &UpstreamModel) -> Option<Efforts
 }
 
 /// What a provider's model list said about a model (`discovery`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ProviderFacts {
     /// The model thinks (Ollama `capabilities` has `thinking`, OpenRouter's
     /// `supported_parameters` has `reasoning`, Gemini's `thinking` is true).
@@ -117,6 +117,10 @@ pub struct ProviderFacts {
     /// The model takes tools (Ollama `capabilities` has `tools`,
     /// OpenRouter's `supported_parameters` has `tools`); `None`: not said.
     pub takes_tools: Option<bool>,
+    /// The words the model takes and its default, where the list names them
+    /// (Ollama `/api/show`'s `thinking: {values, default}`); they win over
+    /// the family table, which only guesses from the name.
+    pub levels: Option<Efforts>,
 }
 
 /// The words an unknown family that its provider says thinks is offered.
@@ -137,10 +141,13 @@ pub fn resolve(
     model: &UpstreamModel,
     facts: ProviderFacts,
 ) -> Result<(Vec<Effort>, Option<Effort>, EffortsSource), String> {
-    let family = family_efforts(dialect, model);
+    // Words the provider lists stand in for the family's guess.
+    let listed = facts.levels.is_some();
+    let family = facts.levels.or_else(|| family_efforts(dialect, model));
     let (mut words, source) = match (&model.configured_efforts, facts.thinks, &family) {
         (Some(configured), _, _) => (configured.clone(), EffortsSource::Config),
         (None, Some(false), _) => (Vec::new(), EffortsSource::Provider),
+        (None, _, Some(family)) if listed => (family.words.clone(), EffortsSource::Provider),
         (None, Some(true), Some(family)) => (family.words.clone(), EffortsSource::Table),
         (None, Some(true), None) => match thinking_switch(dialect) {
             Some(switch) => (switch.words, EffortsSource::Provider),
@@ -375,10 +382,10 @@ mod tests {
     #[test]
     fn configuration_narrows_or_widens_the_family_and_names_the_default() {
         use Effort::*;
-        let none = ProviderFacts::default();
+        let none = ProviderFacts::default;
         let opus = "claude-opus-4-7";
         assert_eq!(
-            resolve(Dialect::Anthropic, &configured(opus, None, None), none),
+            resolve(Dialect::Anthropic, &configured(opus, None, None), none()),
             Ok((
                 vec![Off, Low, Medium, High, Xhigh, Max],
                 Some(High),
@@ -389,7 +396,7 @@ mod tests {
             resolve(
                 Dialect::Anthropic,
                 &configured(opus, Some(&[High, Low]), None),
-                none
+                none()
             ),
             Ok((vec![Low, High], Some(High), EffortsSource::Config))
         );
@@ -397,7 +404,7 @@ mod tests {
             resolve(
                 Dialect::Anthropic,
                 &configured(opus, Some(&[Low, Medium]), None),
-                none
+                none()
             ),
             Ok((vec![Low, Medium], Some(Medium), EffortsSource::Config)),
             "the nearest word below the family's default"
@@ -406,7 +413,7 @@ mod tests {
             resolve(
                 Dialect::Gemini,
                 &configured("gemini-3-pro", Some(&[Low, Medium, High]), None),
-                none
+                none()
             ),
             Ok((vec![Low, Medium, High], Some(High), EffortsSource::Config)),
             "a word the table lacks is offered when configured"
@@ -414,7 +421,7 @@ mod tests {
         let not_offered = resolve(
             Dialect::Anthropic,
             &configured(opus, Some(&[Low]), Some(High)),
-            none,
+            none(),
         );
         assert!(not_offered.unwrap_err().contains("default_effort"));
         let legacy = UpstreamModel {
@@ -422,7 +429,7 @@ mod tests {
             ..named("gpt-5")
         };
         assert_eq!(
-            resolve(Dialect::Responses, &legacy, none),
+            resolve(Dialect::Responses, &legacy, none()),
             Ok((
                 vec![Minimal, Low, Medium, High],
                 Some(Low),
@@ -431,14 +438,14 @@ mod tests {
         );
         let unknown = configured("house-model", None, None);
         assert_eq!(
-            resolve(Dialect::Chat, &unknown, none),
+            resolve(Dialect::Chat, &unknown, none()),
             Ok((vec![], None, EffortsSource::Unknown))
         );
         assert_eq!(
             resolve(
                 Dialect::Chat,
                 &configured("house-model", Some(&[High, Off]), None),
-                none
+                none()
             ),
             Ok((vec![Off, High], Some(High), EffortsSource::Config)),
             "off is never chosen for the user"
@@ -450,7 +457,7 @@ mod tests {
         use Effort::*;
         let thinks = |yes| ProviderFacts {
             thinks: Some(yes),
-            takes_tools: None,
+            ..ProviderFacts::default()
         };
         let qwen = configured("qwen3:8b", None, None);
         assert_eq!(

@@ -184,6 +184,171 @@ pub fn thinks_after_tools(body: &Value, beta: &str) -> bool {
     }
 }
 
+/// Models that bind each thinking block to the conversation before it
+/// (platform.claude.com/docs/en/build-with-claude/preserved-thinking:
+/// "Starting with Claude Fable 5.1 … Nothing before the thinking block has
+/// changed. The top-level `system` prompt, `tools`, and `messages` before
+/// the block are its prefix"; the supported models of its
+/// fix-bound-to-a-different-conversation page). The mock is a new account,
+/// on which the check is on by default.
+const BINDS_PREFIX: &[&str] = &[
+    "claude-fable-5-1",
+    "claude-fable-5-2",
+    "claude-mythos-5-1",
+    "claude-mythos-5-2",
+    "claude-opus-5-5",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+];
+
+/// The digest of a request's prefix up to message `upto`: its `system`,
+/// `tools` and the messages before (FNV-1a of their JSON, as the mock's
+/// signatures are). `None` for a model that binds no blocks.
+pub fn prefix_digest(body: &Value, upto: usize) -> Option<String> {
+    let name = body.get("model").and_then(Value::as_str).unwrap_or("");
+    if !BINDS_PREFIX.iter().any(|id| is_model(name, id)) {
+        return None;
+    }
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let prefix = json!({
+        "system": body.get("system"),
+        "tools": body.get("tools"),
+        "messages": &messages[..upto.min(messages.len())],
+    });
+    let hash = prefix
+        .to_string()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    Some(format!("{hash:016x}"))
+}
+
+/// The prefix check on the thinking blocks a request sends back: a block
+/// bound to another prefix is refused with the API's 400
+/// (fix-bound-to-a-different-conversation: "messages.1.content.0: Invalid
+/// `signature` in `thinking` block. The block is bound to a different
+/// conversation. Remove the block, or set
+/// `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\"."),
+/// or dropped when the request sets `drop_block` with the beta
+/// `thinking-binding-controls-2026-08-01` (same page, step 1).
+pub fn prefix_check(body: &Value, beta: &str) -> Result<(), Refusal> {
+    let drops = body
+        .pointer("/thinking/block_binding/prefix_mismatch_behavior")
+        .and_then(Value::as_str)
+        == Some("drop_block")
+        && beta
+            .split(',')
+            .any(|b| b.trim() == "thinking-binding-controls-2026-08-01");
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    for (at, message) in messages.iter().enumerate() {
+        let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+            continue;
+        };
+        for (index, block) in blocks.iter().enumerate() {
+            let bound = block
+                .get("signature")
+                .and_then(Value::as_str)
+                .and_then(|s| s.split_once(".p"))
+                .map(|(_, prefix)| prefix);
+            let Some(bound) = bound else { continue };
+            if prefix_digest(body, at).as_deref() == Some(bound) || drops {
+                continue;
+            }
+            return Err((
+                400,
+                json!({"type": "error", "error": {"type": "invalid_request_error", "message": format!("messages.{at}.content.{index}: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\".")}}),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Models that take per-message effort: a `role: "system"` message in
+/// `messages` with empty `content` and `output_config.effort`, sent with
+/// the beta `mid-conversation-output-config-2026-07-01`
+/// (platform.claude.com/docs/en/build-with-claude/effort-per-message, its
+/// supported models).
+const EFFORT_MARKERS: &[&str] = &[
+    "claude-fable-5-1",
+    "claude-fable-5-2",
+    "claude-mythos-5-1",
+    "claude-mythos-5-2",
+    "claude-opus-5",
+    "claude-opus-5-5",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+];
+
+/// The verdict on `system` messages inside `messages`: refused on a model
+/// (or without the beta) that does not take them, with the API's "role
+/// 'system' is not supported on this model" (anthropics/claude-code#61412);
+/// refused where one neither precedes an assistant message nor ends the
+/// array ("messages.67: role 'system' must precede an 'assistant' message
+/// or end the array", anthropics/claude-code#73821).
+pub fn effort_markers(body: &Value, beta: &str) -> Result<(), Refusal> {
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let refused = |message: String| {
+        (
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}}),
+        )
+    };
+    let name = body.get("model").and_then(Value::as_str).unwrap_or("");
+    let takes = EFFORT_MARKERS.iter().any(|id| is_model(name, id))
+        && beta
+            .split(',')
+            .any(|b| b.trim() == "mid-conversation-output-config-2026-07-01");
+    for (at, message) in messages.iter().enumerate() {
+        if message["role"] != "system" {
+            continue;
+        }
+        if !takes {
+            return Err(refused(
+                "role 'system' is not supported on this model".into(),
+            ));
+        }
+        let next = messages.get(at + 1).map(|m| &m["role"]);
+        if next.is_some_and(|role| role != "assistant") {
+            return Err(refused(format!(
+                "messages.{at}: role 'system' must precede an 'assistant' message or end the array"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The model a server-side fallback hands the turn to, when the asked
+/// model declines (the mock's classifier declines a question that says
+/// `mock:refuse`): the first of `fallbacks: [{model}]`, sent with the beta
+/// `server-side-fallback-2026-06-01` (platform.claude.com/docs/en/
+/// build-with-claude/refusals-and-fallback: "name a fallback model on the
+/// request, and the API handles the retry"; "The response marks each
+/// handoff with a fallback content block").
+pub fn fallback_to(body: &Value, beta: &str, question: &str) -> Option<String> {
+    if !question.contains("mock:refuse") {
+        return None;
+    }
+    if !beta
+        .split(',')
+        .any(|b| b.trim() == "server-side-fallback-2026-06-01")
+    {
+        return None;
+    }
+    body.pointer("/fallbacks/0/model")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
 fn model(name: &str) -> Option<&'static Claude> {
     MODELS
         .iter()
@@ -343,6 +508,30 @@ pub(super) fn check(name: &str, body: &Value) -> Result<Thinks, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn effort_markers_only_where_taken_and_before_an_answer() {
+        let beta = "mid-conversation-output-config-2026-07-01";
+        let marker = json!({"role": "system", "content": [], "output_config": {"effort": "low"}});
+        let body = |model: &str, after: Value| json!({"model": model, "messages": [{"role": "user", "content": "q"}, marker, after]});
+        let answer = json!({"role": "assistant", "content": "a"});
+        let question = json!({"role": "user", "content": "q2"});
+        assert!(effort_markers(&body("claude-opus-5-5", answer.clone()), beta).is_ok());
+        let message =
+            |r: Result<(), Refusal>| r.expect_err("refused").1["error"]["message"].clone();
+        assert_eq!(
+            message(effort_markers(&body("claude-opus-5-5", answer.clone()), "")),
+            json!("role 'system' is not supported on this model")
+        );
+        assert_eq!(
+            message(effort_markers(&body("claude-sonnet-5", answer), beta)),
+            json!("role 'system' is not supported on this model")
+        );
+        assert_eq!(
+            message(effort_markers(&body("claude-opus-5-5", question), beta)),
+            json!("messages.1: role 'system' must precede an 'assistant' message or end the array")
+        );
+    }
 
     use super::super::message_of as message;
 

@@ -1,6 +1,7 @@
 //! The providers' model lists, as the mock answers them, in each provider's
 //! documented shape: Ollama `POST /api/show` (docs/api.md: `capabilities`
-//! with `completion`, `tools`, `thinking`, …), OpenRouter `GET /models`
+//! with `completion`, `tools`, `thinking`, …; `thinking: {values, default}`
+//! since ollama/ollama#18473, see `ollama`), OpenRouter `GET /models`
 //! (openrouter.ai/docs/models: `data[]` with `id`, `supported_parameters`,
 //! `top_provider`), Gemini `GET /v1beta/models/{name}` (ai.google.dev/api/
 //! models#Model: `thinking` true for models that think, left out otherwise).
@@ -18,11 +19,15 @@ pub fn ollama_show(name: &str) -> Value {
     if ollama::takes_tools(name) {
         capabilities.push("tools");
     }
-    json!({
+    let mut show = json!({
         "modelfile": "",
         "details": {"format": "gguf", "family": ollama::family(name)},
         "capabilities": capabilities,
-    })
+    });
+    if let Some(thinking) = ollama::thinking_values(name) {
+        show["thinking"] = thinking;
+    }
+    show
 }
 
 /// OpenRouter's model list (a few of its models).

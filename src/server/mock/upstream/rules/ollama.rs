@@ -5,6 +5,13 @@
 //! "medium", "high" for the models that take levels (gpt-oss, which always
 //! reasons and ignores `false`); a model without the `thinking` capability
 //! refuses `think: true` with `"<model>" does not support thinking`.
+//!
+//! `/api/show`'s `thinking: {values, default}`: ollama/ollama#18473 (merged
+//! 2026-09-15, "api: expose model thinking levels and defaults": "The
+//! optional `thinking` object contains `values` and `default`, supporting
+//! Boolean controls and named levels"); the shape as the API reference
+//! (docs.ollama.com/api-reference/show-model-details) shows it:
+//! `"thinking": {"values": [false, true], "default": true}`.
 
 use serde_json::{json, Value};
 
@@ -29,6 +36,11 @@ const NOT_THINKING: &[&str] = &["llama3", "gemma", "mistral", "phi"];
 /// (ollama/ollama#9680, #13522; 400).
 const NO_TOOLS: &[&str] = &["gemma"];
 
+/// Models made locally from a library model (`ollama create NAME` with a
+/// Modelfile `FROM base`, docs.ollama.com/modelfile): Ollama answers for
+/// them as for their base, whatever the name says.
+const LOCAL_COPIES: &[(&str, &str)] = &[("house-assistant", "gpt-oss:20b")];
+
 /// Whether Ollama lists the `tools` capability for `name`.
 pub(super) fn takes_tools(name: &str) -> bool {
     let base = family(name);
@@ -41,7 +53,26 @@ pub(super) fn thinks(name: &str) -> bool {
     THINKING.iter().any(|f| base.starts_with(f))
 }
 
+/// The `thinking` object `/api/show` lists for `name`: gpt-oss's levels
+/// (docs.ollama.com/capabilities/thinking: "GPT-OSS instead expects one of
+/// low, medium, or high"; its default, medium, per the gpt-oss model card),
+/// a switch for the other thinking families; nothing without the capability.
+pub(super) fn thinking_values(name: &str) -> Option<Value> {
+    if !thinks(name) {
+        return None;
+    }
+    Some(if family(name).starts_with("gpt-oss") {
+        json!({"values": ["low", "medium", "high"], "default": "medium"})
+    } else {
+        json!({"values": [false, true], "default": true})
+    })
+}
+
 pub(super) fn family(name: &str) -> &str {
+    let name = LOCAL_COPIES
+        .iter()
+        .find(|(copy, _)| name.split(':').next() == Some(*copy))
+        .map_or(name, |(_, base)| *base);
     let base = name.split(':').next().unwrap_or(name);
     base.rsplit('/').next().unwrap_or(base)
 }

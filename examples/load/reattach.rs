@@ -1,0 +1,137 @@
+//! `reattach`: a page coming back to a turn with a megabyte of reasoning.
+//! A `mock:firehose-<n>` turn (half reasoning, half answer, full speed) is
+//! started through `POST /api/chat` and its first reader drops after its
+//! first line; the turn runs on. A second reader then attaches from line 0
+//! (`POST /api/turn_events`) at once, while the provider still streams
+//! (`live`: it reads what was logged, then the live lines), and again after
+//! the turn ended (`finished`); the time until it holds the turn's last line
+//! is measured, every byte checked against the script.
+
+use std::time::{Duration, Instant};
+
+use pensive::server::mock::scenarios::scenario_for;
+use pensive::turn::framer::NdjsonFramer;
+use pensive::turn::log_line::LogLine;
+use pensive::turn::{ChatMessage, ChatRequest, TurnEvent};
+
+use crate::client::http_client;
+use crate::procs::Servers;
+use crate::relay::scripted_text;
+use crate::report::Row;
+
+const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+/// What one reader of the log got.
+struct Read {
+    reasoning: String,
+    answer: String,
+    /// Request sent → the terminal line read.
+    to_end: Duration,
+}
+
+pub async fn run(servers: &Servers, chunks: usize) -> Result<Vec<Row>, String> {
+    let client = http_client();
+    let prompt = format!("mock:firehose-{chunks}");
+    let (reasoning, answer) = scripted_text(&scenario_for(&prompt, Duration::ZERO));
+    let turn_id = format!("reattach-{}", std::process::id());
+    let request = ChatRequest {
+        messages: vec![ChatMessage::user(prompt)],
+        turn_id: Some(turn_id.clone()),
+        turn_secret: Some(SECRET.into()),
+        ..ChatRequest::default()
+    };
+    let mut first = client
+        .post(format!("{}/api/chat", servers.app))
+        .json(&serde_json::json!({ "request": request }))
+        .send()
+        .await
+        .map_err(|e| format!("POST /api/chat: {e}"))?;
+    first
+        .chunk()
+        .await
+        .map_err(|e| format!("reading /api/chat: {e}"))?;
+    drop(first); // the page goes; the turn runs on
+    let live = attach(&client, &servers.app, &turn_id).await?;
+    let finished = attach(&client, &servers.app, &turn_id).await?;
+    for (what, read) in [("live", &live), ("finished", &finished)] {
+        if read.reasoning != reasoning || read.answer != answer {
+            return Err(format!(
+                "{what}: {} + {} bytes read, {} + {} scripted",
+                read.reasoning.len(),
+                read.answer.len(),
+                reasoning.len(),
+                answer.len()
+            ));
+        }
+    }
+    println!(
+        "  {} KB of reasoning: live {:.0} ms, finished {:.0} ms",
+        reasoning.len() / 1024,
+        ms(live.to_end),
+        ms(finished.to_end)
+    );
+    Ok(vec![
+        Row::info(
+            "reasoning in the turn",
+            reasoning.len() as f64 / 1024.0,
+            "KiB",
+        ),
+        Row::at_most(
+            "attach right after the page left: to the last line",
+            ms(live.to_end),
+            "ms",
+            1000.0,
+        ),
+        Row::at_most(
+            "attach after it ended: the whole turn in",
+            ms(finished.to_end),
+            "ms",
+            1000.0,
+        ),
+    ])
+}
+
+/// Attaches from line 0 and reads to the terminal line.
+async fn attach(client: &reqwest::Client, app: &str, turn_id: &str) -> Result<Read, String> {
+    let started = Instant::now();
+    let mut response = client
+        .post(format!("{app}/api/turn_events"))
+        .json(&serde_json::json!({ "turn_id": turn_id, "secret": SECRET, "after": 0 }))
+        .send()
+        .await
+        .map_err(|e| format!("POST /api/turn_events: {e}"))?;
+    if !response.status().is_success() {
+        return Err(format!("POST /api/turn_events: HTTP {}", response.status()));
+    }
+    let mut framer = NdjsonFramer::new();
+    let mut read = Read {
+        reasoning: String::new(),
+        answer: String::new(),
+        to_end: Duration::ZERO,
+    };
+    while let Some(bytes) = response
+        .chunk()
+        .await
+        .map_err(|e| format!("reading /api/turn_events: {e}"))?
+    {
+        for line in framer.push_lines(&bytes) {
+            match line.map_err(|e| format!("bad line: {e}"))? {
+                LogLine::Event { event, .. } => match event {
+                    TurnEvent::ThinkingDelta { text } => read.reasoning.push_str(&text),
+                    TurnEvent::AnswerDelta { text } => read.answer.push_str(&text),
+                    event if event.is_terminal() => {
+                        read.to_end = started.elapsed();
+                        return Ok(read);
+                    }
+                    _ => {}
+                },
+                LogLine::Heartbeat { .. } => {}
+            }
+        }
+    }
+    Err("the log ended without its terminal line".into())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
