@@ -140,6 +140,16 @@ impl RedisStore {
         secret: String,
         started_ms: u64,
     ) {
+        if !self.claim(turn_id).await {
+            // Another replica's turn has this id: writing our owner over its
+            // record would hand its log to our caller. Ours stays in memory.
+            tracing::warn!(
+                turn_id,
+                "a turn with this id is already in Redis; this one is kept in this replica only"
+            );
+            while queued.recv().await.is_some() {}
+            return;
+        }
         let record = redis::pipe()
             .hset_multiple(
                 record_key(turn_id),
@@ -190,6 +200,37 @@ impl RedisStore {
             .ignore()
             .clone();
         self.until_written(turn_id, &end).await;
+    }
+
+    /// Makes `turn_id` this replica's in Redis (HSETNX of its record's
+    /// `replica`): false when another replica's turn, running or finished,
+    /// has the id. Waits for a Redis that is away (the turn goes on).
+    async fn claim(&self, turn_id: &str) -> bool {
+        let give_up = tokio::time::Instant::now() + self.keep_for;
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            let claimed: RedisResult<(bool, Option<String>)> = async {
+                let mut conn = self.redis.conn().await?;
+                redis::pipe()
+                    .hset_nx(record_key(turn_id), "replica", &*self.replica)
+                    .hget(record_key(turn_id), "replica")
+                    .query_async(&mut conn)
+                    .await
+            }
+            .await;
+            match claimed {
+                // Set now, or set by an earlier try whose answer was lost.
+                Ok((_, holder)) => return holder.as_deref() == Some(&*self.replica),
+                Err(err) => {
+                    if tokio::time::Instant::now() >= give_up {
+                        return false;
+                    }
+                    tracing::debug!(turn_id, %err, "cannot claim a turn on Redis yet");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                }
+            }
+        }
     }
 
     /// XADD of line `seq` (bounded, expiring, the lease refreshed with it).

@@ -242,6 +242,28 @@ async fn a_turns_lines_reach_its_stream_in_order_bounded_and_expiring() {
     })
     .await;
 
+    // The same id started on another replica stays there: it neither
+    // writes into this turn's log nor takes over its owner record.
+    let b = replica(&redis, Pace::INSTANT);
+    let mut other = ask("t-order");
+    other.turn_secret = Some("fedcba9876543210fedcba9876543210".into());
+    let theirs = events(&within(b.start_run(other, CALLER).collect::<Vec<String>>()).await);
+    assert!(matches!(theirs.last(), Some((_, TurnEvent::Done { .. }))));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let again: std::collections::HashMap<String, String> =
+        conn.hgetall("pensive:turn:t-order").await.expect("HGETALL");
+    assert_eq!(again, owner, "the first turn's owner still");
+    assert!(
+        b.attach("t-order", "fedcba9876543210fedcba9876543210", 0, CALLER)
+            .await
+            .is_some(),
+        "B holds its own in memory"
+    );
+    assert!(a
+        .attach("t-order", "fedcba9876543210fedcba9876543210", 0, CALLER)
+        .await
+        .is_none());
+
     // A log holds at most the lines its byte bound can: three short lines' worth.
     let store = RedisStore::new(
         SharedRedis::open(&redis.url).expect("URL"),
