@@ -102,6 +102,7 @@ impl RedisStore {
         self.keep_for.as_secs().max(1) as i64
     }
 
+    /// Listens for controls sent to this replica and watches leases.
     pub(crate) fn start_background(&self, handler: Handler) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             tracing::warn!("no runtime: controls from other replicas will not be heard");
@@ -331,6 +332,10 @@ impl RedisStore {
             .filter(|record| record.owner.admits(session, secret))
     }
 
+    /// The log of a turn held in Redis after line `after`, for its starter
+    /// alone: XRANGE for what was written, then XREAD BLOCK for the live
+    /// lines, with heartbeats, to the terminal line. `None` as for a turn
+    /// not held at all.
     pub(crate) async fn attach(
         &self,
         turn_id: &str,
@@ -408,6 +413,7 @@ impl RedisStore {
         }
     }
 
+    /// Stop for a turn held in Redis, passed to its replica (see `Store::stop`).
     pub(crate) async fn stop(
         &self,
         turn_id: &str,
@@ -429,6 +435,8 @@ impl RedisStore {
         Some(matches!(reply, Some(Reply::Taken { taken: true })))
     }
 
+    /// `control`, passed to the replica whose record names it as running
+    /// the turn; `None` when that is this one, or nobody answered.
     pub(crate) async fn send(&self, turn_id: &str, control: Control) -> Option<Reply> {
         let record = self.record(turn_id).await?;
         if record.replica == *self.replica {
