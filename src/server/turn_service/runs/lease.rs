@@ -1,7 +1,7 @@
 //! Leases on running turns (with `PENSIVE_REDIS_URL`): the replica that
 //! runs a turn keeps a key with a short TTL alive while it runs
 //! (`store::redis`); every replica looks at the running turns' leases every
-//! few seconds, and a turn whose lease is found lapsed on two checks in a
+//! few seconds (`store::redis::watch_leases`), and a turn whose lease is found lapsed on two checks in a
 //! row (its replica died; the second look leaves a replica that just got
 //! Redis back the time to renew it) gets a terminal `error` in its shared
 //! log, so its readers anywhere learn it within about 8 s of the death: the
@@ -15,15 +15,3 @@ pub(crate) const LEASE_TTL: Duration = Duration::from_secs(4);
 pub(crate) const LEASE_REFRESH: Duration = Duration::from_secs(1);
 /// How often every replica checks the running turns' leases.
 pub(crate) const LEASE_CHECK: Duration = Duration::from_secs(2);
-
-/// Checks the leases for as long as the runtime runs.
-pub(crate) async fn watch(store: super::store::redis::RedisStore) {
-    let mut tick = tokio::time::interval(LEASE_CHECK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        if let Err(err) = store.interrupt_lapsed().await {
-            tracing::warn!(%err, "cannot check the running turns' leases on Redis");
-        }
-    }
-}

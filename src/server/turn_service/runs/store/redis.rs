@@ -20,7 +20,7 @@ use redis::{AsyncCommands, RedisResult};
 use tokio::sync::mpsc;
 
 use super::super::control::{self, Control, Handler, Reply};
-use super::super::lease::{self, LEASE_REFRESH, LEASE_TTL};
+use super::super::lease::{LEASE_CHECK, LEASE_REFRESH, LEASE_TTL};
 use super::super::owner::Owner;
 use super::super::reader::HEARTBEAT;
 use super::super::run::Run;
@@ -113,7 +113,7 @@ impl RedisStore {
             self.replica.to_string(),
             handler,
         ));
-        runtime.spawn(lease::watch(self.clone()));
+        runtime.spawn(watch_leases(self.clone()));
     }
 
     /// Starts writing `run` to Redis: its record and lease first, then each
@@ -585,4 +585,16 @@ fn unix_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Checks the running turns' leases (`lease`) for as long as the runtime runs.
+async fn watch_leases(store: RedisStore) {
+    let mut tick = tokio::time::interval(LEASE_CHECK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if let Err(err) = store.interrupt_lapsed().await {
+            tracing::warn!(%err, "cannot check the running turns' leases on Redis");
+        }
+    }
 }
