@@ -209,6 +209,7 @@ async fn a_paced_turn_streams_through_nginx_whole_and_stop_reaches_the_provider(
         base_port: 6010,
         delay_ms: 80,
         access_token: None,
+        redis: false,
     });
     within(async {
         let sent_at = Instant::now();
@@ -331,6 +332,7 @@ async fn turns_spread_over_both_processes_share_nothing_and_survive_losing_one()
         base_port: 6020,
         delay_ms: 0,
         access_token: Some(TOKEN),
+        redis: false,
     });
     within(async {
         let refused = send_turn(&cluster, None).await;
@@ -425,14 +427,15 @@ fn every_process_is_stopped_even_when_an_assertion_fails() {
             base_port: 6030,
             delay_ms: 0,
             access_token: None,
+            redis: true,
         });
         seen = Some((cluster.pids(), cluster.addresses(), cluster.dir.clone()));
         panic!("a deliberate failure while the cluster runs");
     }));
     assert!(outcome.is_err());
     let (pids, addresses, dir) = seen.expect("the cluster started");
-    // mock, two backends, nginx's master and at least one worker.
-    assert!(pids.len() >= 5, "{pids:?}");
+    // mock, redis-server, two backends, nginx's master and at least one worker.
+    assert!(pids.len() >= 6, "{pids:?}");
     for pid in &pids {
         assert!(
             !std::path::Path::new(&format!("/proc/{pid}")).exists(),
@@ -454,6 +457,7 @@ async fn plain_http_redirects_to_https_and_tls_responses_carry_hsts_and_the_site
         base_port: 6040,
         delay_ms: 0,
         access_token: None,
+        redis: false,
     });
     within(async {
         // Plain HTTP: a permanent redirect to the same path over HTTPS, nothing proxied.
@@ -523,6 +527,152 @@ async fn plain_http_redirects_to_https_and_tls_responses_carry_hsts_and_the_site
             mock_stats(&cluster).await["requests"].as_u64(),
             Some(2),
             "the refused turn reached no provider"
+        );
+    })
+    .await;
+}
+
+/// A line-by-line reader of a turn's log from one backend.
+struct LogReader {
+    response: reqwest::Response,
+    framer: NdjsonFramer,
+    events: Vec<(u64, TurnEvent)>,
+}
+
+impl LogReader {
+    async fn attach(backend: &str, turn_id: &str) -> LogReader {
+        let body = serde_json::json!({"turn_id": turn_id, "secret": SECRET, "after": 0});
+        let response = client()
+            .post(format!("http://{backend}/api/turn_events"))
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("the backend answers");
+        assert_eq!(response.status(), StatusCode::OK, "attach on {backend}");
+        LogReader {
+            response,
+            framer: NdjsonFramer::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Reads until `done(events)` holds, or the log ends.
+    async fn until(&mut self, done: impl Fn(&[(u64, TurnEvent)]) -> bool) {
+        use pensive::turn::log_line::LogLine;
+        while !done(&self.events) {
+            let Some(chunk) = self.response.chunk().await.expect("a chunk") else {
+                return;
+            };
+            for line in self.framer.push_lines(&chunk) {
+                if let LogLine::Event { stamp, event } = line.expect("a valid line") {
+                    self.events.push((stamp.expect("stamped").seq, event));
+                }
+            }
+        }
+    }
+
+    fn last(&self) -> Option<&TurnEvent> {
+        self.events.last().map(|(_, e)| e)
+    }
+}
+
+/// Starts turn `turn_id` on `backend` directly, reads its first line and
+/// goes away (the turn runs on).
+async fn start_and_leave(backend: &str, turn_id: &str, text: &str) {
+    let body = serde_json::json!({"request": {
+        "messages": [{"role": "user", "content": text}],
+        "turn_id": turn_id,
+        "turn_secret": SECRET,
+    }});
+    let mut response = client()
+        .post(format!("http://{backend}/api/chat"))
+        .header(CONTENT_TYPE, "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the backend answers");
+    assert!(response.chunk().await.expect("a chunk").is_some());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_redis_a_turn_on_one_replica_is_followed_and_stopped_through_the_other_and_a_dead_replica_is_said(
+) {
+    let mut cluster = Cluster::start(Options {
+        base_port: 6050,
+        delay_ms: 100,
+        access_token: None,
+        redis: true,
+    });
+    let [first, second] = cluster.backends.clone();
+    within(async {
+        // Started on the first replica, whose reader then goes away.
+        start_and_leave(&first, "t-shared", "Why? mock:paced-100").await;
+        // Followed whole through the second: from line 1, nothing missing.
+        let mut follower = LogReader::attach(&second, "t-shared").await;
+        follower
+            .until(|events| {
+                events
+                    .iter()
+                    .filter(|(_, e)| matches!(e, TurnEvent::ThinkingDelta { .. }))
+                    .count()
+                    >= 5
+            })
+            .await;
+        let seqs: Vec<u64> = follower.events.iter().map(|(seq, _)| *seq).collect();
+        assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+        assert_eq!(active_turns(&first).await, Some(1));
+        assert_eq!(
+            active_turns(&second).await,
+            Some(0),
+            "it runs on the first only"
+        );
+        // Stop sent to the second reaches the first, which closes the provider request.
+        let stop = client()
+            .post(format!("http://{second}/api/stop_turn"))
+            .header(CONTENT_TYPE, "application/json")
+            .body(format!(r#"{{"turn_id":"t-shared","secret":"{SECRET}"}}"#))
+            .send()
+            .await
+            .expect("the second answers");
+        assert_eq!(stop.status(), StatusCode::OK);
+        follower
+            .until(|events| events.last().is_some_and(|(_, e)| e.is_terminal()))
+            .await;
+        assert_eq!(follower.last(), Some(&TurnEvent::Stopped));
+        eventually(
+            "the provider stream closed and the first replica idle",
+            Duration::from_secs(5),
+            || async {
+                mock_stats(&cluster).await["closed_early"].as_u64() == Some(1)
+                    && active_turns(&first).await == Some(0)
+            },
+        )
+        .await;
+        // A turn on the first, followed through the second, when the first dies.
+        start_and_leave(&first, "t-orphaned", "Why? mock:paced-100").await;
+        let mut orphan = LogReader::attach(&second, "t-orphaned").await;
+        orphan.until(|events| events.len() >= 3).await;
+        cluster.kill_backend(0);
+        let killed = Instant::now();
+        orphan
+            .until(|events| events.last().is_some_and(|(_, e)| e.is_terminal()))
+            .await;
+        assert!(
+            matches!(
+                orphan.last(),
+                Some(TurnEvent::Error {
+                    kind: pensive::turn::ErrorKind::Interrupted,
+                    ..
+                })
+            ),
+            "{:?}",
+            orphan.last()
+        );
+        assert!(
+            killed.elapsed() < Duration::from_secs(10),
+            "said after {:?}",
+            killed.elapsed()
         );
     })
     .await;

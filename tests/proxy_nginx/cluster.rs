@@ -27,6 +27,9 @@ pub struct Options {
     pub delay_ms: u64,
     /// `PENSIVE_ACCESS_TOKEN` for both backends.
     pub access_token: Option<&'static str>,
+    /// A `redis-server` on the sixth port, shared by both backends
+    /// (`PENSIVE_REDIS_URL`).
+    pub redis: bool,
 }
 
 /// A started process, stopped when dropped.
@@ -113,11 +116,23 @@ impl Cluster {
         cluster.spawn("mock-upstream", mock, false);
         cluster.wait_until_ready("mock-upstream", &cluster.mock.clone(), "/_mock/stats", 200);
 
+        let redis = options.redis.then(|| address(5));
+        if let Some(redis) = &redis {
+            let port = redis.rsplit(':').next().unwrap_or_default().to_owned();
+            let mut server = Command::new("redis-server");
+            server.args(["--port", &port, "--bind", "127.0.0.1"]);
+            server.args(["--save", "", "--appendonly", "no"]);
+            cluster.spawn("redis-server", server, false);
+            cluster.wait_until_listening("redis-server", redis);
+        }
         let models = cluster.dir.join("pensive.toml");
         write(&models, &models_toml(&cluster.mock));
         for (index, addr) in cluster.backends.clone().iter().enumerate() {
             let name = format!("backend-{index}");
-            let serve = backend_command(&cluster.dir, addr, &models, options.access_token);
+            let mut serve = backend_command(&cluster.dir, addr, &models, options.access_token);
+            if let Some(redis) = &redis {
+                serve.env("PENSIVE_REDIS_URL", format!("redis://{redis}/"));
+            }
             cluster.spawn(&name, serve, false);
             cluster.wait_until_ready(&name, addr, "/healthz", 200);
         }
@@ -177,6 +192,24 @@ impl Cluster {
     /// nginx's access log (the site file's `pensive_upstream` format).
     pub fn access_log(&self) -> PathBuf {
         self.dir.join("access.log")
+    }
+
+    /// Waits until something accepts connections on `addr`.
+    fn wait_until_listening(&self, name: &str, addr: &str) {
+        let deadline = Instant::now() + READY_WITHIN;
+        while TcpStream::connect(addr).is_err() {
+            assert!(Instant::now() < deadline, "{name} never listened on {addr}");
+            std::thread::sleep(POLL_INTERVAL);
+        }
+    }
+
+    /// Kills one backend outright (SIGKILL: no goodbye, as when it dies).
+    pub fn kill_backend(&mut self, index: usize) {
+        let name = format!("backend-{index}");
+        if let Some(process) = self.processes.iter_mut().find(|p| p.name == name) {
+            let _ = process.child.kill();
+            let _ = process.child.wait();
+        }
     }
 
     /// Stops one backend (the other keeps serving).
