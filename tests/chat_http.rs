@@ -387,6 +387,15 @@ fn sky_turn(turn_id: &str) -> String {
     .to_string()
 }
 
+/// `POST /api/turn_events` for `turn_id` after line `after`, with the page's secret.
+async fn attach(app: &axum::Router, turn_id: &str, after: u64) -> axum::response::Response {
+    let body = serde_json::json!({"turn_id": turn_id, "secret": SECRET, "after": after});
+    app.clone()
+        .oneshot(chat_request_to("/api/turn_events", &body.to_string()))
+        .await
+        .unwrap()
+}
+
 /// `POST /api/stop_turn` for `turn_id` with the page's secret.
 async fn stop_turn(app: &axum::Router, turn_id: &str) -> StatusCode {
     let body = serde_json::json!({"turn_id": turn_id, "secret": SECRET}).to_string();
@@ -418,14 +427,10 @@ async fn a_dropped_client_leaves_its_turn_running_until_stop_ends_it() {
         .expect("ok frame");
     assert!(first.data_ref().is_some());
     assert_eq!(health().await, Some(1));
-    drop(body); // the client goes away mid-thinking
-                // The turn goes on: a reader attaching now gets lines the first never read.
-    let attach = serde_json::json!({"turn_id": "t-dropped", "secret": SECRET, "after": 0});
-    let response = app
-        .clone()
-        .oneshot(chat_request_to("/api/turn_events", &attach.to_string()))
-        .await
-        .unwrap();
+    // The client goes away mid-thinking; the turn goes on: a reader
+    // attaching now gets lines the first never read.
+    drop(body);
+    let response = attach(&app, "t-dropped", 0).await;
     assert_eq!(response.status(), StatusCode::OK);
     let mut attached = response.into_body();
     let mut framer = NdjsonFramer::new();
@@ -1000,12 +1005,7 @@ async fn a_page_that_attaches_after_a_line_gets_every_later_line_once_in_order()
     let events: Vec<TurnEvent> = whole.iter().map(|(_, e)| e.clone()).collect();
     check_stream(&events).expect("a whole stream");
     // After the turn ended, within its retention: from line 4 on, once each.
-    let attach = serde_json::json!({"turn_id": "t-whole", "secret": SECRET, "after": 3});
-    let response = app
-        .clone()
-        .oneshot(chat_request_to("/api/turn_events", &attach.to_string()))
-        .await
-        .unwrap();
+    let response = attach(&app, "t-whole", 3).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(logged_lines(response).await, whole[3..].to_vec());
 }

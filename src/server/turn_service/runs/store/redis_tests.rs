@@ -186,6 +186,23 @@ async fn eventually<F: std::future::Future<Output = bool>>(
     panic!("never: {what}");
 }
 
+/// Waits until the turn's stream in Redis holds `enough` lines.
+async fn until_logged(
+    conn: &redis::aio::ConnectionManager,
+    turn_id: &str,
+    what: &str,
+    enough: impl Fn(usize) -> bool,
+) {
+    let key = format!("pensive:turn:{turn_id}:log");
+    eventually(what, || {
+        let mut conn = conn.clone();
+        let key = key.clone();
+        let enough = &enough;
+        async move { enough(conn.xlen::<_, usize>(&key).await.unwrap_or(0)) }
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_turns_lines_reach_its_stream_in_order_bounded_and_expiring() {
     let redis = RedisServer::start().await;
@@ -194,15 +211,8 @@ async fn a_turns_lines_reach_its_stream_in_order_bounded_and_expiring() {
     let local: Vec<String> = within(a.start_run(ask("t-order"), CALLER).collect()).await;
     let local = events(&local);
     assert!(local.last().is_some_and(|(_, e)| e.is_terminal()));
-    eventually("the whole log in Redis", || {
-        let mut conn = conn.clone();
-        let want = local.len();
-        async move {
-            conn.xlen::<_, usize>("pensive:turn:t-order:log")
-                .await
-                .unwrap_or(0)
-                == want
-        }
+    until_logged(&conn, "t-order", "the whole log in Redis", |n| {
+        n == local.len()
     })
     .await;
     let stored: redis::streams::StreamRangeReply = conn
@@ -428,16 +438,7 @@ fn a_replica_that_dies_has_its_turn_marked_interrupted_by_another_within_10_s() 
     outer.block_on(async {
         let b = replica(&redis, Pace::INSTANT);
         let mut conn = redis.conn().await;
-        eventually("A's turn under way in Redis", || {
-            let mut conn = conn.clone();
-            async move {
-                conn.xlen::<_, usize>("pensive:turn:t-dies:log")
-                    .await
-                    .unwrap_or(0)
-                    >= 3
-            }
-        })
-        .await;
+        until_logged(&conn, "t-dies", "A's turn under way in Redis", |n| n >= 3).await;
         dying.shutdown_background();
         let died = tokio::time::Instant::now();
         let read = b
@@ -609,16 +610,7 @@ async fn a_redis_that_goes_away_mid_turn_holds_up_nothing_and_loses_no_line() {
         (all, arrived)
     });
     let conn = redis.conn().await;
-    eventually("A's turn under way in Redis", || {
-        let mut conn = conn.clone();
-        async move {
-            conn.xlen::<_, usize>("pensive:turn:t-away:log")
-                .await
-                .unwrap_or(0)
-                >= 3
-        }
-    })
-    .await;
+    until_logged(&conn, "t-away", "A's turn under way in Redis", |n| n >= 3).await;
     redis.stop().await;
     let stopped = tokio::time::Instant::now();
     tokio::time::sleep(Duration::from_secs(3)).await;
@@ -637,17 +629,7 @@ async fn a_redis_that_goes_away_mid_turn_holds_up_nothing_and_loses_no_line() {
     // Once Redis is back, every line reaches it, in order, none added; and
     // it stays so while the other replica keeps looking at the leases.
     let conn = redis.conn().await;
-    eventually("every line in Redis", || {
-        let mut conn = conn.clone();
-        let want = local.len();
-        async move {
-            conn.xlen::<_, usize>("pensive:turn:t-away:log")
-                .await
-                .unwrap_or(0)
-                == want
-        }
-    })
-    .await;
+    until_logged(&conn, "t-away", "every line in Redis", |n| n == local.len()).await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     let mut conn = conn.clone();
     let stored: redis::streams::StreamRangeReply = conn
