@@ -193,6 +193,7 @@ bench-load: setup-bench
 MUTANTS_SHARD ?= 0/1
 mutants: setup-build
 	@command -v cargo-mutants >/dev/null || cargo install --locked cargo-mutants
+	@mkdir -p target
 	cargo mutants --in-place --features ssr --cargo-test-arg=--lib --shard $(MUTANTS_SHARD) \
 		-f 'src/server/providers/reasoning/*.rs' -e 'src/server/providers/reasoning/checks.rs' \
 		-f 'src/server/providers/*/request.rs' -f 'src/server/mock/upstream/rules/**/*.rs' \
