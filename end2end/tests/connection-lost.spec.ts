@@ -9,10 +9,11 @@ import { TARGET } from '../target-dir';
 
 // Losing Pensive itself mid-turn (not the provider: that is an in-band error,
 // see interrupted.spec.ts). Each story runs its own server so it can be
-// killed; ports 3151-3153 belong to this file.
+// killed; ports 3151-3154 belong to this file.
 
 const UNREACHABLE = 'Could not reach Pensive';
 const RESTARTED = 'Interrupted: the server restarted';
+const NOT_HELD = 'The server no longer holds this turn';
 const REASONING = 'Identifying the core question';
 const ANSWER = "Pensive's built-in demo model";
 
@@ -227,4 +228,56 @@ test('the connection cut mid-reasoning and down for a while: the page reconnects
   await expect(chat.assistant()).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
   await expect(chat.assistant().getByTestId('answer')).toContainText(ANSWER);
   await expect(chat.header(chat.thinking())).toHaveText(/^Thought for \d+s/);
+});
+
+test('a turn that ended while no page watched, past the retention time: the page says the server no longer holds it and keeps what it had', async ({
+  context,
+  request,
+}) => {
+  const port = 3154;
+  const base = `http://127.0.0.1:${port}`;
+  // Finished turns are kept 1 s here (30 minutes by default).
+  await startPensive(port, '1', { PENSIVE_TURN_RETENTION_SECS: '1' });
+  const first = new ChatPage(await context.newPage());
+  await first.open(base);
+  await first.send('Why is the sky blue?');
+  await expect(first.body(first.thinking())).toContainText(REASONING);
+  await expect.poll(() => storedText(first.page)).toContain(REASONING);
+  // The page keeps the turn's way back to the server's run with the turn.
+  const stored = await storedText(first.page);
+  const run = /"turn_id":"([0-9a-f]+)","secret":"([0-9a-f]+)"/.exec(stored.replace(/\\"/g, '"'));
+  expect(run, 'the run kept with the turn').not.toBeNull();
+  const [, turnId, secret] = run!;
+  await first.page.close();
+  // The turn ends with no page watching, and its retention runs out; the
+  // next turn's start sweeps it away.
+  await expect
+    .poll(async () => (await (await request.get(`${base}/healthz`)).json()).active_turns, { timeout: 30_000 })
+    .toBe(0);
+  await expect
+    .poll(
+      async () => {
+        await request.post(`${base}/api/chat`, {
+          data: { request: { messages: [{ role: 'user', content: 'sweep' }], effort: 'off' } },
+        });
+        const attach = await request.post(`${base}/api/turn_events`, {
+          data: { turn_id: turnId, secret, after: 0 },
+        });
+        return attach.status();
+      },
+      { timeout: 10_000 },
+    )
+    .toBe(404);
+
+  const page = await context.newPage();
+  const chat = new ChatPage(page);
+  await chat.open(base);
+  const turn = chat.assistant();
+  await expect(turn.getByTestId('turn-error')).toContainText(NOT_HELD);
+  await expect(turn).toHaveAttribute('data-status', 'error');
+  // What the first page had is kept, where it was.
+  await chat.header(chat.thinking(turn)).click();
+  await expect(chat.body(chat.thinking(turn))).toContainText(REASONING);
+  await expect(chat.composer).toBeEnabled();
+  await chat.expectNoConsoleErrors();
 });
