@@ -279,5 +279,6 @@ test('a turn that ended while no page watched, past the retention time: the page
   await chat.header(chat.thinking(turn)).click();
   await expect(chat.body(chat.thinking(turn))).toContainText(REASONING);
   await expect(chat.composer).toBeEnabled();
-  await chat.expectNoConsoleErrors();
+  // The browser reports the 404 it was answered with; nothing else went wrong.
+  expect(chat.consoleErrors.filter((e) => !(e.includes('404') && e.includes('/api/turn_events')))).toEqual([]);
 });
