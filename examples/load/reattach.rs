@@ -29,6 +29,8 @@ struct Read {
     answer: String,
     /// Request sent → the newest text held (see the module's doc).
     caught_up: Duration,
+    /// Reasoning and answer bytes the reader held by then.
+    held_then: usize,
 }
 
 pub async fn run(servers: &Servers, chunks: usize) -> Result<Vec<Row>, String> {
@@ -110,6 +112,7 @@ async fn attach(client: &reqwest::Client, app: &str, turn_id: &str) -> Result<Re
         reasoning: String::new(),
         answer: String::new(),
         caught_up: Duration::ZERO,
+        held_then: 0,
     };
     // The server's time in the turn when this reader attached.
     let mut attached_at: Option<u64> = None;
@@ -126,11 +129,15 @@ async fn attach(client: &reqwest::Client, app: &str, turn_id: &str) -> Result<Re
                         matches!((stamp, attached_at), (Some(s), Some(at)) if s.at_ms >= at);
                     if newer && caught_up.is_none() {
                         caught_up = Some(started.elapsed());
+                        read.held_then = read.reasoning.len() + read.answer.len();
                     }
                     match event {
                         TurnEvent::ThinkingDelta { text } => read.reasoning.push_str(&text),
                         TurnEvent::AnswerDelta { text } => read.answer.push_str(&text),
                         event if event.is_terminal() => {
+                            if caught_up.is_none() {
+                                read.held_then = read.reasoning.len() + read.answer.len();
+                            }
                             read.caught_up = caught_up.unwrap_or_else(|| started.elapsed());
                             return Ok(read);
                         }
