@@ -80,6 +80,11 @@ pub async fn run(servers: &Servers, chunks: usize) -> Result<Vec<Row>, String> {
             reasoning.len() as f64 / 1024.0,
             "KiB",
         ),
+        Row::info(
+            "attach while it streams: text logged before it, replayed",
+            live.held_then as f64 / 1024.0,
+            "KiB",
+        ),
         Row::at_most(
             "attach while it streams: the newest text in",
             ms(live.caught_up),
