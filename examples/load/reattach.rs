@@ -1,7 +1,7 @@
 //! `reattach`: a page coming back to a turn with a megabyte of reasoning.
 //! A `mock:firehose-<n>` turn (half reasoning, half answer, full speed) is
-//! started through `POST /api/chat` and its first reader drops after its
-//! first line; the turn runs on. A second reader then attaches from line 0
+//! started through `POST /api/chat` and its first reader goes once the
+//! answer begins (the reasoning is all in); the turn runs on. A second reader then attaches from line 0
 //! (`POST /api/turn_events`) at once, while the provider still streams
 //! (`live`), and again after the turn ended (`finished`). Measured: the time
 //! until the reader holds the newest text, that is the first line logged
@@ -50,11 +50,25 @@ pub async fn run(servers: &Servers, chunks: usize) -> Result<Vec<Row>, String> {
         .send()
         .await
         .map_err(|e| format!("POST /api/chat: {e}"))?;
-    first
+    // The page reads until the answer begins (the megabyte of reasoning is
+    // in), then goes; the turn runs on with its answer.
+    let mut framer = NdjsonFramer::new();
+    'reading: while let Some(bytes) = first
         .chunk()
         .await
-        .map_err(|e| format!("reading /api/chat: {e}"))?;
-    drop(first); // the page goes; the turn runs on
+        .map_err(|e| format!("reading /api/chat: {e}"))?
+    {
+        for line in framer.push_lines(&bytes) {
+            if let Ok(LogLine::Event {
+                event: TurnEvent::AnswerDelta { .. },
+                ..
+            }) = line
+            {
+                break 'reading;
+            }
+        }
+    }
+    drop(first);
     let live = attach(&client, &servers.app, &turn_id).await?;
     let finished = attach(&client, &servers.app, &turn_id).await?;
     for (what, read) in [("live", &live), ("finished", &finished)] {
