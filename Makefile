@@ -18,7 +18,7 @@ RELEASE_NIGHTLY := nightly-2026-05-19
 MCP_PYTHON_VERSION := 2.3.0
 MCP_VENV := tests/fixtures/mcp/.venv
 
-.PHONY: run dev fmt test mutants setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
+.PHONY: run dev fmt test check mutants setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
         test-rust test-mcp-conformance test-lint test-fmt test-dev test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
@@ -40,6 +40,12 @@ endif
 ## (the renderer's module included) or style/ rebuilds what it touches and reloads the page.
 dev: setup-build
 	LEPTOS_SITE_ADDR=$(ADDR) cargo leptos watch
+
+## make check: the quick loop (formatting, lints, the pure core and the unit tests), no
+## browser, no servers; a few minutes warm.
+check: setup-build setup-fmt test-fmt test-lint
+	cargo test --lib --no-default-features turn::
+	cargo test --features ssr --lib
 
 ## make test: every layer — fmt, clippy (both builds), cargo tests, the dev server, Playwright.
 test: setup-build setup-browser setup-nginx setup-redis setup-python-mcp test-fmt test-lint test-rust test-mcp-conformance test-dev test-e2e
