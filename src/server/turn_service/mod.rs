@@ -1,9 +1,10 @@
 //! The turn service (`TurnService`): runs one turn — picks the model, opens
-//! its stream, feeds the normalizer and yields `TurnEvent`s. The stream is
-//! built directly on the upstream stream, so dropping it drops the upstream
-//! request too. Over HTTP a turn is driven to its end by a task of its own
-//! into its log, which responses only read (`runs`, `detached`): a client
-//! that goes away cancels nothing, Stop does.
+//! its stream, feeds the normalizer and yields `TurnEvent`s. `start_for`
+//! gathers the turn's parts and hands them to `driver`, one loop with one
+//! exit for failures, polled inside the returned stream: dropping the stream
+//! drops the upstream request too. Over HTTP a turn is driven to its end by
+//! a task of its own into its log, which responses only read (`runs`,
+//! `detached`): a client that goes away cancels nothing, Stop does.
 //!
 //! The turn's parts live beside it: the request's checks
 //! (`request_checks`), opening the model (`upstream`), what ends a turn from
@@ -20,6 +21,7 @@ pub(crate) mod call_identity;
 pub(crate) mod continuation;
 mod cut;
 pub(crate) mod detached;
+mod driver;
 mod outlet;
 mod request_checks;
 pub(crate) mod runs;
@@ -29,32 +31,23 @@ pub(crate) mod tool_round;
 pub(crate) mod turn_log;
 mod upstream;
 
-use std::time::Instant;
-
 use async_stream::stream;
-use futures::{Stream, StreamExt};
+use futures::Stream;
 
 use self::active_turns::ActiveTurns;
 use self::answer_now::AnswerNowRegistry;
-use self::call_identity::CallIds;
 use self::tool_decisions::ToolDecisions;
-use self::tool_round::ToolRound;
 use self::turn_log::{InSpan, TurnLog};
 use super::config::{AppConfig, ProviderKind};
 use super::hidden_thinking::HiddenThinking;
 use super::limits::TurnLimiter;
-use super::normalizer::Normalizer;
 use super::providers::reasoning;
 use super::redact::Redactor;
 use super::tools::ToolBox;
 use crate::turn::tool::ShownCall;
-use crate::turn::turn_error::TurnError;
 use crate::turn::{AnswerNow, ChatRequest, Decision, TurnEvent};
-use cut::TurnEnd;
 use outlet::Outlet;
 use request_checks::validate;
-use tool_loop::ToolLoop;
-use upstream::{dialect_of, offers_tools, open, opened_stream, refused_tools};
 
 /// Shared by every request (put in the Leptos context).
 #[derive(Debug, Clone)]
@@ -307,7 +300,7 @@ impl TurnService {
                 .unwrap_or("none"),
         );
         log.set_effort(checked.as_ref().ok().and_then(|(_, effort, _)| *effort));
-        let mut outlet = Outlet {
+        let outlet = Outlet {
             _active: self.active.enter(),
             _answer_now: registered,
             log,
@@ -329,178 +322,49 @@ impl TurnService {
             tool_call_limit: u32::try_from(config.limits.max_tool_calls).ok(),
             tool_time_limit_secs: u32::try_from(config.limits.max_tool_time.as_secs()).ok(),
         };
-        let tools = self.tools.clone();
-        let decisions = self.decisions.clone();
-        let decider = decider.to_owned();
-        let limiter = self.limiter.clone();
-        let client_key = client.to_owned();
         let span = tracing::info_span!(
             "turn",
             turn_id = request.turn_id.as_deref().unwrap_or("-"),
             model = checked.as_ref().map(|(m, ..)| m.id.as_str()).unwrap_or("?"),
             client = %client,
         );
+        let parts = driver::Parts {
+            config,
+            request,
+            checked,
+            completion_id,
+            outlet,
+            tools: self.tools.clone(),
+            decisions: self.decisions.clone(),
+            decider: decider.to_owned(),
+            limiter: self.limiter.clone(),
+            client: client.to_owned(),
+            ending,
+            stop,
+        };
+        // The turn is driven inside the stream (no task of its own), so
+        // dropping the stream drops the turn and its provider request.
         let turn = stream! {
-            let started = Instant::now();
-            let elapsed = move || started.elapsed().as_millis() as u64;
-            let (model, effort, _permit) = match checked {
-                Ok(admitted) => admitted,
-                Err(refused) => {
-                    let mut normalizer = Normalizer::default();
-                    let events = normalizer.fail(&refused, elapsed());
-                    for event in outlet.pass(events, &normalizer) { yield event; }
-                    return;
-                }
-            };
-            // Counted across replicas too, while the turn runs.
-            let _shared_permit = match limiter.admit_shared(&client_key).await {
-                Ok(permit) => permit,
-                Err(refused) => {
-                    let mut normalizer = Normalizer::default();
-                    let events = normalizer.fail(&refused, elapsed());
-                    for event in outlet.pass(events, &normalizer) { yield event; }
-                    return;
-                }
-            };
-            // The providers see the effort the turn runs at (the model's
-            // default when the request named none).
-            request.effort = effort;
-            if model.provider == ProviderKind::Demo {
-                // The script answers the question itself; it has no use for
-                // the reasoning so far (and would quote it as the question).
-                request.reasoning_so_far = None;
-            } else {
-                answer_now::fold_reasoning(&mut request);
-            }
-            if offers_tools(&model, effort) {
-                request.tool_specs = tools.offered_to(request.tools.as_deref(), dialect_of(&model), &decider);
-            }
-            let mut normalizer = Normalizer::new(model.tags.clone(), model.start_in_thinking);
-            let mut deadline = tokio::time::Instant::now() + config.first_token_timeout;
-            let limits = &config.limits;
-            let mut end = TurnEnd::new(ending, stop, limits.max_turn_duration);
-            let opened = tokio::select! {
-                opened = tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes, completion_id)) => opened,
-                error = end.reached() => {
-                    let events = normalizer.fail(&error, elapsed());
-                    for event in outlet.pass(events, &normalizer) { yield event; }
-                    return;
-                }
-            };
-            let first_token_timeout = TurnError::FirstTokenTimeout { limit: config.first_token_timeout };
-            let opened = match opened {
-                Ok(Err(err)) if !request.tool_specs.is_empty() && refused_tools(&err) => {
-                    // No event tells the page of this yet: the log says it
-                    // each turn, at warn, with the fix (docs/tools.md).
-                    tracing::warn!(model = %model.id, dropped = request.tool_specs.len(), "the server says it takes no tools; this turn is asked again without any (set `tools = false` for this model)");
-                    request.tool_specs.clear();
-                    tokio::time::timeout_at(deadline, open(&model, &request, limits.max_turn_bytes, None)).await
-                }
-                other => other,
-            };
-            let mut upstream = match opened_stream(opened, &first_token_timeout) {
-                Ok(upstream) => upstream,
-                Err(err) => {
-                    let events = normalizer.fail(&err, elapsed());
-                    for event in outlet.pass(events, &normalizer) { yield event; }
-                    return;
-                }
-            };
-            let mut received_any = false;
-            let mut call_ids = CallIds::new(&request.messages);
-            let mut response = ToolRound::default();
-            let mut tool_loop = ToolLoop::new(&tools, &decisions, &decider, limits);
+            let (sender, mut batches) = tokio::sync::mpsc::unbounded_channel();
+            let driving = driver::drive(parts, move |batch: Vec<TurnEvent>| {
+                let _ = sender.send(batch);
+            });
+            tokio::pin!(driving);
+            let mut driven = false;
             loop {
-                let waited = if received_any {
-                    tokio::time::Instant::now() + config.idle_timeout
-                } else {
-                    deadline
-                };
-                let next = tokio::select! {
-                    next = tokio::time::timeout_at(waited, upstream.next()) => next,
-                    error = end.reached() => {
-                        let events = normalizer.fail(&error, elapsed());
-                        for event in outlet.pass(events, &normalizer) { yield event; }
-                        return;
+                let batch = tokio::select! {
+                    biased;
+                    batch = batches.recv() => batch,
+                    () = &mut driving, if !driven => {
+                        driven = true;
+                        continue;
                     }
                 };
-                // The response ended asking for calls: run them, send the
-                // results back, and stream the model's next response.
-                if matches!(next, Ok(None)) && response.has_calls() && normalizer.saw_finish() {
-                    let (mut round, events) = tool_loop.announce(
-                        std::mem::take(&mut response),
-                        dialect_of(&model),
-                        &mut request,
-                        &mut normalizer,
-                        &mut outlet,
-                        elapsed(),
-                    );
-                    for event in events { yield event; }
-                    let decided = tool_loop.decide(&mut round, &mut request, &mut end, &mut normalizer, elapsed).await;
-                    if let Err(events) = decided {
-                        for event in outlet.pass(events, &normalizer) { yield event; }
-                        return;
-                    }
-                    let outcomes = match tool_loop.run(&round, &mut end, &mut normalizer, elapsed).await {
-                        Ok(outcomes) => outcomes,
-                        Err(events) => {
-                            for event in outlet.pass(events, &normalizer) { yield event; }
-                            return;
-                        }
-                    };
-                    let (events, ended) = tool_loop.report(round, outcomes, &mut request, &mut normalizer, &mut outlet, elapsed);
-                    for event in events { yield event; }
-                    if ended {
-                        return;
-                    }
-                    let reopened = tokio::select! {
-                        opened = tokio::time::timeout(config.first_token_timeout, open(&model, &request, limits.max_turn_bytes, None)) => opened,
-                        error = end.reached() => {
-                            let events = normalizer.fail(&error, elapsed());
-                            for event in outlet.pass(events, &normalizer) { yield event; }
-                            return;
-                        }
-                    };
-                    upstream = match opened_stream(reopened, &first_token_timeout) {
-                        Ok(upstream) => upstream,
-                        Err(err) => {
-                            let events = normalizer.fail(&err, elapsed());
-                            for event in outlet.pass(events, &normalizer) { yield event; }
-                            return;
-                        }
-                    };
-                    // The next response gets its own first-token deadline:
-                    // the time the tools and the user took is not the model's.
-                    deadline = tokio::time::Instant::now() + config.first_token_timeout;
-                    received_any = false;
-                    continue;
+                // None: the turn is driven to its end and every batch is out.
+                let Some(batch) = batch else { break };
+                for event in batch {
+                    yield event;
                 }
-                let events = match next {
-                    Err(_) if received_any => normalizer.fail(&TurnError::IdleTimeout { limit: config.idle_timeout }, elapsed()),
-                    Err(_) => normalizer.fail(&first_token_timeout, elapsed()),
-                    Ok(None) => normalizer.end_of_stream(elapsed()),
-                    Ok(Some(Err(err))) => normalizer.fail(&err, elapsed()),
-                    Ok(Some(Ok(deltas))) => {
-                        // Any delta is a sign of life, even one that yields
-                        // no event yet (a `<think>` not yet announced).
-                        received_any |= !deltas.is_empty();
-                        let now = elapsed();
-                        let mut events = Vec::new();
-                        for delta in deltas {
-                            let delta = call_ids.distinct(delta);
-                            response.observe(&delta);
-                            events.extend(normalizer.push(delta, now));
-                        }
-                        for event in &mut events {
-                            if let TurnEvent::ToolCallStart { name, server, .. } = event {
-                                *server = tools.server_of(name);
-                            }
-                        }
-                        events
-                    }
-                };
-                for event in outlet.pass(events, &normalizer) { yield event; }
-                if normalizer.has_ended() { break; }
             }
         };
         InSpan::new(span, turn)
@@ -509,6 +373,8 @@ impl TurnService {
 
 #[cfg(test)]
 mod tests {
+    use futures::StreamExt;
+
     use super::*;
     use crate::server::config::ModelConfig;
     use crate::server::mock::scripted::Pace;
