@@ -487,6 +487,24 @@ mod tests {
             resolve(Dialect::Ollama, &listed, thinks(false)),
             Ok((vec![Low], Some(Low), EffortsSource::Config))
         );
+        // Levels the list names are the provider's word, whatever else it
+        // says or does not (a mutant reading them as the table's was missed).
+        for said in [None, Some(true)] {
+            let levels = ProviderFacts {
+                thinks: said,
+                levels: Some(Efforts::new(&[Low, Medium, High], Medium)),
+                ..ProviderFacts::default()
+            };
+            assert_eq!(
+                resolve(Dialect::Ollama, &qwen, levels),
+                Ok((
+                    vec![Low, Medium, High],
+                    Some(Medium),
+                    EffortsSource::Provider
+                )),
+                "thinks: {said:?}"
+            );
+        }
     }
 
     #[test]
