@@ -205,10 +205,13 @@ test('the connection cut mid-reasoning and down for a while: the page reconnects
 
   proxy.down();
   await expect(page.getByTestId('status')).toHaveText('Reconnecting…');
+  // Seen too, above the composer, while the way is down.
+  await expect(page.getByTestId('connection-note')).toBeVisible();
   // The turn runs on in Pensive meanwhile, its reader gone.
   expect((await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).active_turns).toBe(1);
   proxy.up();
   await expect(turn).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+  await expect(page.getByTestId('connection-note')).toHaveCount(0);
   // No piece twice, none missing: the same text as the uninterrupted turn.
   expect(await shownText(chat)).toEqual(whole);
   await expect(turn.getByTestId('turn-error')).toHaveCount(0);

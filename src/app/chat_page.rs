@@ -120,6 +120,12 @@ pub fn ChatPage() -> impl IntoView {
                 <div class="visually-hidden" role="status" aria-live="polite" data-testid="status">
                     {move || session.announcement.get()}
                 </div>
+                // Seen, not only announced: the status line above says it too.
+                <Show when=move || session.reconnecting.get()>
+                    <p class="connection-note" data-testid="connection-note" aria-hidden="true">
+                        "Reconnecting to the server… the turn goes on there."
+                    </p>
+                </Show>
                 <Composer running on_send=send on_stop=Callback::new(move |_| session.stop()) />
             </div>
         </div>

@@ -47,6 +47,9 @@ pub struct UseChatSessionReturn {
     pub clock: Signal<f64>,
     /// The polite status line (never the streaming text).
     pub announcement: Signal<String>,
+    /// The live turn's connection broke and the page is attaching again
+    /// (shown above the composer, not only announced).
+    pub reconnecting: Signal<bool>,
     /// The id of the conversation shown ("" until its first message).
     pub current_id: Signal<String>,
     /// The index of the first message rendered: those before it wait behind
@@ -65,6 +68,7 @@ pub struct UseChatSessionReturn {
     set_messages: WriteSignal<Vec<MessageView>>,
     set_clock: WriteSignal<f64>,
     set_announcement: WriteSignal<String>,
+    set_reconnecting: WriteSignal<bool>,
     set_current_id: WriteSignal<String>,
     set_first_rendered: WriteSignal<usize>,
     set_model: WriteSignal<Option<String>>,
@@ -106,6 +110,7 @@ pub fn use_chat_session(
     let (messages, set_messages) = signal(Vec::new());
     let (clock, set_clock) = signal(0.0);
     let (announcement, set_announcement) = signal(String::new());
+    let (reconnecting, set_reconnecting) = signal(false);
     let (current_id, set_current_id) = signal(String::new());
     let (first_asked, set_first_rendered) = signal(0_usize);
     // Never past the latest window: a conversation that got shorter (a
@@ -124,6 +129,7 @@ pub fn use_chat_session(
         running: RwSignal::new(None),
         clock: clock.into(),
         announcement: announcement.into(),
+        reconnecting: reconnecting.into(),
         current_id: current_id.into(),
         first_rendered,
         model: model.into(),
@@ -132,6 +138,7 @@ pub fn use_chat_session(
         set_messages,
         set_clock,
         set_announcement,
+        set_reconnecting,
         set_current_id,
         set_first_rendered,
         set_model,

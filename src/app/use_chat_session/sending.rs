@@ -247,6 +247,7 @@ impl UseChatSessionReturn {
                     });
                 }
                 if clock.take_resume() {
+                    self.set_reconnecting.set(false);
                     self.update_live_turn(|turn| turn.resume_clock(began));
                     if let Some(view) = self.live_view() {
                         view.started_at_ms.set(began);
@@ -256,6 +257,7 @@ impl UseChatSessionReturn {
             }
             Heard::Reconnecting => {
                 clock.reconnecting();
+                self.set_reconnecting.set(true);
                 self.set_announcement.set("Reconnecting…".into());
             }
             Heard::NotHeld { boot } => {
@@ -364,6 +366,7 @@ impl UseChatSessionReturn {
             return;
         }
         // The follower's task winds down without ending the turn.
+        self.set_reconnecting.set(false);
         self.stream_generation.update_value(|g| *g += 1);
         if let Some(handle) = self.running.get_untracked() {
             handle.abort();
@@ -376,6 +379,7 @@ impl UseChatSessionReturn {
     }
 
     fn finish_turn(&self) {
+        self.set_reconnecting.set(false);
         if self.is_running() {
             self.running.set(None);
         }
