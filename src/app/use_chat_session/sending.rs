@@ -287,14 +287,8 @@ impl UseChatSessionReturn {
         if let Some(text) = announcement_for(&event) {
             self.set_announcement.set(text);
         }
-        self.update_live_turn(|turn| {
-            let terminal = event.is_terminal();
-            let changes = turn.apply_logged(stamp, event, now);
-            if terminal {
-                turn.run = None; // also for an ending said by the page
-            }
-            changes
-        });
+        // A terminal event lets go of the run, one said by the page too.
+        self.update_live_turn(|turn| turn.apply_logged(stamp, event, now));
         crate::app::browser::count_applied_event();
         if self.autosave.with_value(|a| a.is_due(now_ms())) {
             self.save();

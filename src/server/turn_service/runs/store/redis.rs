@@ -42,6 +42,11 @@ fn log_key(turn_id: &str) -> String {
 fn record_key(turn_id: &str) -> String {
     format!("pensive:turn:{turn_id}")
 }
+/// A lease's key lives `LEASE_TTL` unless refreshed.
+fn lease_options() -> redis::SetOptions {
+    redis::SetOptions::default().with_expiration(redis::SetExpiry::PX(LEASE_TTL.as_millis() as u64))
+}
+
 fn lease_key(turn_id: &str) -> String {
     format!("pensive:turn:{turn_id}:lease")
 }
@@ -165,12 +170,7 @@ impl RedisStore {
             .ignore()
             .expire(record_key(turn_id), self.keep_secs())
             .ignore()
-            .set_options(
-                lease_key(turn_id),
-                &*self.replica,
-                redis::SetOptions::default()
-                    .with_expiration(redis::SetExpiry::PX(LEASE_TTL.as_millis() as u64)),
-            )
+            .set_options(lease_key(turn_id), &*self.replica, lease_options())
             .ignore()
             .sadd(RUNNING, turn_id)
             .ignore()
@@ -253,12 +253,7 @@ impl RedisStore {
     /// The lease and the keys' retention, renewed.
     fn refresh(&self, turn_id: &str) -> redis::Pipeline {
         redis::pipe()
-            .set_options(
-                lease_key(turn_id),
-                &*self.replica,
-                redis::SetOptions::default()
-                    .with_expiration(redis::SetExpiry::PX(LEASE_TTL.as_millis() as u64)),
-            )
+            .set_options(lease_key(turn_id), &*self.replica, lease_options())
             .ignore()
             .expire(record_key(turn_id), self.keep_secs())
             .ignore()
