@@ -1,55 +1,14 @@
 import * as fs from 'fs';
 import { expect, test } from './fixtures/test';
-import { ChatPage, MOCKED, MOCK_UPSTREAM } from './fixtures/chat-page';
+import { ChatPage, MOCKED } from './fixtures/chat-page';
+import { expectWhole, question, until, upstreamRequests } from './fixtures/paced-turn';
 import { storedText } from './fixtures/stored';
-import type { APIRequestContext, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 
 // A turn runs on the server to its end (issue 41): closing the page,
 // reloading it, opening another conversation or losing the network cancels
-// nothing, and the page attaches again where it left off. `mock:paced-60`
-// thinks in 150 numbered pieces ("Thought 000 leads on. "), 60 ms apart
-// (about 9 s), then answers in 50 ("Answer 00. ").
-
-const THOUGHTS = Array.from({ length: 150 }, (_, i) => `Thought ${String(i).padStart(3, '0')} leads on. `).join('');
-const ANSWER = Array.from({ length: 50 }, (_, i) => `Answer ${String(i).padStart(2, '0')}. `).join('').trim();
-
-/** A question no other story asks, so the mock's log finds its requests. */
-function question(story: string): string {
-  return `${story} ${Date.now()} mock:paced-60`;
-}
-
-/** How many requests the provider got for `text`. */
-async function upstreamRequests(request: APIRequestContext, text: string): Promise<number> {
-  const recorded: { body: unknown }[] = await (await request.get(`${MOCK_UPSTREAM}/_mock/requests`)).json();
-  return recorded.filter((r) => JSON.stringify(r.body).includes(text)).length;
-}
-
-/** The turn's reasoning and answer text as shown (the block opened). */
-async function shownTurn(chat: ChatPage): Promise<{ reasoning: string; answer: string }> {
-  const block = chat.thinking();
-  if ((await chat.header(block).getAttribute('aria-expanded')) !== 'true') await chat.header(block).click();
-  // A block restored from history renders its body once opened.
-  await expect(chat.body(block)).toContainText('Thought 000');
-  const reasoning = ((await chat.body(block).textContent()) ?? '').replace(/\s+/g, ' ').trim();
-  const answer = ((await chat.assistant().getByTestId('answer').textContent()) ?? '').replace(/\s+/g, ' ').trim();
-  return { reasoning, answer };
-}
-
-/** Waits until the live turn has shown `piece` of its reasoning. */
-async function until(chat: ChatPage, piece: string) {
-  const block = chat.thinking();
-  await expect(block).toBeVisible();
-  if ((await chat.header(block).getAttribute('aria-expanded')) !== 'true') await chat.header(block).click();
-  await expect(chat.body(block)).toContainText(piece);
-}
-
-async function expectWhole(chat: ChatPage) {
-  await expect(chat.assistant()).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
-  const shown = await shownTurn(chat);
-  // Every piece once, in order: no text twice, no gap.
-  expect(shown.reasoning).toBe(THOUGHTS.trim());
-  expect(shown.answer).toBe(ANSWER);
-}
+// nothing, and the page attaches again where it left off (the paced turn:
+// fixtures/paced-turn.ts).
 
 async function openMocked(page: Page): Promise<ChatPage> {
   const chat = new ChatPage(page);
