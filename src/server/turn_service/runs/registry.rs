@@ -30,6 +30,11 @@ impl Default for Retention {
     }
 }
 
+/// Over the bound, the least time between two sweeps an append asks for:
+/// when running turns alone hold the bound (nothing may go), every append
+/// would otherwise scan every held turn under the lock.
+const SWEEP_GAP: Duration = Duration::from_millis(100);
+
 /// Every turn held; clones share it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Registry(Arc<Inner>);
@@ -39,6 +44,8 @@ struct Inner {
     runs: Mutex<HashMap<String, Arc<Run>>>,
     bytes: AtomicUsize,
     retention: Retention,
+    /// When an append over the bound last swept.
+    swept_at: Mutex<Option<Instant>>,
 }
 
 /// A turn id that is already held.
@@ -73,12 +80,27 @@ impl Registry {
         self.runs().get(id).cloned()
     }
 
-    /// Counts `added` bytes of some log; past the bound, makes room.
+    /// Counts `added` bytes of some log; past the bound, makes room (at
+    /// most once per `SWEEP_GAP`).
     pub(crate) fn note_bytes(&self, added: usize) {
         let total = self.0.bytes.fetch_add(added, Ordering::SeqCst) + added;
-        if total > self.0.retention.max_bytes {
-            self.sweep(Instant::now());
+        let now = Instant::now();
+        if total > self.0.retention.max_bytes && self.sweep_due(now) {
+            self.sweep(now);
         }
+    }
+
+    fn sweep_due(&self, now: Instant) -> bool {
+        let mut swept_at = self
+            .0
+            .swept_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if swept_at.is_some_and(|at| now.saturating_duration_since(at) < SWEEP_GAP) {
+            return false;
+        }
+        *swept_at = Some(now);
+        true
     }
 
     /// Bytes all held logs hold.
@@ -191,11 +213,32 @@ mod tests {
         assert!(registry.get("newer").is_some());
         assert!(registry.get("running").is_some());
         // Only running logs left to drop: none is.
+        tokio::time::advance(SWEEP_GAP).await;
         held(&registry, "a third running", 2_000);
         assert!(registry.get("running").is_some());
         assert!(registry.get("another running").is_some());
         assert!(registry.get("newer").is_none());
         drop(running);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn appends_over_a_bound_held_by_running_turns_sweep_once_per_gap() {
+        let registry = Registry::new(Retention {
+            keep_for: Duration::from_secs(3600),
+            max_bytes: 1_000,
+        });
+        let running = held(&registry, "running", 2_000);
+        let finished = run("finished", 10);
+        registry.insert(finished.clone()).expect("a new id");
+        finished.mark_closed();
+        // The append that crossed the bound swept just now: the next ones,
+        // within the gap, do not scan again.
+        registry.note_bytes(running.append(&TurnEvent::AnswerDelta { text: "y".into() }));
+        assert!(registry.get("finished").is_some());
+        tokio::time::advance(SWEEP_GAP).await;
+        registry.note_bytes(running.append(&TurnEvent::AnswerDelta { text: "y".into() }));
+        assert!(registry.get("finished").is_none());
+        assert!(registry.get("running").is_some());
     }
 
     #[test]
