@@ -24,7 +24,7 @@ use super::super::lease::{LEASE_CHECK, LEASE_REFRESH, LEASE_TTL};
 use super::super::owner::Owner;
 use super::super::reader::HEARTBEAT;
 use super::super::run::Run;
-use crate::server::shared::SharedRedis;
+use crate::server::shared::{SharedRedis, QUICK};
 use crate::turn::log_line::{decode, event_line, heartbeat_line, LogLine, Stamp};
 use crate::turn::turn_error::TurnError;
 
@@ -64,6 +64,9 @@ pub(crate) struct RedisStore {
     /// Running turns whose lease the last check found lapsed.
     suspects: Arc<std::sync::Mutex<HashSet<String>>>,
 }
+
+/// How often `owned` looks again for a record not written yet.
+const RECORD_POLL: Duration = Duration::from_millis(25);
 
 /// A running turn's lines on their way to Redis.
 pub(crate) struct Mirror {
@@ -321,10 +324,22 @@ impl RedisStore {
     }
 
     /// The record of `turn_id` if `session` and `secret` are its starter's.
+    /// The replica running a turn writes its record a moment after the turn
+    /// starts, while a page that reloads at once may already ask another
+    /// replica: looked for again until `QUICK` has passed. Every refusal
+    /// takes that long, so a wrong secret is not told from an unknown id.
     async fn owned(&self, turn_id: &str, session: Option<&str>, secret: &str) -> Option<Record> {
-        self.record(turn_id)
-            .await
-            .filter(|record| record.owner.admits(session, secret))
+        let give_up = tokio::time::Instant::now() + QUICK;
+        loop {
+            let record = self.record(turn_id).await;
+            if let Some(record) = record.filter(|r| r.owner.admits(session, secret)) {
+                return Some(record);
+            }
+            if tokio::time::Instant::now() >= give_up {
+                return None;
+            }
+            tokio::time::sleep(RECORD_POLL).await;
+        }
     }
 
     /// The log of a turn held in Redis after line `after`, for its starter

@@ -364,6 +364,18 @@ async fn another_replica_serves_the_whole_turn_live_and_only_to_its_starter() {
 }
 
 #[tokio::test]
+async fn the_other_replica_knows_a_turn_the_moment_it_starts() {
+    let redis = RedisServer::start().await;
+    let a = replica(&redis, Pace::scaled(0.5));
+    let b = replica(&redis, Pace::INSTANT);
+    let started = a.start_run(ask("t-at-once"), CALLER);
+    // A page that reloads the moment it sent, onto the other replica.
+    let attached = b.attach("t-at-once", SECRET, 0, CALLER).await;
+    assert!(attached.is_some(), "known to the other replica at once");
+    drop(started);
+}
+
+#[tokio::test]
 async fn stop_and_a_tool_decision_sent_to_another_replica_reach_the_one_that_runs_the_turn() {
     let redis = RedisServer::start().await;
     let a = replica(&redis, Pace::scaled(2.0));
