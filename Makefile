@@ -185,12 +185,14 @@ bench: setup-release setup-browser setup-bench
 setup-bench:
 	@command -v wrk >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y wrk; }
 
-## make bench-load: relay cost, concurrent turns, attaching again, server-rendered page throughput.
-bench-load: setup-bench
+## make bench-load: relay cost, concurrent turns, attaching again, two replicas with Redis,
+## server-rendered page throughput.
+bench-load: setup-bench setup-redis
 	cargo build --release --features ssr --bin pensive --example load
 	cargo run --release --features ssr --example load -- relay
 	cargo run --release --features ssr --example load -- concurrency
 	cargo run --release --features ssr --example load -- reattach
+	cargo run --release --features ssr --example load -- replicas
 	cargo run --release --features ssr --example load -- ssr
 
 ## make mutants: cargo-mutants on the family tables, the request builders and the mock's

@@ -54,7 +54,7 @@ impl Received {
         Ok(())
     }
 
-    fn text(&mut self, reasoning: bool, text: &str, wall_us: Option<i64>) {
+    pub fn text(&mut self, reasoning: bool, text: &str, wall_us: Option<i64>) {
         if let Some(now) = wall_us {
             self.latencies_us
                 .extend(send_times(text).map(|sent| now - sent as i64));
@@ -68,7 +68,7 @@ impl Received {
 }
 
 /// Wall-clock µs since the Unix epoch (the mock stamps with the same clock).
-fn wall_us() -> i64 {
+pub fn wall_us() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_micros() as i64)

@@ -10,6 +10,7 @@ mod concurrency;
 mod procs;
 mod reattach;
 mod relay;
+mod replicas;
 mod report;
 mod soak;
 mod ssr;
@@ -66,6 +67,19 @@ enum Mode {
         #[arg(long, default_value_t = 240_000)]
         chunks: usize,
     },
+    /// Two replicas sharing a Redis, under load: per-event latency through
+    /// the replica running a turn and through the other.
+    Replicas {
+        /// Paced turns running alongside, spread over both replicas.
+        #[arg(long, default_value_t = 200)]
+        background: usize,
+        /// Milliseconds between the mock's chunks in the background turns.
+        #[arg(long, default_value_t = 20)]
+        pace_ms: u64,
+        /// Stamped chunks per path for the latency figures.
+        #[arg(long, default_value_t = 2000)]
+        stamps: usize,
+    },
     /// Server-rendered page throughput with wrk.
     Ssr {
         #[arg(long, default_value_t = 10)]
@@ -99,12 +113,27 @@ async fn run(cli: Cli) -> Result<bool, String> {
         Mode::Soak { .. } => "soak",
         Mode::Ssr { .. } => "ssr",
         Mode::Reattach { .. } => "reattach",
+        Mode::Replicas { .. } => "replicas",
     };
     if let Some(limit) = procs::fd_limit() {
         println!("open-file limit: {limit} (raise with `ulimit -n` for large N)");
     }
     let load_before = procs::load_average();
-    let servers = procs::start(name, cli.port, dialect).await?;
+    // Replicas: a redis-server on port + 2 and a second app on port + 3.
+    let redis_url = format!("redis://127.0.0.1:{}/", cli.port + 2);
+    let redis = match cli.mode {
+        Mode::Replicas { .. } => {
+            let redis = procs::spawn_redis(name, cli.port + 2)?;
+            procs::wait_for_port(cli.port + 2).await?;
+            Some(redis)
+        }
+        _ => None,
+    };
+    let shared: Vec<(&str, &str)> = match redis {
+        Some(_) => vec![("PENSIVE_REDIS_URL", redis_url.as_str())],
+        None => Vec::new(),
+    };
+    let servers = procs::start(name, cli.port, dialect, &shared).await?;
     println!(
         "pensive (pid {}) on {}, mock (pid {}) on {}, dialect {}",
         servers.pensive.pid(),
@@ -147,6 +176,30 @@ async fn run(cli: Cli) -> Result<bool, String> {
             let passed = rows.iter().all(|r| r.met != Some(false));
             (
                 "Attaching again to a turn with 1 MB of reasoning",
+                rows,
+                passed,
+            )
+        }
+        Mode::Replicas {
+            background,
+            pace_ms,
+            stamps,
+        } => {
+            let other_port = cli.port + 3;
+            let other = format!("http://127.0.0.1:{other_port}");
+            let _second = procs::spawn_app(
+                name,
+                "second",
+                other_port,
+                dialect,
+                &servers.upstream,
+                &shared,
+            )?;
+            procs::wait_until_up(&format!("{other}/healthz")).await?;
+            let (rows, passed) =
+                replicas::run(&servers, &other, background, pace_ms, stamps).await?;
+            (
+                "Two replicas sharing a Redis, under load: per-event latency",
                 rows,
                 passed,
             )

@@ -102,7 +102,12 @@ fn log_file(name: &str) -> Result<Stdio, String> {
 }
 
 /// Starts the mock on `port + 1` and the app on `port`, and waits until both answer.
-pub async fn start(mode: &str, port: u16, dialect: Dialect) -> Result<Servers, String> {
+pub async fn start(
+    mode: &str,
+    port: u16,
+    dialect: Dialect,
+    extra: &[(&str, &str)],
+) -> Result<Servers, String> {
     let bin = pensive_bin()?;
     let upstream = format!("http://127.0.0.1:{}", port + 1);
     let app = format!("http://127.0.0.1:{port}");
@@ -120,34 +125,7 @@ pub async fn start(mode: &str, port: u16, dialect: Dialect) -> Result<Servers, S
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", bin.display()))?,
     };
-    let model = mock_model(dialect, &upstream);
-    // A clean environment: no configuration file or access token from the
-    // caller's shell changes what is measured.
-    let pensive = Proc {
-        child: Command::new(&bin)
-            .arg("serve")
-            .env_clear()
-            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
-            .env("LEPTOS_SITE_ROOT", site_root())
-            .env("LEPTOS_OUTPUT_NAME", "pensive")
-            .env("PENSIVE_PROVIDER", dialect.name())
-            .env("PENSIVE_BASE_URL", &model.upstream.base_url)
-            .env("PENSIVE_MODEL", &model.upstream.name)
-            .env("PENSIVE_API_KEY", "load-test-key")
-            // Every load turn comes from 127.0.0.1: no per-client turn limit,
-            // and no per-address connection share (issue 21's cap of 16 would
-            // turn the load tool's own connections away with 503s).
-            .env("PENSIVE_MAX_TURNS_PER_CLIENT", "0")
-            .env("PENSIVE_MAX_CONNECTIONS_PER_ADDRESS", "0")
-            .env(
-                "RUST_LOG",
-                std::env::var("LOAD_PENSIVE_LOG").unwrap_or("info".into()),
-            )
-            .stdout(Stdio::null())
-            .stderr(log_file(&format!("{mode}-pensive.log"))?)
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", bin.display()))?,
-    };
+    let pensive = spawn_app(mode, "pensive", port, dialect, &upstream, extra)?;
     let servers = Servers {
         pensive,
         mock,
@@ -160,8 +138,77 @@ pub async fn start(mode: &str, port: u16, dialect: Dialect) -> Result<Servers, S
     Ok(servers)
 }
 
+/// Starts `pensive serve` on `port` against the mock at `upstream`, with
+/// `extra` settings; `name` names its log (`<mode>-<name>.log`).
+pub fn spawn_app(
+    mode: &str,
+    name: &str,
+    port: u16,
+    dialect: Dialect,
+    upstream: &str,
+    extra: &[(&str, &str)],
+) -> Result<Proc, String> {
+    let bin = pensive_bin()?;
+    let model = mock_model(dialect, upstream);
+    // A clean environment: no configuration file or access token from the
+    // caller's shell changes what is measured.
+    let mut command = Command::new(&bin);
+    command
+        .arg("serve")
+        .env_clear()
+        .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
+        .env("LEPTOS_SITE_ROOT", site_root())
+        .env("LEPTOS_OUTPUT_NAME", "pensive")
+        .env("PENSIVE_PROVIDER", dialect.name())
+        .env("PENSIVE_BASE_URL", &model.upstream.base_url)
+        .env("PENSIVE_MODEL", &model.upstream.name)
+        .env("PENSIVE_API_KEY", "load-test-key")
+        // Every load turn comes from 127.0.0.1: no per-client turn limit,
+        // and no per-address connection share (issue 21's cap of 16 would
+        // turn the load tool's own connections away with 503s).
+        .env("PENSIVE_MAX_TURNS_PER_CLIENT", "0")
+        .env("PENSIVE_MAX_CONNECTIONS_PER_ADDRESS", "0")
+        .env(
+            "RUST_LOG",
+            std::env::var("LOAD_PENSIVE_LOG").unwrap_or("info".into()),
+        )
+        .envs(extra.iter().copied())
+        .stdout(Stdio::null())
+        .stderr(log_file(&format!("{mode}-{name}.log"))?);
+    let child = command
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+    Ok(Proc { child })
+}
+
+/// Debian's `redis-server` on `port`, without persistence (`make setup-redis`).
+pub fn spawn_redis(mode: &str, port: u16) -> Result<Proc, String> {
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(log_file(&format!("{mode}-redis.log"))?)
+        .spawn()
+        .map_err(|e| format!("cannot start redis-server (make setup-redis): {e}"))?;
+    Ok(Proc { child })
+}
+
+/// Waits until something accepts connections on 127.0.0.1:`port`.
+pub async fn wait_for_port(port: u16) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        if Instant::now() > deadline {
+            return Err(format!("nothing listens on 127.0.0.1:{port}"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
+
 /// Polls `url` until it answers 200 (a freshly spawned server is binding).
-async fn wait_until_up(url: &str) -> Result<(), String> {
+pub async fn wait_until_up(url: &str) -> Result<(), String> {
     let client = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
