@@ -5,7 +5,8 @@
 //! every visitor in the browser bundle. The server-function client reads its
 //! replies with `from_slice`, so everything else in the browser reads that way
 //! too: a `&str` is valid UTF-8 already, and `from_slice` reads it the same.
-//! (2026-12-05: about 37 KB of code before wasm-opt; docs/benchmarks-browser.md.)
+//! (2026-12-05, with reading stored records without `from_value`: 24 KB of
+//! code before wasm-opt, 2.7 KB brotli; docs/benchmarks-browser.md, B.)
 
 use serde::de::DeserializeOwned;
 
