@@ -20,7 +20,6 @@ pub fn hydrate() {
     console_error_panic_hook::set_once();
     // The Trusted Types policy exists before any other script could claim it.
     app::trusted_html::install();
+    // The renderer's worker starts once the page is marked hydrated (app::App).
     leptos::mount::hydrate_body(app::App);
-    // The renderer's chunk, fetched once the page is interactive.
-    app::lazy_renderer::start_loading();
 }

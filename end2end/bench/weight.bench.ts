@@ -12,7 +12,7 @@ import { atMost, BARE, BARE_SITE_DIR, info, OURS, SITE_DIR, writeResults, type R
 // before the page was hydrated (Pensive: <body data-hydrated>; the bare app: its
 // counter responds); "in all" waits for the network to go quiet.
 
-/** The renderer module's files (scripts/build-renderer.sh). */
+/** The renderer module's files (scripts/build-renderer.sh), fetched by its worker. */
 const RENDERER_MODULE = /\/pensive_render[^/]*$/;
 
 interface Transfer {
@@ -20,7 +20,10 @@ interface Transfer {
   type: string;
   encoding: string;
   bytes: number;
+  /** Page requests: CDP seconds (monotonic). */
   finishedAt: number;
+  /** The worker's requests: wall-clock ms, NaN when Chromium gave no timing. */
+  finishedAtEpochMs?: number;
 }
 
 async function firstVisit(browser: Browser, url: string, watch: () => void) {
@@ -49,15 +52,19 @@ async function firstVisit(browser: Browser, url: string, watch: () => void) {
   // What the renderer's Web Worker fetches (its module) is not on the page's
   // CDP session: Playwright's own network events include dedicated workers'
   // requests, so those it saw that the page's session did not are the worker's.
-  const seenByPlaywright: { url: string; bytes: number; encoding: string }[] = [];
+  const seenByPlaywright: { url: string; bytes: number; encoding: string; finishedAtEpochMs: number }[] = [];
   page.on('requestfinished', (request) => {
     void (async () => {
       const sizes = await request.sizes();
       const headers = (await (await request.response())?.allHeaders()) ?? {};
+      // When it finished, on the wall clock (startTime is epoch ms, the
+      // rest relative to it; -1 when unknown).
+      const timing = request.timing();
       seenByPlaywright.push({
         url: request.url(),
         bytes: sizes.responseBodySize + sizes.responseHeadersSize,
         encoding: headers['content-encoding'] ?? 'identity',
+        finishedAtEpochMs: timing.responseEnd >= 0 ? timing.startTime + timing.responseEnd : NaN,
       });
     })().catch(() => {});
   });
@@ -65,6 +72,7 @@ async function firstVisit(browser: Browser, url: string, watch: () => void) {
   await page.goto(url);
   await page.waitForFunction(() => (window as any).__hydratedAt > 0, undefined, { timeout: 30_000 });
   const hydratedAt: number = await page.evaluate(() => (window as any).__hydratedAt);
+  const timeOrigin: number = await page.evaluate(() => performance.timeOrigin);
   await page.waitForLoadState('networkidle');
   // The worker's requests, as those the page's session did not see (by URL,
   // each counted as often as it was fetched).
@@ -75,7 +83,14 @@ async function firstVisit(browser: Browser, url: string, watch: () => void) {
       pageSaw.splice(at, 1);
       continue;
     }
-    transfers.push({ url: fetched.url, type: 'Worker', encoding: fetched.encoding, bytes: fetched.bytes, finishedAt: Infinity });
+    transfers.push({
+      url: fetched.url,
+      type: 'Worker',
+      encoding: fetched.encoding,
+      bytes: fetched.bytes,
+      finishedAt: NaN,
+      finishedAtEpochMs: fetched.finishedAtEpochMs,
+    });
   }
   // Pensive's renderer module, fetched right after hydration (0 for the bare app).
   const rendererAt: number = await page.evaluate(() => (window as any).__rendererAt ?? 0);
@@ -84,11 +99,16 @@ async function firstVisit(browser: Browser, url: string, watch: () => void) {
   // starts the navigation, hydratedAt is ms after navigation start.
   const navigationStart = Math.min(...started.values());
   const cutoff = navigationStart + hydratedAt / 1000;
-  // The renderer module is asked for only after hydrate() has returned
-  // (src/lib.rs): the page is interactive without it. On loopback its small JS
-  // file can still finish a moment before the hydrated mark is noted, so it is
-  // left out by name rather than by that race.
-  const initial = transfers.filter((t) => t.finishedAt <= cutoff && !RENDERER_MODULE.test(t.url));
+  // Every fetch that finished before the page was interactive counts, the
+  // worker's too (on the wall clock; one without a timing counts). The page
+  // starts the renderer's worker only once it has marked itself hydrated
+  // (src/app/mod.rs), so its fetches land after the mark, not by a rule here.
+  const cutoffEpochMs = timeOrigin + hydratedAt;
+  const initial = transfers.filter((t) =>
+    t.finishedAtEpochMs === undefined
+      ? t.finishedAt <= cutoff
+      : !(t.finishedAtEpochMs > cutoffEpochMs),
+  );
   const sum = (ts: Transfer[]) => ts.reduce((n, t) => n + t.bytes, 0);
   return {
     initial,

@@ -9,6 +9,34 @@ pub use crate::turn::tool_listing::PublicToolServer;
 pub use crate::turn::PublicModel;
 use crate::turn::{AnswerNow, ChatRequest};
 
+/// The codec of the page's resources: JSON, as Leptos' default, but read
+/// with `from_slice`, as the server-function client reads a refetch, so each
+/// type has one reader in the browser bundle rather than two
+/// (crate::turn::json).
+pub struct JsonBytes;
+
+impl<T: serde::Serialize> leptos::server::codee::Encoder<T> for JsonBytes {
+    type Error = serde_json::Error;
+    type Encoded = String;
+
+    fn encode(value: &T) -> Result<String, serde_json::Error> {
+        serde_json::to_string(value)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> leptos::server::codee::Decoder<T> for JsonBytes {
+    type Error = serde_json::Error;
+    type Encoded = str;
+
+    fn decode(value: &str) -> Result<T, serde_json::Error> {
+        crate::turn::json::read(value)
+    }
+}
+
+/// What a server function gives the page, rendered on the server and read
+/// back in the browser at hydration.
+pub type Fetched<T> = Resource<Result<T, ServerFnError>, JsonBytes>;
+
 /// `POST /api/chat`: starts the turn, which the server runs to its end
 /// whoever watches, and streams its log (design §2): NDJSON `TurnEvent`
 /// lines with their `seq` and `at_ms`, and heartbeats.

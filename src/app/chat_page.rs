@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::api::{list_models, list_tool_servers};
+use super::api::{list_models, list_tool_servers, Fetched, PublicModel, PublicToolServer};
 use super::composer::Composer;
 use super::jump_to_latest::JumpToLatest;
 use super::message_list::MessageList;
@@ -38,14 +38,16 @@ pub fn ChatPage() -> impl IntoView {
     let stick = use_stick_to_bottom();
     let running = session.running();
     use_page_lifecycle(session, conversations, stick);
-    let models = Resource::new(|| (), |_| list_models());
+    let models: Fetched<Vec<PublicModel>> =
+        Resource::new_with_options(|| (), |_| list_models(), false);
     // Each turn names the model that wrote it: the session learns the list.
     Effect::new(move |_| {
         if let Some(Ok(list)) = models.get() {
             session.know_models(list);
         }
     });
-    let tool_servers = Resource::new(|| (), |_| list_tool_servers());
+    let tool_servers: Fetched<Vec<PublicToolServer>> =
+        Resource::new_with_options(|| (), |_| list_tool_servers(), false);
     // A request names the servers left on: the session learns the list.
     Effect::new(move |_| {
         if let Some(Ok(list)) = tool_servers.get() {

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use super::api::{PublicModel, PublicToolServer};
+use super::api::{Fetched, PublicModel, PublicToolServer};
 use super::effort_picker::EffortPicker;
 use super::tools_control::ToolsControl;
 use super::use_chat_session::UseChatSessionReturn;
@@ -16,9 +16,9 @@ pub fn ModelLine(
     /// The chat session: the conversation's model, effort and tools off.
     session: UseChatSessionReturn,
     /// The server's models.
-    models: Resource<Result<Vec<PublicModel>, ServerFnError>>,
+    models: Fetched<Vec<PublicModel>>,
     /// The server's tool servers.
-    tool_servers: Resource<Result<Vec<PublicToolServer>, ServerFnError>>,
+    tool_servers: Fetched<Vec<PublicToolServer>>,
 ) -> impl IntoView {
     // The shown conversation's model (the first, until one is picked) may
     // get no tools when it reasons: the Tools panel says why.
@@ -88,7 +88,7 @@ pub fn ModelLine(
 /// tool is offered again, and says whether it asks).
 fn agree_then_refresh(
     (server, tool, digest): (String, String, String),
-    tool_servers: Resource<Result<Vec<PublicToolServer>, ServerFnError>>,
+    tool_servers: Fetched<Vec<PublicToolServer>>,
 ) {
     leptos::task::spawn_local(async move {
         // Refused (it changed again): the fresh list shows it still held.

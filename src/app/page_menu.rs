@@ -43,7 +43,8 @@ pub fn PageMenu(
             scope.get_untracked(),
         )
     };
-    let guarded = Resource::new(|| (), |_| super::api::access_token_required());
+    let guarded: super::api::Fetched<bool> =
+        Resource::new_with_options(|| (), |_| super::api::access_token_required(), false);
     view! {
         <div class="page-menu">
             <button

@@ -101,12 +101,12 @@ mod browser {
     }
 
     pub fn get<T: DeserializeOwned>(key: &str) -> Result<Option<T>, StorageError> {
-        check()?;
-        match LocalStorage::get(key) {
-            Ok(value) => Ok(Some(value)),
-            Err(gloo_storage::errors::StorageError::KeyNotFound(_)) => Ok(None),
-            Err(err) => Err(err.into()),
-        }
+        // Not gloo's `LocalStorage::get`: its `from_str` would be a second
+        // copy of each type's reader in the bundle (crate::turn::json).
+        get_text(key)?
+            .map(|text| crate::turn::json::read(&text))
+            .transpose()
+            .map_err(|err| StorageError::Unreadable(err.to_string()))
     }
 
     pub fn set<T: Serialize>(key: &str, value: &T) -> Result<(), StorageError> {

@@ -11,6 +11,7 @@ pub mod event;
 pub mod export;
 pub mod framer;
 pub mod headline;
+pub mod json;
 pub mod log_line;
 pub mod message;
 pub mod public_model;

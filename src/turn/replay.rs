@@ -128,7 +128,7 @@ fn told_call(step: &ToolStep) -> String {
 /// The call as the model made it: its arguments object (`{}` when the
 /// stored text is not an object, e.g. cut off mid-stream).
 fn call_of(step: &ToolStep) -> ToolCall {
-    let arguments = serde_json::from_str::<serde_json::Value>(&step.arguments)
+    let arguments = crate::turn::json::read::<serde_json::Value>(&step.arguments)
         .ok()
         .filter(serde_json::Value::is_object)
         .unwrap_or_else(|| serde_json::json!({}));

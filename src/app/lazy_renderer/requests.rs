@@ -29,7 +29,7 @@ fn frame_of(data: &JsValue) -> Option<(Frame, f64)> {
         .ok()
         .and_then(|v| v.as_f64())
         .unwrap_or(0.0);
-    let frame = serde_json::from_str::<super::wire::Frame>(&json).ok()?;
+    let frame = crate::turn::json::read::<super::wire::Frame>(&json).ok()?;
     Some((frame.into_frame(), ms))
 }
 

@@ -54,7 +54,7 @@ pub fn encode_index(index: &[Summary]) -> String {
 /// Reads the index (newest first).
 pub fn decode_index(raw: &str) -> Result<Vec<Summary>, DecodeError> {
     let value: serde_json::Value =
-        serde_json::from_str(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
+        crate::turn::json::read(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
     match value.get("version").and_then(serde_json::Value::as_u64) {
         Some(v) if v > u64::from(INDEX_VERSION) => {
             return Err(DecodeError::FutureVersion(
@@ -64,8 +64,8 @@ pub fn decode_index(raw: &str) -> Result<Vec<Summary>, DecodeError> {
         Some(_) => {}
         None => return Err(DecodeError::WrongShape("no version field".into())),
     }
-    let mut envelope: IndexEnvelope =
-        serde_json::from_value(value).map_err(|e| DecodeError::WrongShape(e.to_string()))?;
+    // Read again from the text, not `from_value`: see `typed`.
+    let mut envelope: IndexEnvelope = typed(raw)?;
     envelope
         .conversations
         .sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
@@ -86,9 +86,15 @@ pub fn newer_index_version(raw: &str) -> Option<u32> {
 }
 
 fn newer_than(raw: &str, known: u32) -> Option<u32> {
+    let declared = declared_version(raw)?;
+    (declared > u64::from(known)).then(|| u32::try_from(declared).unwrap_or(u32::MAX))
+}
+
+/// The version a record or index declares, `None` when it names none.
+fn declared_version(raw: &str) -> Option<u64> {
     // Every build writes `{"version":N,` first (the envelopes' field order);
     // reading just that keeps the check before each save cheap.
-    let declared = match raw.strip_prefix(r#"{"version":"#) {
+    match raw.strip_prefix(r#"{"version":"#) {
         Some(rest) => {
             let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
             match rest.as_bytes().get(digits) {
@@ -97,8 +103,7 @@ fn newer_than(raw: &str, known: u32) -> Option<u32> {
             }
         }
         None => version_field(raw),
-    }?;
-    (declared > u64::from(known)).then(|| u32::try_from(declared).unwrap_or(u32::MAX))
+    }
 }
 
 /// The `version` field of any JSON object, however it is written.
@@ -107,7 +112,7 @@ fn version_field(raw: &str) -> Option<u64> {
     struct Versioned {
         version: u64,
     }
-    serde_json::from_str::<Versioned>(raw)
+    crate::turn::json::read::<Versioned>(raw)
         .ok()
         .map(|v| v.version)
 }
@@ -183,8 +188,13 @@ fn migrate(mut value: serde_json::Value, version: u32) -> Result<serde_json::Val
 
 /// Reads a stored conversation of any known version.
 pub fn decode(raw: &str) -> Result<Conversation, DecodeError> {
+    // A record of this version (nearly all of them) is read straight from
+    // its text, without a `Value` tree in between; older ones are migrated.
+    if declared_version(raw) == Some(u64::from(SCHEMA_VERSION)) {
+        return typed::<Envelope<Conversation>>(raw).map(settled);
+    }
     let value: serde_json::Value =
-        serde_json::from_str(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
+        crate::turn::json::read(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
     let version = known_version(&value)?;
     decode_value(value, version)
 }
@@ -208,7 +218,7 @@ pub fn encode_all(conversations: &[Conversation], now_ms: f64) -> String {
 /// bad file changes nothing. A file of none is refused too.
 pub fn decode_file(raw: &str) -> Result<Vec<Conversation>, DecodeError> {
     let mut value: serde_json::Value =
-        serde_json::from_str(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
+        crate::turn::json::read(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
     let version = known_version(&value)?;
     // A hand-made file holding both reads as the single envelope it also is.
     let many = value.get("conversation").is_none();
@@ -256,11 +266,26 @@ fn known_version(value: &serde_json::Value) -> Result<u32, DecodeError> {
 /// Reads a single envelope of a known `version`.
 fn decode_value(value: serde_json::Value, version: u32) -> Result<Conversation, DecodeError> {
     let value = migrate(value, version)?;
-    let envelope: Envelope<Conversation> =
-        serde_json::from_value(value).map_err(|e| DecodeError::WrongShape(e.to_string()))?;
+    // Written out and read back (only migrated records and imports come
+    // here): `from_value` would be one more copy of every stored type's
+    // reader in the browser bundle (crate::turn::json).
+    typed::<Envelope<Conversation>>(&value.to_string()).map(settled)
+}
+
+/// The typed read of a whole record or index: JSON that does not parse is
+/// unreadable, JSON of the wrong shape is that.
+fn typed<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T, DecodeError> {
+    crate::turn::json::read(raw).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => DecodeError::WrongShape(e.to_string()),
+        _ => DecodeError::Unreadable(e.to_string()),
+    })
+}
+
+/// A conversation as read, its unfinished turns settled.
+fn settled(envelope: Envelope<Conversation>) -> Conversation {
     let mut conversation = envelope.conversation;
     conversation.settle_loaded_turns();
-    Ok(conversation)
+    conversation
 }
 
 #[cfg(test)]

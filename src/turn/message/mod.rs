@@ -724,6 +724,17 @@ metres"
             decode(r#"[1,2]"#),
             Err(DecodeError::WrongShape(_))
         ));
+        // A record of this version is read straight from its text: the same
+        // classes.
+        let current = format!(r#"{{"version":{SCHEMA_VERSION},"conversation":"#);
+        assert!(matches!(
+            decode(&format!(r#"{current}{{"id":3}}}}"#)),
+            Err(DecodeError::WrongShape(_))
+        ));
+        assert!(matches!(
+            decode(&format!(r#"{current}{{"id":"a","#)),
+            Err(DecodeError::Unreadable(_))
+        ));
     }
 
     /// A conversation whose first turn has a hidden version, each version
