@@ -72,17 +72,32 @@ test-lint:
 	cargo clippy --lib --features hydrate --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy --lib --no-default-features --features render-module --target wasm32-unknown-unknown -- -D warnings
 
+## COVERAGE=1 (.ci/run): the server build's tests run once, instrumented, with the
+## coverage gate (make coverage), instead of a plain run and then an instrumented one.
+COVERAGE ?=
+COVERED_PENSIVE := target/llvm-cov-target/debug/pensive
+
 test-rust:
 	cargo test --lib --no-default-features turn::
+ifeq ($(COVERAGE),1)
+	$(MAKE) coverage
+else
 	cargo test --features ssr
+endif
 
 ## The client scenarios of @modelcontextprotocol/conformance (end2end/package.json) against
 ## `pensive mcp list|call`, offline on 127.0.0.1; what does not apply and what is known to
 ## fail are listed, with reasons, in tests/fixtures/mcp/conformance/ (docs/tools.md).
-## Uses the binary `cargo test --features ssr` just built (built here only if missing).
+## Uses the binary `cargo test --features ssr` just built (built here only if missing),
+## or with COVERAGE=1 the instrumented one (writing no profile data).
 test-mcp-conformance: setup-browser
+ifeq ($(COVERAGE),1)
+	PENSIVE=$(COVERED_PENSIVE) LLVM_PROFILE_FILE=/dev/null \
+		tests/fixtures/mcp/conformance/run.sh
+else
 	@test -x target/debug/pensive || cargo build --features ssr --bin pensive
 	tests/fixtures/mcp/conformance/run.sh
+endif
 
 # `make dev` from an empty site: the page hydrates, the renderer is ready, a formula renders.
 test-dev: setup-build setup-browser

@@ -7,20 +7,24 @@
 # build, 3 minutes for the page); the server and every build it started are
 # killed on exit.
 #
-# Its own target directory (DEV_CHECK_TARGET_DIR, default <target>/dev-check):
-# Leptos compiles differently under `watch` (it reads LEPTOS_WATCH at compile
-# time), so sharing target/ with `cargo leptos build` would recompile Leptos
-# and Pensive twice per `make test`. It also keeps this build's hash.txt away
-# from the binary the Playwright suite runs.
+# Its own target directory by default (DEV_CHECK_TARGET_DIR, default
+# <target>/dev-check): Leptos compiles differently under `watch` (it reads
+# LEPTOS_WATCH at compile time), so sharing target/ with `cargo leptos build`
+# would recompile Leptos and Pensive twice per `make test` on a warm machine.
+# A clean clone (.ci/run) shares target/ instead: recompiling the Leptos
+# crates and Pensive once more costs far less than building every dependency
+# again. The site and the log always live in <target>/dev-check, away from
+# the site the Playwright suite serves.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 port=${DEV_CHECK_PORT:-3360}
 reload_port=$((port + 1))
-target=${DEV_CHECK_TARGET_DIR:-${CARGO_TARGET_DIR:-$root/target}/dev-check}
+state=${CARGO_TARGET_DIR:-$root/target}/dev-check
+target=${DEV_CHECK_TARGET_DIR:-$state}
 build_secs=${DEV_CHECK_BUILD_SECS:-2400}
-site=$target/site
-log=$target/watch.log
+site=$state/site
+log=$state/watch.log
 url=http://127.0.0.1:$port
 
 for p in "$port" "$reload_port"; do
@@ -30,7 +34,7 @@ for p in "$port" "$reload_port"; do
   fi
 done
 rm -rf "$site"
-mkdir -p "$target"
+mkdir -p "$state"
 
 # The demo model, whatever the caller's shell configures.
 while read -r var; do unset "$var"; done < <(compgen -e | grep -E '^(PENSIVE_|OPENAI_|LEPTOS_)' || true)
