@@ -49,8 +49,9 @@ server_env=(LEPTOS_OUTPUT_NAME=$name LEPTOS_SITE_ROOT=$site LEPTOS_SITE_PKG_DIR=
   LEPTOS_SITE_ADDR=127.0.0.1:3000 LEPTOS_RELOAD_PORT=3001 LEPTOS_LIB_DIR=. LEPTOS_BIN_DIR=.
   LEPTOS_JS_MINIFY=true LEPTOS_HASH_FILES=true LEPTOS_HASH_FILE_NAME=hash.txt)
 
-# ---- Progress: numbered steps, each with rough times (2 cores) ----
+# ---- Progress: numbered steps, each with rough times (2 idle cores) ----
 # Cold = nothing built in this target directory yet; warm = after a change.
+# Measured in docs/build-times.md ("make run on a fresh machine").
 start=$SECONDS step_start=$SECONDS
 server_bin="$target/release/$name"
 browser_wasm="$target/front/wasm32-unknown-unknown/wasm-release/$name.wasm"
@@ -59,26 +60,32 @@ estimate() { # minutes: cold if $2 is missing, else warm
   if [ -e "$2" ]; then echo "$3"; else echo "$1"; fi
 }
 est=(
-  "$(estimate 6 "$server_bin" 1)"
-  "$(estimate 6 "$browser_wasm" 2)"
-  "$(estimate 3 "$renderer_wasm" 1)"
+  "$(estimate 4 "$server_bin" 1)"
+  "$(estimate 4 "$browser_wasm" 2)"
+  "$(estimate 2 "$renderer_wasm" 1)"
   1
 )
 steps=5 # the fifth is `make run` serving
 minutes() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
-cpu() { # CPU seconds the commands run so far used (user + system): on a busy
-  # machine, far more than the wall time they would take on two idle cores
-  times | awk 'NR == 2 { for (i = 1; i <= 2; i++) { sub(/s$/, "", $i); split($i, t, "m"); s += t[1] * 60 + t[2] } print int(s) }'
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
+cpu() { # sets $cpu: CPU seconds (user + system) the commands run so far used.
+  # `times` in this shell (in a subshell it would count the subshell's own).
+  times >"$times_file"
+  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { sub(/s$/, "", $i); split($i, t, "m"); s += t[1] * 60 + t[2] } print int(s) }' "$times_file")
 }
 step_cpu=0
 step() { # number, what
-  step_start=$SECONDS step_cpu=$(cpu)
-  echo "[$1/$steps] $2 (about ${est[$1 - 1]} min) …"
+  step_start=$SECONDS
+  cpu
+  step_cpu=$cpu
+  echo "[$1/$steps] $2 (about ${est[$1 - 1]} min on 2 idle cores) …"
 }
 done_step() { # number
   local left=0 i
   for ((i = $1; i < ${#est[@]}; i++)); do left=$((left + est[i])); done
-  echo "[$1/$steps] done in $(minutes $((SECONDS - step_start))) (CPU $(minutes $(($(cpu) - step_cpu)))); $(minutes $((SECONDS - start))) so far, about $left min left"
+  cpu
+  echo "[$1/$steps] done in $(minutes $((SECONDS - step_start))) (CPU $(minutes $((cpu - step_cpu)))); $(minutes $((SECONDS - start))) so far, about $left min left"
 }
 echo "Building the release site into $site (cargo output follows each step)"
 
