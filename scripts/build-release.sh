@@ -60,8 +60,8 @@ estimate() { # minutes: cold if $2 is missing, else warm
   if [ -e "$2" ]; then echo "$3"; else echo "$1"; fi
 }
 est=(
-  "$(estimate 4 "$server_bin" 1)"
-  "$(estimate 4 "$browser_wasm" 2)"
+  "$(estimate 7 "$server_bin" 1)"
+  "$(estimate 3 "$browser_wasm" 1)"
   "$(estimate 2 "$renderer_wasm" 1)"
   1
 )
