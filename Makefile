@@ -3,7 +3,7 @@
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
-export PATH := $(HOME)/.cargo/bin:$(PATH)
+export PATH := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
 # LEPTOS_OUTPUT_NAME is set for every cargo call in .cargo/config.toml.
 
 CARGO_LEPTOS_VERSION := 0.3.6
@@ -12,29 +12,32 @@ WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/{getline; gsub(/"
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ADDR ?= $(or $(LEPTOS_SITE_ADDR),127.0.0.1:3000)
 PROFILE ?= release
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 # Builds the release browser bundle (scripts/build-release.sh); keep the two equal.
 RELEASE_NIGHTLY := nightly-2026-05-19
 # The Python MCP SDK the hostile fixture server runs on (tests/fixtures/mcp/hostile_server.py).
 MCP_PYTHON_VERSION := 2.3.0
 MCP_VENV := tests/fixtures/mcp/.venv
 
-.PHONY: run dev fmt test check mutants setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
+.PHONY: run dev fmt test check mutants setup-site setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
         test-rust test-mcp-conformance test-lint test-fmt test-dev test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
 
 ## make run: build (release) and serve on $(ADDR) — the demo model unless a provider is configured.
-## Release builds (scripts/build-release.sh: the browser bundle with a pinned nightly, the
-## renderer's own module) write a brotli and a gzip copy beside every site file; the server
-## sends the one the browser accepts (src/server/http/static_files.rs). In debug, `cargo leptos
-## build` builds the renderer too (bin-cargo-command: scripts/cargo-leptos-server.sh).
+## The release site is built without cargo-leptos (scripts/build-release.sh: cargo, wasm-bindgen,
+## wasm-opt; the browser bundle with a pinned nightly, the renderer's own module) and has a
+## brotli and a gzip copy beside every file; the server sends the one the browser accepts
+## (src/server/http/static_files.rs). Steps are numbered, each with its time. PROFILE=debug
+## uses `cargo leptos build`, which builds the renderer too (scripts/cargo-leptos-server.sh).
 run: $(if $(filter release,$(PROFILE)),setup-release,setup-build)
 ifeq ($(PROFILE),release)
-	scripts/build-release.sh target/site
+	scripts/build-release.sh $(TARGET_DIR)/site
+	@echo "[5/5] serving http://$(ADDR) (the demo model unless a provider is set; Ctrl-C stops)"
 else
 	cargo leptos build
 endif
-	LEPTOS_SITE_ADDR=$(ADDR) LEPTOS_SITE_ROOT=target/site ./target/$(PROFILE)/pensive serve
+	LEPTOS_SITE_ADDR=$(ADDR) LEPTOS_SITE_ROOT=$(TARGET_DIR)/site $(TARGET_DIR)/$(PROFILE)/pensive serve
 
 ## make dev: the dev server, `cargo leptos watch` (debug) on $(ADDR): a change under src/
 ## (the renderer's module included) or style/ rebuilds what it touches and reloads the page.
@@ -130,20 +133,32 @@ fuzz:
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failing targets:$$failed (inputs in fuzz/artifacts/)"; exit 1; fi
 
-## Tools for building: wasm target, cargo-leptos, wasm-bindgen (the Cargo.lock version), wasm-opt.
-setup-build:
-	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
-	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
-		cargo install cargo-leptos --version $(CARGO_LEPTOS_VERSION) --locked --features no_downloads
+## Tools for the site: wasm target, wasm-bindgen (the Cargo.lock version), wasm-opt, and
+## scripts/site-tools (lightningcss, esbuild: npm ci). All `make run` builds with (setup-release).
+setup-site:
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown || \
+		{ echo "[tools] rustup target add wasm32-unknown-unknown"; rustup target add wasm32-unknown-unknown; }
 	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
-		cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
-	@command -v wasm-opt >/dev/null && wasm-opt --version | awk '{exit !($$3 >= 116)}' || $(SUDO) npm install -g binaryen
+		{ echo "[tools] installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (once; about 3 min on 2 cores) …"; \
+		  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }
+	@command -v wasm-opt >/dev/null && wasm-opt --version | awk '{exit !($$3 >= 116)}' || \
+		{ echo "[tools] npm install -g binaryen (wasm-opt)"; $(SUDO) npm install -g binaryen; }
+	@[ scripts/site-tools/node_modules/.package-lock.json -nt scripts/site-tools/package-lock.json ] || \
+		{ echo "[tools] npm ci in scripts/site-tools (lightningcss, esbuild)"; \
+		  cd scripts/site-tools && npm ci --no-audit --no-fund; }
 
-## The pinned nightly with its std sources, for the release browser bundle only
-## (scripts/build-release.sh): `make run` and `make bench` need it, `make test` does not.
-setup-release: setup-build
+## Tools for cargo-leptos builds (`make dev`, `make test`): the site's, and cargo-leptos.
+setup-build: setup-site
+	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
+		{ echo "[tools] installing cargo-leptos $(CARGO_LEPTOS_VERSION) (once; 10-25 min on 2 cores) …"; \
+		  cargo install cargo-leptos --version $(CARGO_LEPTOS_VERSION) --locked --features no_downloads; }
+
+## The site's tools and the pinned nightly with its std sources, for the release browser
+## bundle only (scripts/build-release.sh): `make run` and `make bench` need it, `make test` does not.
+setup-release: setup-site
 	@rustup component list --toolchain $(RELEASE_NIGHTLY) --installed 2>/dev/null | grep -q '^rust-src' || \
-		rustup toolchain install $(RELEASE_NIGHTLY) --profile minimal -c rust-src
+		{ echo "[tools] rustup toolchain install $(RELEASE_NIGHTLY) with rust-src (once; about 1 min)"; \
+		  rustup toolchain install $(RELEASE_NIGHTLY) --profile minimal -c rust-src; }
 
 ## Tools for browser tests: Debian's Chromium and the Playwright test runner (no browser download).
 setup-browser:
@@ -189,7 +204,7 @@ SOAK_MINUTES ?= 10
 
 ## make bench: every benchmark (docs/benchmarks*.md, docs/load.md), then the results
 ## table in README.md (between the bench markers) and docs/benchmarks.md.
-bench: setup-release setup-browser setup-bench
+bench: setup-release setup-build setup-browser setup-bench
 	rm -rf target/bench/results
 	bench/extraction.sh
 	$(MAKE) bench-load
