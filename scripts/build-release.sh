@@ -38,9 +38,10 @@ server_rustflags="--cfg erase_components"
 # The browser bundle (cargo-leptos appends the erase flag to the target's flags).
 browser_rustflags="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none --cfg erase_components"
 browser_build_std="std,panic_abort"
-# cargo-leptos' release default (wasm-opt-features unset); the renderer's are
-# in scripts/build-renderer.sh.
-browser_wasm_opt=(-Oz --enable-bulk-memory --enable-nontrapping-float-to-int)
+# Cargo.toml `wasm-opt-features` (keep the two equal): `-Os --converge` packs
+# smaller under brotli than cargo-leptos' default `-Oz` (why: the comment
+# there); the renderer's are in scripts/build-renderer.sh.
+browser_wasm_opt=(-Os --converge --enable-bulk-memory --enable-nontrapping-float-to-int)
 # Cargo.toml `browserquery`.
 css_targets="defaults"
 # What cargo-leptos sets for the server build; only LEPTOS_OUTPUT_NAME is read
