@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "target" / "bench" / "results"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 # Sections in the order the README presents them; unknown ones follow.
-ORDER = ["extraction", "relay", "concurrency", "browser-render", "rendering", "code-block", "long-line", "history", "page-weight", "tti", "ssr"]
+ORDER = ["extraction", "relay", "concurrency", "reattach", "replicas", "browser-render", "rendering", "code-block", "long-line", "history", "page-weight", "tti", "ssr"]
 
 
 def machine() -> str:

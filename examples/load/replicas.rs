@@ -95,15 +95,21 @@ pub async fn run(
             o50,
             &format!("ms / {o99:.3} ms"),
         ),
-        Row::info(
-            "added per-event latency p99, the running replica",
+        // The embedded relay's goal holds for the replica that runs the turn.
+        Row::at_most(
+            format!(
+                "two replicas + Redis, {background} turns alongside: added p99, the running one"
+            ),
             r99 - d99,
             "ms",
+            2.0,
         ),
-        Row::info(
-            "added per-event latency p99, the other replica",
+        // Read back from Redis: within what a reader perceives as at once.
+        Row::at_most(
+            format!("two replicas + Redis, {background} turns alongside: added p99, the other"),
             o99 - d99,
             "ms",
+            100.0,
         ),
     ];
     Ok((rows, failed == 0))
