@@ -70,8 +70,9 @@ enum Mode {
     /// Two replicas sharing a Redis, under load: per-event latency through
     /// the replica running a turn and through the other.
     Replicas {
-        /// Paced turns running alongside, spread over both replicas.
-        #[arg(long, default_value_t = 200)]
+        /// Paced turns running alongside, spread over both replicas (0: the
+        /// relay's load, which its goals are set for).
+        #[arg(long, default_value_t = 0)]
         background: usize,
         /// Milliseconds between the mock's chunks in the background turns.
         #[arg(long, default_value_t = 20)]
