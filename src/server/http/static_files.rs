@@ -1,7 +1,8 @@
 //! The site's build output under `/pkg` (the WASM, its JS glue, the
 //! stylesheet): the brotli or gzip copy written at build time
-//! (`cargo leptos build --release --precompress`) when the browser accepts it,
-//! and caching by name. A content-hashed name (cargo-leptos `hash-files`:
+//! (scripts/build-release.sh, as `cargo leptos build --release --precompress`
+//! would) when the browser accepts it, and caching by name. A content-hashed
+//! name (cargo-leptos `hash-files`, which the release script follows:
 //! `pensive.<md5>.wasm`) never changes content, so the browser may keep it a
 //! year without asking again; anything else is revalidated on every use.
 //!
