@@ -2,6 +2,8 @@
 
 #![cfg(feature = "ssr")]
 
+mod common;
+
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
@@ -13,7 +15,6 @@ use pensive::server::{config::ModelConfig, AppConfig, TurnService};
 use pensive::turn::contract::check_stream;
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::{ErrorKind, TurnEvent};
-use std::time::Duration;
 use tower::ServiceExt;
 
 /// The first event of a turn that started reasoning: where the reasoning
@@ -24,16 +25,7 @@ const STARTED: TurnEvent = TurnEvent::ReasoningSource {
 
 /// The demo model at `pace`, short timeouts, no access token, thinking shown.
 fn demo_config(pace: Pace) -> AppConfig {
-    AppConfig {
-        models: vec![ModelConfig::demo(pace)],
-        first_token_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(5),
-        access_token: None,
-        site_access: Default::default(),
-        show_thinking: true,
-        limits: Default::default(),
-        shutdown_grace: Duration::from_secs(1),
-    }
+    common::app_config(vec![ModelConfig::demo(pace)])
 }
 
 fn app_with(config: AppConfig) -> axum::Router {

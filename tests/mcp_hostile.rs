@@ -304,14 +304,9 @@ fn service(port: u16, tools: ToolBox) -> TurnService {
 fn service_with(port: u16, tools: ToolBox, limits: Limits) -> TurnService {
     let model = common::mock_chat_model(port);
     TurnService::new(AppConfig {
-        models: vec![model],
-        first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(30),
-        access_token: None,
-        site_access: Default::default(),
-        show_thinking: true,
         limits,
-        shutdown_grace: Duration::from_secs(1),
+        ..common::app_config(vec![model])
     })
     .with_tools(tools)
 }

@@ -366,17 +366,12 @@ async fn two_calls_under_one_id_are_two_steps_and_an_allow_runs_only_the_one_sho
 fn service_with_decision_time(port: u16, tools: ToolBox) -> TurnService {
     let model = common::mock_chat_model(port);
     TurnService::new(AppConfig {
-        models: vec![model],
-        first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(30),
-        access_token: None,
-        site_access: Default::default(),
-        show_thinking: true,
         limits: pensive::server::limits::Limits {
             tool_decision_time: Duration::from_secs(2),
             ..Default::default()
         },
-        shutdown_grace: Duration::from_secs(1),
+        ..common::app_config(vec![model])
     })
     .with_tools(tools)
 }

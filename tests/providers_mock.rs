@@ -59,14 +59,9 @@ fn model(dialect: Dialect, base: &str) -> ModelConfig {
 /// One model per dialect on the mock at `base`, short timeouts, thinking shown.
 fn config(base: &str) -> AppConfig {
     AppConfig {
-        models: Dialect::ALL.iter().map(|d| model(*d, base)).collect(),
         first_token_timeout: Duration::from_secs(2),
         idle_timeout: Duration::from_secs(1),
-        access_token: None,
-        site_access: Default::default(),
-        show_thinking: true,
-        limits: Default::default(),
-        shutdown_grace: Duration::from_secs(1),
+        ..common::app_config(Dialect::ALL.iter().map(|d| model(*d, base)).collect())
     }
 }
 

@@ -95,7 +95,7 @@ async fn setup(row: &Row) -> (axum::Router, MockState, ModelConfig) {
     let model = row.model(&format!("http://127.0.0.1:{port}"));
     let config = AppConfig {
         models: vec![model.clone()],
-        ..short_timeouts()
+        ..common::app_config(Vec::new())
     };
     let app = build_router(
         TurnService::new(config),
@@ -181,21 +181,6 @@ async fn refused_before_upstream(row: &Row, effort: &str, names: &str) {
     assert_eq!(kind, ErrorKind::BadRequest);
     assert!(message.contains(names), "{message}");
     assert!(mock.requests().is_empty(), "nothing sent upstream");
-}
-
-/// A configuration with the tests' short timeouts, no token, thinking shown,
-/// default limits; the test names the models.
-fn short_timeouts() -> AppConfig {
-    AppConfig {
-        models: Vec::new(),
-        first_token_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(5),
-        access_token: None,
-        site_access: Default::default(),
-        show_thinking: true,
-        limits: Default::default(),
-        shutdown_grace: Duration::from_secs(1),
-    }
 }
 
 #[tokio::test]
@@ -555,14 +540,8 @@ async fn answer_now_on_llamacpp_ends_the_running_completions_thinking() {
     let (port, mock) = common::start_mock_in_process().await;
     let model = row.model(&format!("http://127.0.0.1:{port}"));
     let service = TurnService::new(AppConfig {
-        models: vec![model],
-        first_token_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(10),
-        access_token: None,
-        site_access: Default::default(),
-        show_thinking: true,
-        limits: Default::default(),
-        shutdown_grace: Duration::from_secs(1),
+        ..common::app_config(vec![model])
     });
     let request = ChatRequest {
         // Reasoning starts, then 3 s of silence: time to press the button.
@@ -991,7 +970,7 @@ async fn what_the_providers_model_list_says_wins_over_the_table_and_loses_to_the
             Row::new(Dialect::Gemini, "gemini-2.0-flash").model(&base),
             Row::new(Dialect::Gemini, "gemini-3.1-pro-preview").model(&base),
         ],
-        ..short_timeouts()
+        ..common::app_config(Vec::new())
     };
     pensive::server::config::discover(&mut config).await;
     let seen: Vec<(Vec<Effort>, String)> = config
@@ -1035,7 +1014,7 @@ async fn ollama_offers_the_thinking_values_api_show_lists_not_a_guess_from_the_n
             Row::new(Dialect::Ollama, "house-assistant").model(&base),
             Row::new(Dialect::Ollama, "gemma3:4b").model(&base),
         ],
-        ..short_timeouts()
+        ..common::app_config(Vec::new())
     };
     pensive::server::config::discover(&mut config).await;
     use Effort::*;
@@ -1077,7 +1056,7 @@ async fn anthropic_server_side_fallback_names_the_model_that_answered() {
     model.upstream.fallbacks = vec!["claude-opus-4-8".into()];
     let config = AppConfig {
         models: vec![model],
-        ..short_timeouts()
+        ..common::app_config(Vec::new())
     };
     let app = build_router(
         TurnService::new(config),

@@ -53,14 +53,8 @@ fn app_of(config: AppConfig) -> axum::Router {
 
 fn config_of(models: Vec<ModelConfig>, limits: pensive::server::limits::Limits) -> AppConfig {
     AppConfig {
-        models,
-        first_token_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(5),
-        access_token: None,
-        site_access: Default::default(),
-        show_thinking: true,
         limits,
-        shutdown_grace: Duration::from_secs(1),
+        ..common::app_config(models)
     }
 }
 

@@ -13,6 +13,22 @@ use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::TurnEvent;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_pensive");
+
+/// The tests' configuration for `models`: 5 s timeouts, no access token,
+/// thinking shown, default limits, 1 s shutdown grace. A test changes what it
+/// tests with `AppConfig { field, ..common::app_config(models) }`.
+pub fn app_config(models: Vec<pensive::server::config::ModelConfig>) -> pensive::server::AppConfig {
+    pensive::server::AppConfig {
+        models,
+        first_token_timeout: Duration::from_secs(5),
+        idle_timeout: Duration::from_secs(5),
+        access_token: None,
+        site_access: Default::default(),
+        show_thinking: true,
+        limits: Default::default(),
+        shutdown_grace: Duration::from_secs(1),
+    }
+}
 pub const SENTINEL_KEY: &str = "sk-SENTINEL-lifecycle-91c2";
 
 /// A child process killed when the test ends, however it ends.
