@@ -54,7 +54,7 @@ impl Received {
         Ok(())
     }
 
-    pub fn text(&mut self, reasoning: bool, text: &str, wall_us: Option<i64>) {
+    fn text(&mut self, reasoning: bool, text: &str, wall_us: Option<i64>) {
         if let Some(now) = wall_us {
             self.latencies_us
                 .extend(send_times(text).map(|sent| now - sent as i64));
@@ -221,6 +221,52 @@ pub async fn direct(
     }
     received.total = started.elapsed();
     Ok(received)
+}
+
+/// The secret the tool's attachable turns are started with.
+pub const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+/// Starts `prompt` as turn `turn_id` (attachable with `SECRET`) through
+/// `POST /api/chat`; the response, unread.
+pub async fn start_turn(
+    client: &reqwest::Client,
+    app: &str,
+    prompt: &str,
+    turn_id: &str,
+) -> Result<reqwest::Response, String> {
+    let request = ChatRequest {
+        messages: vec![ChatMessage::user(prompt)],
+        turn_id: Some(turn_id.into()),
+        turn_secret: Some(SECRET.into()),
+        ..ChatRequest::default()
+    };
+    client
+        .post(format!("{app}/api/chat"))
+        .json(&serde_json::json!({ "request": request }))
+        .send()
+        .await
+        .map_err(|e| format!("POST /api/chat: {e}"))
+}
+
+/// Attaches to turn `turn_id` from line 0 (`POST /api/turn_events`).
+pub async fn attach(
+    client: &reqwest::Client,
+    app: &str,
+    turn_id: &str,
+) -> Result<reqwest::Response, String> {
+    let response = client
+        .post(format!("{app}/api/turn_events"))
+        .json(&serde_json::json!({ "turn_id": turn_id, "secret": SECRET, "after": 0 }))
+        .send()
+        .await
+        .map_err(|e| format!("POST /api/turn_events on {app}: {e}"))?;
+    if !response.status().is_success() {
+        return Err(format!(
+            "POST /api/turn_events on {app}: HTTP {}",
+            response.status()
+        ));
+    }
+    Ok(response)
 }
 
 /// An HTTP client for many concurrent streams to one host.

@@ -200,7 +200,7 @@ async fn run(cli: Cli) -> Result<bool, String> {
             let (rows, passed) =
                 replicas::run(&servers, &other, background, pace_ms, stamps).await?;
             (
-                "Two replicas sharing a Redis, under load: per-event latency",
+                "Two replicas sharing a Redis: per-event latency through each",
                 rows,
                 passed,
             )

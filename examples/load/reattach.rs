@@ -14,14 +14,12 @@ use std::time::{Duration, Instant};
 use pensive::server::mock::scenarios::scenario_for;
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::log_line::LogLine;
-use pensive::turn::{ChatMessage, ChatRequest, TurnEvent};
+use pensive::turn::TurnEvent;
 
-use crate::client::http_client;
+use crate::client::{self, http_client};
 use crate::procs::Servers;
 use crate::relay::scripted_text;
 use crate::report::Row;
-
-const SECRET: &str = "0123456789abcdef0123456789abcdef";
 
 /// What one reader of the log got.
 struct Read {
@@ -38,18 +36,7 @@ pub async fn run(servers: &Servers, chunks: usize) -> Result<Vec<Row>, String> {
     let prompt = format!("mock:firehose-{chunks}");
     let (reasoning, answer) = scripted_text(&scenario_for(&prompt, Duration::ZERO));
     let turn_id = format!("reattach-{}", std::process::id());
-    let request = ChatRequest {
-        messages: vec![ChatMessage::user(prompt)],
-        turn_id: Some(turn_id.clone()),
-        turn_secret: Some(SECRET.into()),
-        ..ChatRequest::default()
-    };
-    let mut first = client
-        .post(format!("{}/api/chat", servers.app))
-        .json(&serde_json::json!({ "request": request }))
-        .send()
-        .await
-        .map_err(|e| format!("POST /api/chat: {e}"))?;
+    let mut first = client::start_turn(&client, &servers.app, &prompt, &turn_id).await?;
     // The page reads until the answer begins (the megabyte of reasoning is
     // in), then goes; the turn runs on with its answer.
     let mut framer = NdjsonFramer::new();
@@ -117,15 +104,7 @@ pub async fn run(servers: &Servers, chunks: usize) -> Result<Vec<Row>, String> {
 /// Attaches from line 0 and reads to the terminal line.
 async fn attach(client: &reqwest::Client, app: &str, turn_id: &str) -> Result<Read, String> {
     let started = Instant::now();
-    let mut response = client
-        .post(format!("{app}/api/turn_events"))
-        .json(&serde_json::json!({ "turn_id": turn_id, "secret": SECRET, "after": 0 }))
-        .send()
-        .await
-        .map_err(|e| format!("POST /api/turn_events: {e}"))?;
-    if !response.status().is_success() {
-        return Err(format!("POST /api/turn_events: HTTP {}", response.status()));
-    }
+    let mut response = client::attach(client, app, turn_id).await?;
     let mut framer = NdjsonFramer::new();
     let mut read = Read {
         reasoning: String::new(),

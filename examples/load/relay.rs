@@ -107,7 +107,7 @@ pub async fn run(
 }
 
 /// Checks a stamped turn's text (stamps removed) and returns its latencies in µs.
-fn latencies(received: &Received, answer: &str) -> Result<Vec<f64>, String> {
+pub fn latencies(received: &Received, answer: &str) -> Result<Vec<f64>, String> {
     let plain = Received {
         answer: without_stamps(&received.answer),
         reasoning: received.reasoning.clone(),

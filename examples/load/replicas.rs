@@ -13,16 +13,15 @@ use std::time::Duration;
 use pensive::server::mock::scenarios::scenario_for;
 use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::log_line::LogLine;
-use pensive::turn::{ChatMessage, ChatRequest, TurnEvent};
+use pensive::turn::TurnEvent;
 
 use crate::client::{self, http_client, send_times, wall_us, without_stamps};
 use crate::procs::Servers;
-use crate::relay::scripted_text;
+use crate::relay::{latencies, scripted_text};
 use crate::report::{percentile, Row};
 
 /// Interleaved rounds per path.
 const ROUNDS: usize = 8;
-const SECRET: &str = "0123456789abcdef0123456789abcdef";
 
 /// Background turns that ran and that failed.
 #[derive(Default)]
@@ -50,9 +49,9 @@ pub async fn run(
     let [mut direct, mut running, mut through_other] = [Vec::new(), Vec::new(), Vec::new()];
     for round in 0..ROUNDS {
         let got = client::direct(&client, servers, &stamped, true).await?;
-        direct.extend(latencies(&got.answer, &got.latencies_us, &answer)?);
+        direct.extend(latencies(&got, &answer)?);
         let got = client::via_app(&client, &servers.app, &stamped, true).await?;
-        running.extend(latencies(&got.answer, &got.latencies_us, &answer)?);
+        running.extend(latencies(&got, &answer)?);
         let turn_id = format!("replicas-{}-{round}", std::process::id());
         through_other
             .extend(via_other(&client, servers, other, &turn_id, &stamped, &answer).await?);
@@ -161,33 +160,14 @@ async fn via_other(
     prompt: &str,
     answer: &str,
 ) -> Result<Vec<f64>, String> {
-    let request = ChatRequest {
-        messages: vec![ChatMessage::user(prompt)],
-        turn_id: Some(turn_id.into()),
-        turn_secret: Some(SECRET.into()),
-        ..ChatRequest::default()
-    };
-    let mut started = client
-        .post(format!("{}/api/chat", servers.app))
-        .json(&serde_json::json!({ "request": request }))
-        .send()
-        .await
-        .map_err(|e| format!("POST /api/chat: {e}"))?;
+    let mut started = client::start_turn(client, &servers.app, prompt, turn_id).await?;
     // Its first line: the turn exists (and is in Redis).
     started
         .chunk()
         .await
         .map_err(|e| format!("reading /api/chat: {e}"))?;
     let attached = wall_us();
-    let mut response = client
-        .post(format!("{other}/api/turn_events"))
-        .json(&serde_json::json!({ "turn_id": turn_id, "secret": SECRET, "after": 0 }))
-        .send()
-        .await
-        .map_err(|e| format!("POST /api/turn_events on the other replica: {e}"))?;
-    if !response.status().is_success() {
-        return Err(format!("POST /api/turn_events: HTTP {}", response.status()));
-    }
+    let mut response = client::attach(client, other, turn_id).await?;
     drop(started);
     let (mut text, mut latencies, mut framer) = (String::new(), Vec::new(), NdjsonFramer::new());
     while let Some(bytes) = response
@@ -224,12 +204,4 @@ async fn via_other(
     Err(format!(
         "{turn_id}: the log ended without its terminal line"
     ))
-}
-
-/// Checks a stamped answer and returns its latencies in µs.
-fn latencies(text: &str, latencies_us: &[i64], answer: &str) -> Result<Vec<f64>, String> {
-    if without_stamps(text) != answer {
-        return Err("a stamped answer differs from the script".into());
-    }
-    Ok(latencies_us.iter().map(|&us| us as f64).collect())
 }
