@@ -19,7 +19,7 @@ RELEASE_NIGHTLY := nightly-2026-05-19
 MCP_PYTHON_VERSION := 2.3.0
 MCP_VENV := tests/fixtures/mcp/.venv
 
-.PHONY: run dev fmt test check mutants setup-site setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
+.PHONY: run dev fmt test check mutants setup-site setup-wasm-bindgen setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
         test-rust test-mcp-conformance test-lint test-fmt test-dev test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
@@ -33,7 +33,7 @@ FUZZ_SECONDS ?= 60
 run: $(if $(filter release,$(PROFILE)),setup-release,setup-build)
 ifeq ($(PROFILE),release)
 	scripts/build-release.sh $(TARGET_DIR)/site
-	@echo "[5/5] serving http://$(ADDR) (the demo model unless a provider is set; Ctrl-C stops)"
+	@echo "[3/3] serving http://$(ADDR) (the demo model unless a provider is set; Ctrl-C stops)"
 else
 	cargo leptos build
 endif
@@ -66,7 +66,7 @@ fmt: setup-fmt
 
 setup-fmt:
 	@leptosfmt --version 2>/dev/null | grep -q "$(LEPTOSFMT_VERSION)" || \
-		cargo install leptosfmt --version $(LEPTOSFMT_VERSION) --locked
+		$(CARGO_INSTALL) leptosfmt --version $(LEPTOSFMT_VERSION)
 
 test-lint:
 	python3 scripts/test_import_circles.py
@@ -123,7 +123,7 @@ FUZZ_TIMEOUT ?= 10
 # Inputs up to 100 KB: deep nesting (100 KB of '>') only shows its cost that large.
 FUZZ_MAX_LEN ?= 102400
 fuzz:
-	@cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+	@cargo fuzz --version >/dev/null 2>&1 || $(CARGO_INSTALL) cargo-fuzz
 	failed=""; for target in $$(cargo +nightly fuzz list); do \
 		case $$target in storage) dict=storage;; ndjson_framer) dict=turn_events;; markdown) dict=markdown;; tags|reducer) dict=;; *) dict=upstream;; esac; \
 		rm -rf target/fuzz-corpus/$$target && mkdir -p target/fuzz-corpus && cp -r fuzz/corpus/$$target target/fuzz-corpus/$$target; \
@@ -134,24 +134,35 @@ fuzz:
 	if [ -n "$$failed" ]; then echo "fuzz: failing targets:$$failed (inputs in fuzz/artifacts/)"; exit 1; fi
 
 ## Tools for the site: wasm target, wasm-bindgen (the Cargo.lock version), wasm-opt, and
-## scripts/site-tools (lightningcss, esbuild: npm ci). All `make run` builds with (setup-release).
+## scripts/site-tools (lightningcss, esbuild: npm ci) and wasm-opt; quick (downloads only).
 setup-site:
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown || \
 		{ echo "[tools] rustup target add wasm32-unknown-unknown"; rustup target add wasm32-unknown-unknown; }
-	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
-		{ echo "[tools] installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (once; about 3 min on 2 cores) …"; \
-		  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }
 	@command -v wasm-opt >/dev/null && wasm-opt --version | awk '{exit !($$3 >= 116)}' || \
 		{ echo "[tools] npm install -g binaryen (wasm-opt)"; $(SUDO) npm install -g binaryen; }
 	@[ scripts/site-tools/node_modules/.package-lock.json -nt scripts/site-tools/package-lock.json ] || \
 		{ echo "[tools] npm ci in scripts/site-tools (lightningcss, esbuild)"; \
 		  cd scripts/site-tools && npm ci --no-audit --no-fund; }
 
+## Tools compiled from crates.io are built to be quick to build, not to run: their own release
+## profiles ask for fat LTO in one codegen unit (cargo-leptos, cargo-llvm-cov), which took
+## cargo-leptos 10-28 min on 2 cores. What they do here (bind a module, watch files, format)
+## takes seconds either way. Measured in docs/build-times.md.
+CARGO_INSTALL := CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
+	CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install --locked
+
+## wasm-bindgen's CLI, the version of the wasm-bindgen crate in Cargo.lock (they must match).
+## scripts/build-release.sh runs this beside its builds: nothing needs it before they end.
+setup-wasm-bindgen:
+	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
+		{ echo "[tools] installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (once; about 3 min of CPU)"; \
+		  $(CARGO_INSTALL) wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }
+
 ## Tools for cargo-leptos builds (`make dev`, `make test`): the site's, and cargo-leptos.
-setup-build: setup-site
+setup-build: setup-site setup-wasm-bindgen
 	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
-		{ echo "[tools] installing cargo-leptos $(CARGO_LEPTOS_VERSION) (once; 10-25 min on 2 cores) …"; \
-		  cargo install cargo-leptos --version $(CARGO_LEPTOS_VERSION) --locked --features no_downloads; }
+		{ echo "[tools] installing cargo-leptos $(CARGO_LEPTOS_VERSION) (once; about 6 min of CPU) …"; \
+		  $(CARGO_INSTALL) cargo-leptos --version $(CARGO_LEPTOS_VERSION) --features no_downloads; }
 
 ## The site's tools and the pinned nightly with its std sources, for the release browser
 ## bundle only (scripts/build-release.sh): `make run` and `make bench` need it, `make test` does not.
@@ -193,7 +204,7 @@ setup-python-mcp:
 ## per folder; fails below 90% for src/turn and src/server.
 coverage:
 	@rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools-preview
-	@cargo llvm-cov --version 2>/dev/null | grep -q 0.9.1 || cargo install cargo-llvm-cov --version 0.9.1 --locked
+	@cargo llvm-cov --version 2>/dev/null | grep -q 0.9.1 || $(CARGO_INSTALL) cargo-llvm-cov --version 0.9.1
 	CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0 \
 		cargo llvm-cov --features ssr --json --summary-only --output-path target/coverage.json
 	python3 scripts/coverage_summary.py target/coverage.json --min src/turn=90 src/server=90
@@ -230,7 +241,7 @@ bench-load: setup-bench setup-redis
 ## MUTANTS_SHARD=k/n runs one shard; the outcome is summarised in docs/mutants.md.
 MUTANTS_SHARD ?= 0/1
 mutants: setup-build
-	@command -v cargo-mutants >/dev/null || cargo install --locked cargo-mutants
+	@command -v cargo-mutants >/dev/null || $(CARGO_INSTALL) cargo-mutants
 	@mkdir -p target
 	cargo mutants --in-place --features ssr --cargo-test-arg=--lib --shard $(MUTANTS_SHARD) \
 		-f 'src/server/providers/reasoning/*.rs' -e 'src/server/providers/reasoning/checks.rs' \

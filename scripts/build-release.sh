@@ -3,24 +3,26 @@
 # and the server binary beside the hash file that names its files. Plain cargo,
 # wasm-bindgen and wasm-opt, what `cargo leptos build --release --precompress`
 # runs inside (cargo-leptos 0.3.6: compile/{server,front,style,hash}.rs), so
-# `make run` needs no cargo-leptos (≈ 10-25 min to install); `make dev` and
-# `make test` still use it. Steps, each printed with the time it took:
-#   1. server: cargo build --release --features ssr, RUSTFLAGS and LEPTOS_*
+# `make run` needs no cargo-leptos; `make dev` and `make test` still use it.
+# Steps, each printed with the time it took:
+#   1. four compiles side by side (output in target/build-logs/):
+#    - server: cargo build --release --features ssr, RUSTFLAGS and LEPTOS_*
 #      as cargo-leptos sets them;
-#   2. browser bundle: the pinned nightly with its own standard library
+#    - browser bundle: the pinned nightly with its own standard library
 #      (-Zbuild-std), aborting on panic without unwinding or formatting
 #      machinery (no location details, no Debug output): 300.5 -> 272.6 KB
 #      brotli for the main module a first visit downloads before the page is
 #      interactive (docs/benchmarks-browser.md); a panic in the browser then
-#      stops the app without a message (debug builds keep them). Then
-#      wasm-bindgen --target web, wasm-opt, and the JS glue minified (esbuild,
-#      where cargo-leptos uses swc);
-#   3. the renderer's own module (scripts/build-renderer.sh);
-#   4. the site: the stylesheet through lightningcss (browserquery "defaults",
+#      stops the app without a message (debug builds keep them);
+#    - the renderer's own module (scripts/build-renderer.sh);
+#    - wasm-bindgen's CLI, the first time (make setup-wasm-bindgen);
+#   2. wasm-bindgen --target web and wasm-opt for both modules, the JS glue
+#      minified (esbuild, where cargo-leptos uses swc); then the site: the stylesheet through lightningcss (browserquery "defaults",
 #      minified, as cargo-leptos does; the npm CLI is the same Rust crate), the
 #      public/ assets, content-hashed names (`pensive.<md5>.js|wasm|css`, the
 #      hash file `hash.txt` next to the server binary, cargo-leptos' format),
 #      and a brotli and a gzip copy beside every file.
+#   (3. `make run` serving.)
 # The site is put together in a scratch directory and replaces SITE_DIR whole
 # at the end. The npm tools come from scripts/site-tools (`make setup-site`).
 set -euo pipefail
@@ -53,69 +55,119 @@ server_env=(LEPTOS_OUTPUT_NAME=$name LEPTOS_SITE_ROOT=$site LEPTOS_SITE_PKG_DIR=
 # ---- Progress: numbered steps, each with rough times (2 idle cores) ----
 # Cold = nothing built in this target directory yet; warm = after a change.
 # Measured in docs/build-times.md ("make run on a fresh machine").
-start=$SECONDS step_start=$SECONDS
+start=$SECONDS
 server_bin="$target/release/$name"
 browser_wasm="$target/front/wasm32-unknown-unknown/wasm-release/$name.wasm"
 renderer_wasm="$target/wasm32-unknown-unknown/wasm-release/$name.wasm"
-estimate() { # minutes: cold if $2 is missing, else warm
-  if [ -e "$2" ]; then echo "$3"; else echo "$1"; fi
-}
-est=(
-  "$(estimate 7 "$server_bin" 1)"
-  "$(estimate 3 "$browser_wasm" 1)"
-  "$(estimate 2 "$renderer_wasm" 1)"
-  1
-)
-steps=5 # the fifth is `make run` serving
+compile_minutes=12
+[ -e "$server_bin" ] && [ -e "$browser_wasm" ] && [ -e "$renderer_wasm" ] && compile_minutes=2
+steps=3 # the third is `make run` serving
 minutes() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
-times_file=$(mktemp)
-trap 'rm -f "$times_file"' EXIT
-cpu() { # sets $cpu: CPU seconds (user + system) the commands run so far used.
-  # `times` in this shell (in a subshell it would count the subshell's own).
-  times >"$times_file"
-  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { sub(/s$/, "", $i); split($i, t, "m"); s += t[1] * 60 + t[2] } print int(s) }' "$times_file")
-}
-step_cpu=0
-step() { # number, what
-  step_start=$SECONDS
-  cpu
-  step_cpu=$cpu
-  echo "[$1/$steps] $2 (about ${est[$1 - 1]} min on 2 idle cores) …"
-}
-done_step() { # number
-  local left=0 i
-  for ((i = $1; i < ${#est[@]}; i++)); do left=$((left + est[i])); done
-  cpu
-  echo "[$1/$steps] done in $(minutes $((SECONDS - step_start))) (CPU $(minutes $((cpu - step_cpu)))); $(minutes $((SECONDS - start))) so far, about $left min left"
-}
-echo "Building the release site into $site (cargo output follows each step)"
-
-step 1 "server (release, stable Rust)"
-env "${server_env[@]}" RUSTFLAGS="$server_rustflags" \
-  cargo build --package=$name --bin=$name --no-default-features --features=ssr --release
-done_step 1
-
+logs="$target/build-logs"
 stage="$site.building"
-rm -rf "$stage"
-mkdir -p "$stage/pkg"
+rm -rf "$stage" "$logs"
+mkdir -p "$stage/pkg" "$logs"
 
-step 2 "browser bundle ($nightly, -Zbuild-std)"
-RUSTUP_TOOLCHAIN="$nightly" CARGO_UNSTABLE_BUILD_STD="$browser_build_std" RUSTFLAGS="$browser_rustflags" \
-  cargo build --package=$name --lib --target=wasm32-unknown-unknown --target-dir="$target/front" \
-  --no-default-features --features=hydrate --profile=wasm-release
-wasm-bindgen --target web --no-typescript --out-name $name --out-dir "$stage/pkg" "$browser_wasm"
-# cargo-leptos renames <name>_bg.wasm to <name>.wasm, the name Leptos' HydrationScripts loads.
-mv "$stage/pkg/${name}_bg.wasm" "$stage/pkg/$name.wasm"
-wasm-opt "${browser_wasm_opt[@]}" "$stage/pkg/$name.wasm" -o "$stage/pkg/$name.wasm"
-"$tools/esbuild" --minify --log-level=warning "$stage/pkg/$name.js" --outfile="$stage/pkg/$name.min.js"
-mv "$stage/pkg/$name.min.js" "$stage/pkg/$name.js"
-done_step 2
+# ---- 1. Four compiles side by side ----
+# One at a time, each leaves a core idle for long stretches (a crate or a link
+# that builds alone, the wasm builds' one-unit LTO), so they run together: the
+# server, the longest chain, at normal priority, the rest niced behind it.
+compile_server() {
+  env "${server_env[@]}" RUSTFLAGS="$server_rustflags" \
+    cargo build --package=$name --bin=$name --no-default-features --features=ssr --release
+}
+compile_browser() {
+  RUSTUP_TOOLCHAIN="$nightly" CARGO_UNSTABLE_BUILD_STD="$browser_build_std" RUSTFLAGS="$browser_rustflags" \
+    nice -n 5 cargo build --package=$name --lib --target=wasm32-unknown-unknown --target-dir="$target/front" \
+    --no-default-features --features=hydrate --profile=wasm-release
+}
+compile_renderer() { nice -n 5 scripts/build-renderer.sh "$stage" release compile; }
+compile_bindgen() { nice -n 5 make --no-print-directory setup-wasm-bindgen; }
+# How many crates each compiles from nothing (cargo prints one "Compiling" a
+# crate), for the progress line; the std crates -Zbuild-std adds are ≈ 20.
+crates() { # features [target]
+  cargo tree --prefix none -e normal,build --no-default-features --features "$1" ${2:+--target "$2"} 2>/dev/null |
+    sed 's/ (\*)$//' | sort -u | wc -l
+}
+jobs=(server browser renderer bindgen)
+declare -A pid total
+total[server]=$(crates ssr)
+total[browser]=$(($(crates hydrate wasm32-unknown-unknown) + 20))
+total[renderer]=$(crates render-module wasm32-unknown-unknown)
+total[bindgen]=160
+echo "[1/$steps] compiling the server, the browser bundle ($nightly, -Zbuild-std), the renderer module" \
+  "and, once, wasm-bindgen-cli, side by side (about $compile_minutes min on 2 idle cores; output in $logs)"
+# Job control puts each compile in a process group of its own, so stopping one
+# (a build failed, or Ctrl-C) stops its cargo and rustc processes too.
+set -m
+for job in "${jobs[@]}"; do
+  "compile_$job" >"$logs/$job.log" 2>&1 &
+  pid[$job]=$!
+done
+set +m
+stop_jobs() { for job in "${jobs[@]}"; do kill -- "-${pid[$job]}" 2>/dev/null || true; done; }
+trap stop_jobs EXIT
+trap 'exit 130' INT TERM
+progress() { # one line: each job's crates compiled, or done
+  local line="" job count
+  for job in "${jobs[@]}"; do
+    if [ -e "$logs/$job.done" ]; then
+      line+=" $job done,"
+    else
+      count=$(grep -c '^ *Compiling ' "$logs/$job.log" || true)
+      line+=" $job $count/≈${total[$job]},"
+    fi
+  done
+  local elapsed=$((SECONDS - start)) left=$((compile_minutes * 60 - SECONDS + start))
+  ((left > 60)) || left=60
+  echo "      $(minutes $elapsed):${line%,}; about $((left / 60)) min left"
+}
+failed=""
+next_report=$((SECONDS + 30))
+while :; do
+  running=0
+  for job in "${jobs[@]}"; do
+    [ -e "$logs/$job.done" ] && continue
+    if kill -0 "${pid[$job]}" 2>/dev/null; then
+      running=1
+    elif wait "${pid[$job]}"; then
+      touch "$logs/$job.done"
+    else
+      failed=$job
+      break 2
+    fi
+  done
+  ((running)) || break
+  sleep 1 # a build script's poll, not a test: how often the loop looks again
+  if ((SECONDS >= next_report)); then
+    progress
+    next_report=$((SECONDS + 30))
+  fi
+done
+if [ -n "$failed" ]; then
+  echo "[1/$steps] the $failed build failed; the end of $logs/$failed.log:" >&2
+  tail -n 40 "$logs/$failed.log" >&2
+  exit 1
+fi
+trap - EXIT
+echo "[1/$steps] compiled in $(minutes $((SECONDS - start)))"
 
-step 3 "renderer module (src/render_module.rs)"
-scripts/build-renderer.sh "$stage" release
-done_step 3
-
-step 4 "site: stylesheet, assets, hashed names, brotli and gzip copies"
+# ---- 2. Bind, optimise and put the site together ----
+step_start=$SECONDS
+echo "[2/$steps] wasm-bindgen, wasm-opt, CSS, hashed names, brotli and gzip copies (about 1 min) …"
+bundle_browser() {
+  wasm-bindgen --target web --no-typescript --out-name $name --out-dir "$stage/pkg" "$browser_wasm"
+  # cargo-leptos renames <name>_bg.wasm to <name>.wasm, the name Leptos' HydrationScripts loads.
+  mv "$stage/pkg/${name}_bg.wasm" "$stage/pkg/$name.wasm"
+  wasm-opt "${browser_wasm_opt[@]}" "$stage/pkg/$name.wasm" -o "$stage/pkg/$name.wasm"
+  "$tools/esbuild" --minify --log-level=warning "$stage/pkg/$name.js" --outfile="$stage/pkg/$name.min.js"
+  mv "$stage/pkg/$name.min.js" "$stage/pkg/$name.js"
+}
+# The two modules' wasm-opt runs take a core each.
+bundle_browser &
+browser_bundled=$!
+scripts/build-renderer.sh "$stage" release package
+wait "$browser_bundled"
 "$tools/lightningcss" --minify --targets "$css_targets" style/main.css -o "$stage/pkg/$name.css"
 cp -R public/. "$stage/"
 # cargo-leptos' names: <stem>.<base64url(md5), unpadded>.<ext>; hash.txt lists them.
@@ -143,5 +195,5 @@ find "$stage" -type f ! -name '*.br' ! -name '*.gz' -print0 | node -e '
 rm -rf "$site"
 mv "$stage" "$site"
 printf '%s' "$hashes" >"$target/release/hash.txt"
-done_step 4
+echo "[2/$steps] done in $(minutes $((SECONDS - step_start)))"
 echo "Built in $(minutes $((SECONDS - start))): $server_bin, $target/release/hash.txt, $site"

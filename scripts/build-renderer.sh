@@ -10,9 +10,14 @@
 # so `cargo leptos build` and `watch` include it; it owns the rest of SITE_DIR/pkg.
 # release: the size-optimised profile, wasm-opt -Oz, and a brotli and a gzip
 # copy beside each file, as `--precompress` writes for the main module.
+# A third argument runs half of it: `compile` (cargo only) or `package` (the
+# rest, from what `compile` built), so scripts/build-release.sh can compile
+# it beside the other builds before wasm-bindgen is installed.
 set -euo pipefail
-site=${1:?usage: scripts/build-renderer.sh SITE_DIR debug|release}
-mode=${2:?usage: scripts/build-renderer.sh SITE_DIR debug|release}
+usage="usage: scripts/build-renderer.sh SITE_DIR debug|release [compile|package]"
+site=${1:?$usage}
+mode=${2:?$usage}
+part=${3:-all}
 root=$(cd "$(dirname "$0")/.." && pwd)
 target="${CARGO_TARGET_DIR:-$root/target}"
 case $mode in
@@ -20,9 +25,16 @@ case $mode in
   release) profile=wasm-release; out=wasm-release ;;
   *) echo "mode must be debug or release, not $mode" >&2; exit 2 ;;
 esac
+case $part in
+  all | compile | package) ;;
+  *) echo "$usage" >&2; exit 2 ;;
+esac
 cd "$root"
-cargo build --lib --target wasm32-unknown-unknown --no-default-features \
-  --features render-module --profile "$profile"
+if [ "$part" != package ]; then
+  cargo build --lib --target wasm32-unknown-unknown --no-default-features \
+    --features render-module --profile "$profile"
+fi
+[ "$part" != compile ] || exit 0
 mkdir -p "$site/pkg"
 wasm-bindgen --target web --no-typescript --out-dir "$site/pkg" --out-name pensive_render \
   "$target/wasm32-unknown-unknown/$out/pensive.wasm"
