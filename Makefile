@@ -66,7 +66,7 @@ fmt: setup-fmt
 
 setup-fmt:
 	@leptosfmt --version 2>/dev/null | grep -q "$(LEPTOSFMT_VERSION)" || \
-		$(CARGO_INSTALL) leptosfmt --version $(LEPTOSFMT_VERSION)
+		$(CARGO_INSTALL) --locked leptosfmt --version $(LEPTOSFMT_VERSION)
 
 test-lint:
 	python3 scripts/test_import_circles.py
@@ -123,7 +123,7 @@ FUZZ_TIMEOUT ?= 10
 # Inputs up to 100 KB: deep nesting (100 KB of '>') only shows its cost that large.
 FUZZ_MAX_LEN ?= 102400
 fuzz:
-	@cargo fuzz --version >/dev/null 2>&1 || $(CARGO_INSTALL) cargo-fuzz
+	@cargo fuzz --version >/dev/null 2>&1 || $(CARGO_INSTALL) --locked cargo-fuzz
 	failed=""; for target in $$(cargo +nightly fuzz list); do \
 		case $$target in storage) dict=storage;; ndjson_framer) dict=turn_events;; markdown) dict=markdown;; tags|reducer) dict=;; *) dict=upstream;; esac; \
 		rm -rf target/fuzz-corpus/$$target && mkdir -p target/fuzz-corpus && cp -r fuzz/corpus/$$target target/fuzz-corpus/$$target; \
@@ -149,9 +149,10 @@ setup-site:
 ## cargo-leptos 10-28 min on 2 cores. What they do here (bind a module, watch files, format)
 ## takes seconds either way. Measured in docs/build-times.md.
 CARGO_INSTALL := CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
-	CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install --locked
+	CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install
 
 ## wasm-bindgen's CLI, the version of the wasm-bindgen crate in Cargo.lock (they must match).
+## Not --locked: its lock file pins a webpki-roots prerelease the index lacks.
 ## scripts/build-release.sh runs this beside its builds: nothing needs it before they end.
 setup-wasm-bindgen:
 	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
@@ -162,7 +163,7 @@ setup-wasm-bindgen:
 setup-build: setup-site setup-wasm-bindgen
 	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
 		{ echo "[tools] installing cargo-leptos $(CARGO_LEPTOS_VERSION) (once; about 6 min of CPU) …"; \
-		  $(CARGO_INSTALL) cargo-leptos --version $(CARGO_LEPTOS_VERSION) --features no_downloads; }
+		  $(CARGO_INSTALL) --locked cargo-leptos --version $(CARGO_LEPTOS_VERSION) --features no_downloads; }
 
 ## The site's tools and the pinned nightly with its std sources, for the release browser
 ## bundle only (scripts/build-release.sh): `make run` and `make bench` need it, `make test` does not.
@@ -204,7 +205,7 @@ setup-python-mcp:
 ## per folder; fails below 90% for src/turn and src/server.
 coverage:
 	@rustup component list --installed | grep -q '^llvm-tools' || rustup component add llvm-tools-preview
-	@cargo llvm-cov --version 2>/dev/null | grep -q 0.9.1 || $(CARGO_INSTALL) cargo-llvm-cov --version 0.9.1
+	@cargo llvm-cov --version 2>/dev/null | grep -q 0.9.1 || $(CARGO_INSTALL) --locked cargo-llvm-cov --version 0.9.1
 	CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0 \
 		cargo llvm-cov --features ssr --json --summary-only --output-path target/coverage.json
 	python3 scripts/coverage_summary.py target/coverage.json --min src/turn=90 src/server=90
@@ -241,7 +242,7 @@ bench-load: setup-bench setup-redis
 ## MUTANTS_SHARD=k/n runs one shard; the outcome is summarised in docs/mutants.md.
 MUTANTS_SHARD ?= 0/1
 mutants: setup-build
-	@command -v cargo-mutants >/dev/null || $(CARGO_INSTALL) cargo-mutants
+	@command -v cargo-mutants >/dev/null || $(CARGO_INSTALL) --locked cargo-mutants
 	@mkdir -p target
 	cargo mutants --in-place --features ssr --cargo-test-arg=--lib --shard $(MUTANTS_SHARD) \
 		-f 'src/server/providers/reasoning/*.rs' -e 'src/server/providers/reasoning/checks.rs' \
