@@ -162,7 +162,7 @@ setup-wasm-bindgen:
 ## Tools for cargo-leptos builds (`make dev`, `make test`): the site's, and cargo-leptos.
 setup-build: setup-site setup-wasm-bindgen
 	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
-		{ echo "[tools] installing cargo-leptos $(CARGO_LEPTOS_VERSION) (once; about 6 min of CPU) …"; \
+		{ echo "[tools] installing cargo-leptos $(CARGO_LEPTOS_VERSION) (once; about 12 min on 2 cores) …"; \
 		  $(CARGO_INSTALL) --locked cargo-leptos --version $(CARGO_LEPTOS_VERSION) --features no_downloads; }
 
 ## The site's tools and the pinned nightly with its std sources, for the release browser
