@@ -146,10 +146,13 @@ setup-site:
 
 ## Tools compiled from crates.io are built to be quick to build, not to run: their own release
 ## profiles ask for fat LTO in one codegen unit (cargo-leptos, cargo-llvm-cov), which took
-## cargo-leptos 10-28 min on 2 cores. What they do here (bind a module, watch files, format)
-## takes seconds either way. Measured in docs/build-times.md.
-CARGO_INSTALL := CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
+## cargo-leptos 10-28 min on 2 cores. `cargo_install,N` builds at opt-level N without LTO: 1 for
+## tools that work on our files (wasm-bindgen binds a 1.5 MB module, leptosfmt formats src/),
+## 0 for cargo-leptos, which only drives cargo and wasm-bindgen (5 min instead of 12 on a fresh
+## machine; its no-op build 3.3 s against 2.8). Measured in docs/build-times.md.
+cargo_install = CARGO_PROFILE_RELEASE_OPT_LEVEL=$(1) CARGO_PROFILE_RELEASE_LTO=false \
 	CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install
+CARGO_INSTALL := $(call cargo_install,1)
 
 ## wasm-bindgen's CLI, the version of the wasm-bindgen crate in Cargo.lock (they must match).
 ## Not --locked: its lock file pins a webpki-roots prerelease the index lacks.
@@ -162,8 +165,8 @@ setup-wasm-bindgen:
 ## Tools for cargo-leptos builds (`make dev`, `make test`): the site's, and cargo-leptos.
 setup-build: setup-site setup-wasm-bindgen
 	@cargo leptos --version 2>/dev/null | grep -q "$(CARGO_LEPTOS_VERSION)" || \
-		{ echo "[tools] installing cargo-leptos $(CARGO_LEPTOS_VERSION) (once; about 12 min on 2 cores) …"; \
-		  $(CARGO_INSTALL) --locked cargo-leptos --version $(CARGO_LEPTOS_VERSION) --features no_downloads; }
+		{ echo "[tools] installing cargo-leptos $(CARGO_LEPTOS_VERSION) (once; about 5 min on 2 cores) …"; \
+		  $(call cargo_install,0) --locked cargo-leptos --version $(CARGO_LEPTOS_VERSION) --features no_downloads; }
 
 ## The site's tools and the pinned nightly with its std sources, for the release browser
 ## bundle only (scripts/build-release.sh): `make run` and `make bench` need it, `make test` does not.
