@@ -17,11 +17,12 @@
 #    - the renderer's own module (scripts/build-renderer.sh);
 #    - wasm-bindgen's CLI, the first time (make setup-wasm-bindgen);
 #   2. wasm-bindgen --target web and wasm-opt for both modules, the JS glue
-#      minified (esbuild, where cargo-leptos uses swc); then the site: the stylesheet through lightningcss (browserquery "defaults",
-#      minified, as cargo-leptos does; the npm CLI is the same Rust crate), the
-#      public/ assets, content-hashed names (`pensive.<md5>.js|wasm|css`, the
-#      hash file `hash.txt` next to the server binary, cargo-leptos' format),
-#      and a brotli and a gzip copy beside every file.
+#      minified (esbuild, where cargo-leptos uses swc); then the site: the
+#      stylesheet through lightningcss (browserquery "defaults", minified, as
+#      cargo-leptos does; the npm CLI is the same Rust crate), the public/
+#      assets, content-hashed names (`pensive.<md5>.js|wasm|css`, the hash
+#      file `hash.txt` next to the server binary, cargo-leptos' format), and a
+#      brotli and a gzip copy beside every file.
 #   (3. `make run` serving.)
 # The site is put together in a scratch directory and replaces SITE_DIR whole
 # at the end. The npm tools come from scripts/site-tools (`make setup-site`).
