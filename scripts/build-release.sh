@@ -95,61 +95,53 @@ declare -A pid total
 total[server]=$(crates ssr)
 total[browser]=$(($(crates hydrate wasm32-unknown-unknown) + 20))
 total[renderer]=$(crates render-module wasm32-unknown-unknown)
-total[bindgen]=160
+total[bindgen]=160 # wasm-bindgen-cli 0.2.130's crates, counted on 2026-12-05
 echo "[1/$steps] compiling the server, the browser bundle ($nightly, -Zbuild-std), the renderer module" \
   "and, once, wasm-bindgen-cli, side by side (about $compile_minutes min on 2 idle cores; output in $logs)"
 # Job control puts each compile in a process group of its own, so stopping one
 # (a build failed, or Ctrl-C) stops its cargo and rustc processes too.
 set -m
+declare -A job_of # pid -> job
 for job in "${jobs[@]}"; do
   "compile_$job" >"$logs/$job.log" 2>&1 &
   pid[$job]=$!
+  job_of[$!]=$job
 done
 set +m
-stop_jobs() { for job in "${jobs[@]}"; do kill -- "-${pid[$job]}" 2>/dev/null || true; done; }
-trap stop_jobs EXIT
-trap 'exit 130' INT TERM
 progress() { # one line: each job's crates compiled, or done
   local line="" job count
   for job in "${jobs[@]}"; do
-    if [ -e "$logs/$job.done" ]; then
-      line+=" $job done,"
-    else
+    if kill -0 "${pid[$job]}" 2>/dev/null; then
       count=$(grep -c '^ *Compiling ' "$logs/$job.log" || true)
       line+=" $job $count/≈${total[$job]},"
+    else
+      line+=" $job done,"
     fi
   done
   local elapsed=$((SECONDS - start)) left=$((compile_minutes * 60 - SECONDS + start))
   ((left > 60)) || left=60
   echo "      $(minutes $elapsed):${line%,}; about $((left / 60)) min left"
 }
-failed=""
-next_report=$((SECONDS + 30))
-while :; do
-  running=0
-  for job in "${jobs[@]}"; do
-    [ -e "$logs/$job.done" ] && continue
-    if kill -0 "${pid[$job]}" 2>/dev/null; then
-      running=1
-    elif wait "${pid[$job]}"; then
-      touch "$logs/$job.done"
-    else
-      failed=$job
-      break 2
-    fi
-  done
-  ((running)) || break
-  sleep 1 # a build script's poll, not a test: how often the loop looks again
-  if ((SECONDS >= next_report)); then
-    progress
-    next_report=$((SECONDS + 30))
+# A line every 30 s, from a reporter of its own while this shell waits.
+(while sleep 30; do progress; done) &
+reporter=$!
+stop_jobs() {
+  kill "$reporter" 2>/dev/null || true
+  for job in "${jobs[@]}"; do kill -- "-${pid[$job]}" 2>/dev/null || true; done
+}
+trap stop_jobs EXIT
+trap 'exit 130' INT TERM
+# Each compile as it ends (bash's `wait -n`); the first to fail stops the rest.
+while ((${#job_of[@]})); do
+  if ! wait -n -p ended "${!job_of[@]}"; then
+    failed=${job_of[$ended]}
+    echo "[1/$steps] the $failed build failed; the end of $logs/$failed.log:" >&2
+    tail -n 40 "$logs/$failed.log" >&2
+    exit 1
   fi
+  unset "job_of[$ended]"
 done
-if [ -n "$failed" ]; then
-  echo "[1/$steps] the $failed build failed; the end of $logs/$failed.log:" >&2
-  tail -n 40 "$logs/$failed.log" >&2
-  exit 1
-fi
+kill "$reporter" 2>/dev/null || true
 trap - EXIT
 echo "[1/$steps] compiled in $(minutes $((SECONDS - start)))"
 

@@ -13,6 +13,7 @@ use pensive::turn::framer::NdjsonFramer;
 use pensive::turn::TurnEvent;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_pensive");
+pub const SENTINEL_KEY: &str = "sk-SENTINEL-lifecycle-91c2";
 
 /// The tests' configuration for `models`: 5 s timeouts, no access token,
 /// thinking shown, default limits, 1 s shutdown grace. A test changes what it
@@ -29,7 +30,6 @@ pub fn app_config(models: Vec<pensive::server::config::ModelConfig>) -> pensive:
         shutdown_grace: Duration::from_secs(1),
     }
 }
-pub const SENTINEL_KEY: &str = "sk-SENTINEL-lifecycle-91c2";
 
 /// A child process killed when the test ends, however it ends.
 pub struct Running(pub Child);

@@ -51,25 +51,32 @@ pub fn encode_index(index: &[Summary]) -> String {
     .unwrap_or_default()
 }
 
-/// Reads the index (newest first).
+/// Reads the index (newest first), parsing its text once: the version is
+/// read off its start (`declared_version`), then the index itself.
 pub fn decode_index(raw: &str) -> Result<Vec<Summary>, DecodeError> {
-    let value: serde_json::Value =
-        crate::turn::json::read(raw).map_err(|e| DecodeError::Unreadable(e.to_string()))?;
-    match value.get("version").and_then(serde_json::Value::as_u64) {
+    match declared_version(raw) {
         Some(v) if v > u64::from(INDEX_VERSION) => {
             return Err(DecodeError::FutureVersion(
                 u32::try_from(v).unwrap_or(u32::MAX),
             ))
         }
         Some(_) => {}
-        None => return Err(DecodeError::WrongShape("no version field".into())),
+        None => return Err(unversioned(raw)),
     }
-    // Read again from the text, not `from_value`: see `typed`.
     let mut envelope: IndexEnvelope = typed(raw)?;
     envelope
         .conversations
         .sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
     Ok(envelope.conversations)
+}
+
+/// Why text that declares no version cannot be read: it is not JSON at all,
+/// or JSON that names no version.
+fn unversioned(raw: &str) -> DecodeError {
+    match crate::turn::json::read::<serde::de::IgnoredAny>(raw) {
+        Err(e) => DecodeError::Unreadable(e.to_string()),
+        Ok(_) => DecodeError::WrongShape("no version field".into()),
+    }
 }
 
 /// The schema version a stored record or index declares, when it is newer

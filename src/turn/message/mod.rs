@@ -516,6 +516,22 @@ mod tests {
             Err(DecodeError::FutureVersion(7))
         ));
         assert!(decode_index("[]").is_err());
+        assert!(matches!(
+            decode_index("not json"),
+            Err(DecodeError::Unreadable(_))
+        ));
+        assert!(matches!(
+            decode_index(r#"{"conversations":[]}"#),
+            Err(DecodeError::WrongShape(_))
+        ));
+        // Written by hand, the version last: still read.
+        assert_eq!(
+            decode_index(&format!(
+                r#"{{"conversations":[],"version":{INDEX_VERSION}}}"#
+            ))
+            .unwrap(),
+            vec![]
+        );
     }
 
     /// Exactly what a version-1 build stored (no `headline` anywhere): the
