@@ -19,7 +19,7 @@ RELEASE_NIGHTLY := nightly-2026-05-19
 MCP_PYTHON_VERSION := 2.3.0
 MCP_VENV := tests/fixtures/mcp/.venv
 
-.PHONY: run dev fmt test check mutants setup-site setup-wasm-bindgen setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
+.PHONY: run dev fmt test check mutants setup-site setup-wasm-bindgen setup-wasm-split setup-build setup-fmt setup-release setup-browser setup-nginx setup-redis setup-python-mcp build-debug \
         test-rust test-mcp-conformance test-lint test-fmt test-dev test-e2e fuzz coverage
 
 FUZZ_SECONDS ?= 60
@@ -161,6 +161,15 @@ setup-wasm-bindgen:
 	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || \
 		{ echo "[tools] installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (once; about 3 min of CPU)"; \
 		  $(CARGO_INSTALL) wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); }
+
+## wasm-split-cli (crates.io wasm_split_cli_support; cargo-leptos' `--split` uses its library):
+## splits the release browser bundle at its `later!` functions (src/app/later.rs) so a first
+## visit downloads only the page's own code. scripts/build-release.sh runs this beside its builds.
+WASM_SPLIT_VERSION := 0.2.4
+setup-wasm-split:
+	@cargo install --list | grep -qx "wasm_split_cli_support v$(WASM_SPLIT_VERSION):" || \
+		{ echo "[tools] installing wasm-split-cli $(WASM_SPLIT_VERSION) (once; about 1 min of CPU)"; \
+		  $(CARGO_INSTALL) --locked wasm_split_cli_support --version $(WASM_SPLIT_VERSION) --features build-binary; }
 
 ## Tools for cargo-leptos builds (`make dev`, `make test`): the site's, and cargo-leptos.
 setup-build: setup-site setup-wasm-bindgen

@@ -40,6 +40,12 @@ tools="$root/scripts/site-tools/node_modules/.bin"
 server_rustflags="--cfg erase_components"
 # The browser bundle (cargo-leptos appends the erase flag to the target's flags).
 browser_rustflags="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none --cfg erase_components"
+# Split at the `later!` functions (src/app/later.rs): the cfg turns them into
+# split points, the linker keeps the relocations wasm-split-cli reads the
+# call graph from, and reference types stay off, because wasm-bindgen's
+# externref rewrite changes the main module's signatures under the chunks'
+# feet (docs/benchmarks-browser.md, "The code split").
+browser_rustflags+=" --cfg pensive_split -Clink-args=--emit-relocs -Ctarget-feature=-reference-types"
 browser_build_std="std,panic_abort"
 # Cargo.toml `wasm-opt-features` (keep the two equal): `-Os --converge` packs
 # smaller under brotli than cargo-leptos' default `-Oz` (why: the comment
@@ -83,7 +89,7 @@ compile_browser() {
     --no-default-features --features=hydrate --profile=wasm-release
 }
 compile_renderer() { nice -n 5 scripts/build-renderer.sh "$stage" release compile; }
-compile_bindgen() { nice -n 5 make --no-print-directory setup-wasm-bindgen; }
+compile_bindgen() { nice -n 5 make --no-print-directory setup-wasm-bindgen setup-wasm-split; }
 # How many crates each compiles from nothing (cargo prints one "Compiling" a
 # crate), for the progress line; the std crates -Zbuild-std adds are ≈ 20.
 crates() { # features [target]
@@ -95,7 +101,7 @@ declare -A pid total
 total[server]=$(crates ssr)
 total[browser]=$(($(crates hydrate wasm32-unknown-unknown) + 20))
 total[renderer]=$(crates render-module wasm32-unknown-unknown)
-total[bindgen]=160 # wasm-bindgen-cli 0.2.130's crates, counted on 2026-12-05
+total[bindgen]=209 # wasm-bindgen-cli 0.2.130's and wasm-split-cli 0.2.4's crates, counted on 2026-12-05
 echo "[1/$steps] compiling the server, the browser bundle ($nightly, -Zbuild-std), the renderer module" \
   "and, once, wasm-bindgen-cli, side by side (about $compile_minutes min on 2 idle cores; output in $logs)"
 # Job control puts each compile in a process group of its own, so stopping one
@@ -148,12 +154,38 @@ echo "[1/$steps] compiled in $(minutes $((SECONDS - start)))"
 # ---- 2. Bind, optimise and put the site together ----
 step_start=$SECONDS
 echo "[2/$steps] wasm-bindgen, wasm-opt, CSS, hashed names, brotli and gzip copies (about 1 min) …"
+split="$stage/split" # wasm-split-cli's output, gone once the site is put together
 bundle_browser() {
-  wasm-bindgen --target web --no-typescript --out-name $name --out-dir "$stage/pkg" "$browser_wasm"
+  # The main module, a module per chunk (and one for what chunks share), and
+  # the loader `__wasm_split.js`, which fetches a chunk on first use.
+  mkdir -p "$split/chunks"
+  wasm-split-cli "$browser_wasm" "$split" >/dev/null
+  # The lld exports are the functions the chunks call into.
+  wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle \
+    --out-name $name --out-dir "$stage/pkg" "$split/main.wasm"
   # cargo-leptos renames <name>_bg.wasm to <name>.wasm, the name Leptos' HydrationScripts loads.
   mv "$stage/pkg/${name}_bg.wasm" "$stage/pkg/$name.wasm"
   wasm-opt "${browser_wasm_opt[@]}" "$stage/pkg/$name.wasm" -o "$stage/pkg/$name.wasm"
-  "$tools/esbuild" --minify --log-level=warning "$stage/pkg/$name.js" --outfile="$stage/pkg/$name.min.js"
+  local chunk stem
+  for chunk in "$split"/*.wasm; do
+    [ "$chunk" = "$split/main.wasm" ] || wasm-opt "${browser_wasm_opt[@]}" "$chunk" -o "$split/chunks/$(basename "$chunk")"
+  done
+  # One id for the split's files, from what they are made of: the chunks and
+  # the loader are named by it (the glue imports the loader, the loader the
+  # glue, so neither can be named by its own content), and it changes with
+  # any of them.
+  split_id=$(cat "$stage/pkg/$name.wasm" "$stage/pkg/$name.js" "$split/__wasm_split.js" "$split/chunks/"*.wasm |
+    node -e 'process.stdout.write(require("crypto").createHash("md5").update(require("fs").readFileSync(0)).digest("base64url"))')
+  for chunk in "$split/chunks/"*.wasm; do
+    stem=$(basename "$chunk" .wasm)
+    mv "$chunk" "$stage/pkg/$stem.$split_id.wasm"
+    sed -i "s|\"./$stem.wasm\"|\"./$stem.$split_id.wasm\"|" "$split/__wasm_split.js"
+  done
+  sed -i "s|from \"./__wasm_split.js\"|from \"./__wasm_split.$split_id.js\"|" "$stage/pkg/$name.js"
+  echo "$split_id" >"$split/id"
+  # (wasm-bindgen lists the loader twice among the imports, under one key.)
+  "$tools/esbuild" --minify --log-level=warning --log-override:duplicate-object-key=silent \
+    "$stage/pkg/$name.js" --outfile="$stage/pkg/$name.min.js"
   mv "$stage/pkg/$name.min.js" "$stage/pkg/$name.js"
 }
 # The two modules' wasm-opt runs take a core each.
@@ -171,7 +203,14 @@ for ext in js wasm css; do
     "$stage/pkg/$name.$ext")
   mv "$stage/pkg/$name.$ext" "$stage/pkg/$name.$hash.$ext"
   hashes+="$ext: $hash"$'\n'
+  [ "$ext" = js ] && js_file="$name.$hash.js"
 done
+# The loader imports the glue by the name the page loads it under (one module
+# instance: the chunks share the main module's memory and table).
+split_id=$(cat "$split/id")
+sed "s|\"./main.js\"|\"./$js_file\"|" "$split/__wasm_split.js" |
+  "$tools/esbuild" --minify --log-level=warning >"$stage/pkg/__wasm_split.$split_id.js"
+rm -rf "$split"
 # A brotli (quality 11) and a gzip (level 9) copy beside every file that has
 # none yet (the renderer script compresses its own), as `--precompress` does.
 find "$stage" -type f ! -name '*.br' ! -name '*.gz' -print0 | node -e '

@@ -6,7 +6,9 @@ use leptos::prelude::*;
 
 use super::api::{list_models, list_tool_servers, Fetched, PublicModel, PublicToolServer};
 use super::composer::Composer;
+use super::history::SearchHit;
 use super::jump_to_latest::JumpToLatest;
+use super::later::{later, now_or_later};
 use super::message_list::MessageList;
 use super::model_line::ModelLine;
 use super::notice_list::NoticeList;
@@ -16,12 +18,12 @@ use super::restore_shell;
 use super::reveal_match::reveal_match;
 use super::sidebar::Sidebar;
 use super::undo_delete::UndoDelete;
-use super::use_chat_session::use_chat_session;
-use super::use_conversations::use_conversations;
+use super::use_chat_session::{use_chat_session, UseChatSessionReturn};
+use super::use_conversations::{use_conversations, UseConversationsReturn};
 use super::use_import_export::use_import_export;
 use super::use_notices::use_notices;
 use super::use_page_lifecycle::use_page_lifecycle;
-use super::use_stick_to_bottom::use_stick_to_bottom;
+use super::use_stick_to_bottom::{use_stick_to_bottom, UseStickToBottomReturn};
 
 /// The chat page.
 #[component]
@@ -55,13 +57,8 @@ pub fn ChatPage() -> impl IntoView {
         }
     });
 
-    let open_match = Callback::new(move |found: super::history::SearchHit| {
-        // Not shown when it could not be loaded (the notice says why).
-        conversations.open(found.id.clone(), move |shown| {
-            if shown && session.current_id.get_untracked() == found.id {
-                reveal_match(stick, session, found);
-            }
-        });
+    let open_match = Callback::new(move |found: SearchHit| {
+        now_or_later(open_match(conversations, session, stick, found))
     });
     let send = Callback::new(move |text| {
         // The new question comes into view, and the turn is followed.
@@ -131,5 +128,23 @@ pub fn ChatPage() -> impl IntoView {
                 <Composer running on_send=send on_stop=Callback::new(move |_| session.stop()) />
             </div>
         </div>
+    }
+}
+
+// Opening a search result is the library chunk's (super::later).
+later! {
+    library,
+    fn open_match(
+        conversations: UseConversationsReturn,
+        session: UseChatSessionReturn,
+        stick: UseStickToBottomReturn,
+        found: SearchHit,
+    ) {
+        // Not shown when it could not be loaded (the notice says why).
+        conversations.open(found.id.clone(), move |shown| {
+            if shown && session.current_id.get_untracked() == found.id {
+                reveal_match(stick, session, found);
+            }
+        });
     }
 }

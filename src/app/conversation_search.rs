@@ -12,6 +12,7 @@ use leptos::html::Input;
 use leptos::prelude::*;
 
 use super::history::{self, SearchHit};
+use super::later::{later, view_now_or_later};
 
 /// Typing pauses this long before a search runs: one search per burst of keys.
 const DEBOUNCE: Duration = Duration::from_millis(120);
@@ -124,7 +125,7 @@ pub fn ConversationSearch(
     Effect::new(move |_| mac.set(is_mac()));
 
     let active = move || query.with(|q| !q.trim().is_empty());
-    let status = move || {
+    let status = Signal::derive(move || {
         if searching.get() {
             Some("Searching\u{2026}".to_owned())
         } else if results.with(Vec::is_empty) {
@@ -135,7 +136,7 @@ pub fn ConversationSearch(
         } else {
             None
         }
-    };
+    });
     view! {
         <div class="conversation-search" role="search">
             <input
@@ -165,7 +166,23 @@ pub fn ConversationSearch(
                 {move || if mac.get() { "\u{2318}K" } else { "Ctrl K" }}
             </kbd>
         </div>
+        // Shown while a query is typed (the server renders none): the
+        // library chunk's (super::later).
         <Show when=active>
+            {move || view_now_or_later(search_results(results, status, menu_open, on_open))}
+        </Show>
+    }
+}
+
+later! {
+    library,
+    fn search_results(
+        results: RwSignal<Vec<SearchHit>>,
+        status: Signal<Option<String>>,
+        menu_open: RwSignal<bool>,
+        on_open: Callback<SearchHit>,
+    ) -> AnyView {
+        view! {
             <p class="search-status" role="status" data-testid="search-status">
                 {status}
             </p>
@@ -176,7 +193,8 @@ pub fn ConversationSearch(
                     children=move |result| view! { <SearchResult result menu_open on_open /> }
                 />
             </ul>
-        </Show>
+        }
+        .into_any()
     }
 }
 

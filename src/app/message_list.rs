@@ -6,10 +6,13 @@
 use leptos::prelude::*;
 
 use super::assistant_message::AssistantMessage;
+use super::later::{later, view_now_or_later};
 use super::message_view::MessageView;
+use super::turn_view::TurnView;
 use super::use_chat_session::{UseChatSessionReturn, RENDER_WINDOW};
 use super::user_message::UserMessage;
 use crate::turn::tool::ShownCall;
+use crate::turn::versions::VersionPosition;
 use crate::turn::Decision;
 
 /// The shown conversation's messages, from the first rendered one.
@@ -19,8 +22,6 @@ pub fn MessageList(
     /// message offers (edit, retry, answer now, continue, tool decisions).
     session: UseChatSessionReturn,
 ) -> impl IntoView {
-    let running = session.running();
-    let now = session.clock;
     view! {
         <Show when=move || session.messages.with(Vec::is_empty)>
             <div class="empty-state">
@@ -52,47 +53,60 @@ pub fn MessageList(
                 });
                 match message {
                     MessageView::User { content, versions, .. } => {
-                        let editable = Signal::derive(move || {
-                            !running.get()
-                                && session
-                                    .messages
-                                    .with(|m| { m.len() >= 2 && m[m.len() - 2].key() == key })
-                        });
-                        let on_edit = Callback::new(move |text| {
-                            session.edit_and_resend(key, text)
-                        });
-                        let on_version = Callback::new(move |target| {
-                            session.show_version(key, target)
-                        });
-                        // The last user message sits right before the last turn.
-                        view! {
-                            <UserMessage content editable on_edit versions on_version running />
-                        }
-                            .into_any()
+                        view_now_or_later(user_view(session, key, content, versions))
                     }
                     MessageView::Assistant { turn, .. } => {
-                        let on_retry = Callback::new(move |_| session.retry(key));
-                        let on_answer_now = Callback::new(move |_| session.answer_now());
-                        let on_continue = Callback::new(move |_| session.continue_answer());
-                        let on_decide = Callback::new(move |choice: (ShownCall, Decision)| {
-                            session.decide(choice.0, choice.1)
-                        });
-                        view! {
-                            <AssistantMessage
-                                turn
-                                now
-                                on_retry
-                                is_last
-                                on_answer_now
-                                on_continue
-                                on_decide
-                            />
-                        }
-                            .into_any()
+                        view_now_or_later(assistant_view(session, key, turn, is_last))
                     }
                 }
             }
         />
+    }
+}
+
+// The message views are the turn chunk's (super::later): a first visit shows
+// none, and their code is a large part of the page's.
+later! {
+    turn,
+    fn user_view(
+        session: UseChatSessionReturn,
+        key: usize,
+        content: String,
+        versions: Option<VersionPosition>,
+    ) -> AnyView {
+        let running = session.running();
+        // The last user message sits right before the last turn.
+        let editable = Signal::derive(move || {
+            !running.get()
+                && session
+                    .messages
+                    .with(|m| m.len() >= 2 && m[m.len() - 2].key() == key)
+        });
+        let on_edit = Callback::new(move |text| session.edit_and_resend(key, text));
+        let on_version = Callback::new(move |target| session.show_version(key, target));
+        view! { <UserMessage content editable on_edit versions on_version running /> }.into_any()
+    }
+}
+
+later! {
+    turn,
+    fn assistant_view(
+        session: UseChatSessionReturn,
+        key: usize,
+        turn: TurnView,
+        is_last: Signal<bool>,
+    ) -> AnyView {
+        let now = session.clock;
+        let on_retry = Callback::new(move |_| session.retry(key));
+        let on_answer_now = Callback::new(move |_| session.answer_now());
+        let on_continue = Callback::new(move |_| session.continue_answer());
+        let on_decide = Callback::new(move |choice: (ShownCall, Decision)| {
+            session.decide(choice.0, choice.1)
+        });
+        view! {
+            <AssistantMessage turn now on_retry is_last on_answer_now on_continue on_decide />
+        }
+        .into_any()
     }
 }
 

@@ -16,6 +16,7 @@ pub mod headline;
 pub mod history;
 pub mod include_reasoning_toggle;
 pub mod jump_to_latest;
+pub mod later;
 pub mod lazy_renderer;
 pub mod markdown;
 pub mod message_list;
@@ -97,6 +98,7 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         browser::mark_hydrated();
         untrack(lazy_renderer::start_loading);
+        later::fetch_all();
     });
     view! {
         <Title text="Pensive" />

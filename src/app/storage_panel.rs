@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::history::{self, Usage};
+use super::later::{later, view_now_or_later};
 use crate::turn::message::Summary;
 
 /// `bytes` in the units people read (1 KB = 1000 bytes, as the browsers'
@@ -44,65 +45,6 @@ pub fn StoragePanel(
 ) -> impl IntoView {
     let details = NodeRef::<leptos::html::Details>::new();
     let open = RwSignal::new(false);
-    let usage = RwSignal::new(None::<Usage>);
-    let refresh = move || {
-        leptos::task::spawn_local(async move {
-            usage.set(Some(history::usage().await));
-        });
-    };
-    // What the browser reports changes with every save or delete.
-    Effect::new(move |_| {
-        index.track();
-        if open.get() {
-            refresh();
-        }
-    });
-    let keep = move |_| {
-        leptos::task::spawn_local(async move {
-            history::persist().await;
-            usage.set(Some(history::usage().await));
-        });
-    };
-    let stored_total = move || index.with(|i| i.iter().map(|s| s.bytes).sum::<u64>());
-    let used_line = move || match usage.get() {
-        Some(Usage {
-            used: Some(used),
-            quota: Some(quota),
-            ..
-        }) => format!(
-            "Conversations: {} as saved. The browser reports {} in use for Pensive (it may \
-             compress), of about {} it allows.",
-            format_bytes(stored_total() as f64),
-            format_bytes(used),
-            format_bytes(quota)
-        ),
-        Some(_) => format!("Conversations: {}.", format_bytes(stored_total() as f64)),
-        None => "Asking the browser\u{2026}".to_owned(),
-    };
-    let persisted = move || usage.get().map(|u| u.persisted);
-    let row = move |line: Summary| {
-        let id = line.id.clone();
-        let title = line.title.clone();
-        view! {
-            <li class="storage-row" data-testid="storage-row">
-                <span class="storage-title">{line.title}</span>
-                <span class="storage-size" data-testid="storage-size">
-                    {if line.bytes == 0 {
-                        "\u{2014}".to_owned()
-                    } else {
-                        format_bytes(line.bytes as f64)
-                    }}
-                </span>
-                <button
-                    class="icon-button"
-                    aria-label=format!("Delete \u{201c}{title}\u{201d} to free room")
-                    on:click=move |_| on_delete.run(id.clone())
-                >
-                    {"Delete"}
-                </button>
-            </li>
-        }
-    };
     view! {
         <details
             class="storage-panel"
@@ -111,6 +53,51 @@ pub fn StoragePanel(
             on:toggle=move |_| open.set(details.get_untracked().is_some_and(|d| d.open()))
         >
             <summary>{"Storage"}</summary>
+            // Made when opened (the server renders it closed): the library
+            // chunk's (super::later).
+            <Show when=move || {
+                open.get()
+            }>{move || view_now_or_later(storage_contents(index, on_delete))}</Show>
+        </details>
+    }
+}
+
+later! {
+    library,
+    fn storage_contents(index: Signal<Vec<Summary>>, on_delete: Callback<String>) -> AnyView {
+        let usage = RwSignal::new(None::<Usage>);
+        // Asked when opened, and again with every save or delete (what the
+        // browser reports changes with them).
+        Effect::new(move |_| {
+            index.track();
+            leptos::task::spawn_local(async move {
+                usage.set(Some(history::usage().await));
+            });
+        });
+        let keep = move |_| {
+            leptos::task::spawn_local(async move {
+                history::persist().await;
+                usage.set(Some(history::usage().await));
+            });
+        };
+        let stored_total = move || index.with(|i| i.iter().map(|s| s.bytes).sum::<u64>());
+        let used_line = move || match usage.get() {
+            Some(Usage {
+                used: Some(used),
+                quota: Some(quota),
+                ..
+            }) => format!(
+                "Conversations: {} as saved. The browser reports {} in use for Pensive (it may \
+                 compress), of about {} it allows.",
+                format_bytes(stored_total() as f64),
+                format_bytes(used),
+                format_bytes(quota)
+            ),
+            Some(_) => format!("Conversations: {}.", format_bytes(stored_total() as f64)),
+            None => "Asking the browser\u{2026}".to_owned(),
+        };
+        let persisted = move || usage.get().map(|u| u.persisted);
+        view! {
             <p data-testid="storage-usage">{used_line}</p>
             <p data-testid="storage-persisted">
                 {move || match persisted() {
@@ -139,10 +126,36 @@ pub fn StoragePanel(
                 <For
                     each=move || by_size(&index.get())
                     key=|s| (s.id.clone(), s.bytes, s.title.clone())
-                    children=row
+                    children=move |line| storage_row(line, on_delete)
                 />
             </ul>
-        </details>
+        }
+        .into_any()
+    }
+}
+
+/// One conversation's line: its title, its size and a Delete button.
+fn storage_row(line: Summary, on_delete: Callback<String>) -> impl IntoView {
+    let id = line.id.clone();
+    let title = line.title.clone();
+    view! {
+        <li class="storage-row" data-testid="storage-row">
+            <span class="storage-title">{line.title}</span>
+            <span class="storage-size" data-testid="storage-size">
+                {if line.bytes == 0 {
+                    "\u{2014}".to_owned()
+                } else {
+                    format_bytes(line.bytes as f64)
+                }}
+            </span>
+            <button
+                class="icon-button"
+                aria-label=format!("Delete \u{201c}{title}\u{201d} to free room")
+                on:click=move |_| on_delete.run(id.clone())
+            >
+                {"Delete"}
+            </button>
+        </li>
     }
 }
 

@@ -6,9 +6,11 @@ use leptos::prelude::*;
 
 use super::browser::now_ms;
 use super::history;
+use super::later::{later, now_or_later, spawn_later};
 use super::use_chat_session::UseChatSessionReturn;
 use super::use_notices::UseNoticesReturn;
 use crate::turn::message::{Conversation, Summary};
+use futures::future::LocalBoxFuture;
 
 /// The conversation list and its actions (a `Copy` handle).
 #[derive(Clone, Copy)]
@@ -54,20 +56,101 @@ impl UseConversationsReturn {
     /// is known: at once when its quick-restore copy was there, else when
     /// IndexedDB has answered.
     pub fn load_history(&self, known: impl FnOnce(bool) + 'static) {
+        now_or_later(load_history_now(*self, Box::new(known)));
+    }
+
+    /// Another tab changed history: refresh the list, and the shown
+    /// conversation unless a turn is streaming here (last writer wins).
+    pub fn refresh_from_storage(&self) {
+        if self.session.is_running() {
+            return;
+        }
+        let this = *self;
+        spawn_later(refresh_task(this));
+    }
+
+    /// Starts an empty conversation (saved once its first message is sent).
+    pub fn new_conversation(&self) {
+        self.session.clear();
+    }
+
+    /// Shows another stored conversation; `then` runs once it is shown.
+    pub fn switch(&self, id: String) {
+        self.open(id, |_| {});
+    }
+
+    /// Shows stored conversation `id`, then calls `then` with it shown (or
+    /// not: `false` when it could not be read).
+    pub fn open(&self, id: String, then: impl FnOnce(bool) + 'static) {
+        if self.session.current_id.get_untracked() == id {
+            then(true);
+            return;
+        }
+        self.session.leave_running_turn();
+        let this = *self;
+        // `then` may make effects: under the page's owner.
+        let owner = Owner::current();
+        let then = move |shown: bool| match &owner {
+            Some(owner) => owner.with(|| then(shown)),
+            None => then(shown),
+        };
+        spawn_later(open_task(this, id, Box::new(then)));
+    }
+
+    /// Renames a conversation (the shown one or another).
+    pub fn rename(&self, id: String, title: String) {
+        if self.session.current_id.get_untracked() == id {
+            self.session.rename(title);
+            return;
+        }
+        let this = *self;
+        spawn_later(rename_task(this, id, title));
+    }
+
+    /// Deletes a conversation; `undo_delete` brings it back.
+    pub fn delete(&self, id: String) {
+        let is_current = self.session.current_id.get_untracked() == id;
+        if is_current {
+            self.session.stop_if_running();
+        }
+        let this = *self;
+        spawn_later(delete_task(this, id, is_current));
+    }
+    /// Restores the conversation deleted last, and shows it.
+    pub fn undo_delete(&self) {
+        let Some(conversation) = self.deleted.get_untracked() else {
+            return;
+        };
+        self.set_deleted.set(None);
+        self.session.leave_running_turn();
+        self.session.show(conversation);
+        self.session.save();
+    }
+
+    /// The user dismissed the Undo offer: the deleted conversation is gone.
+    pub fn dismiss_undo(&self) {
+        self.set_deleted.set(None);
+    }
+}
+
+// Reading stored conversations is the turn chunk's (super::later): a first
+// visit has none, and the list comes a moment after the page is interactive.
+later! {
+    turn,
+    fn load_history_now(this: UseConversationsReturn, known: Box<dyn FnOnce(bool)>) {
         let quick = history::load_quick();
-        self.set_index.set(quick.index);
+        this.set_index.set(quick.index);
         let shown_at_once = quick.conversation.is_some();
         if let Some(conversation) = quick.conversation {
-            self.session.show(conversation);
+            this.session.show(conversation);
         }
-        self.notices.show_all(quick.notices);
+        this.notices.show_all(quick.notices);
         let mut known = Some(known);
         if shown_at_once {
             if let Some(known) = known.take() {
                 known(true);
             }
         }
-        let this = *self;
         // `known` may make effects (the reveal): under the page's owner.
         let owner = Owner::current();
         leptos::task::spawn_local(async move {
@@ -105,15 +188,12 @@ impl UseConversationsReturn {
             }
         });
     }
+}
 
-    /// Another tab changed history: refresh the list, and the shown
-    /// conversation unless a turn is streaming here (last writer wins).
-    pub fn refresh_from_storage(&self) {
-        if self.session.is_running() {
-            return;
-        }
-        let this = *self;
-        leptos::task::spawn_local(async move {
+later! {
+    turn,
+    fn refresh_task(this: UseConversationsReturn) -> LocalBoxFuture<'static, ()> {
+        Box::pin(async move {
             let loaded = history::load_quick();
             this.set_index.set(loaded.index);
             // What the other tab's change revealed (e.g. a newer version's
@@ -140,35 +220,18 @@ impl UseConversationsReturn {
                     }
                 }
             }
-        });
+        })
     }
+}
 
-    /// Starts an empty conversation (saved once its first message is sent).
-    pub fn new_conversation(&self) {
-        self.session.clear();
-    }
-
-    /// Shows another stored conversation; `then` runs once it is shown.
-    pub fn switch(&self, id: String) {
-        self.open(id, |_| {});
-    }
-
-    /// Shows stored conversation `id`, then calls `then` with it shown (or
-    /// not: `false` when it could not be read).
-    pub fn open(&self, id: String, then: impl FnOnce(bool) + 'static) {
-        if self.session.current_id.get_untracked() == id {
-            then(true);
-            return;
-        }
-        self.session.leave_running_turn();
-        let this = *self;
-        // `then` may make effects: under the page's owner.
-        let owner = Owner::current();
-        let then = move |shown: bool| match &owner {
-            Some(owner) => owner.with(|| then(shown)),
-            None => then(shown),
-        };
-        leptos::task::spawn_local(async move {
+later! {
+    turn,
+    fn open_task(
+        this: UseConversationsReturn,
+        id: String,
+        then: Box<dyn FnOnce(bool)>,
+    ) -> LocalBoxFuture<'static, ()> {
+        Box::pin(async move {
             match history::load(&id).await {
                 Ok(conversation) => {
                     this.session.show(conversation);
@@ -181,17 +244,18 @@ impl UseConversationsReturn {
                     then(false);
                 }
             }
-        });
+        })
     }
+}
 
-    /// Renames a conversation (the shown one or another).
-    pub fn rename(&self, id: String, title: String) {
-        if self.session.current_id.get_untracked() == id {
-            self.session.rename(title);
-            return;
-        }
-        let this = *self;
-        leptos::task::spawn_local(async move {
+later! {
+    turn,
+    fn rename_task(
+        this: UseConversationsReturn,
+        id: String,
+        title: String,
+    ) -> LocalBoxFuture<'static, ()> {
+        Box::pin(async move {
             if let Ok(mut conversation) = history::load(&id).await {
                 conversation.title = title;
                 let mut index = this.index.get_untracked();
@@ -214,17 +278,18 @@ impl UseConversationsReturn {
                 }
                 this.set_index.set(index);
             }
-        });
+        })
     }
+}
 
-    /// Deletes a conversation; `undo_delete` brings it back.
-    pub fn delete(&self, id: String) {
-        let is_current = self.session.current_id.get_untracked() == id;
-        if is_current {
-            self.session.stop_if_running();
-        }
-        let this = *self;
-        leptos::task::spawn_local(async move {
+later! {
+    turn,
+    fn delete_task(
+        this: UseConversationsReturn,
+        id: String,
+        is_current: bool,
+    ) -> LocalBoxFuture<'static, ()> {
+        Box::pin(async move {
             let removed = if is_current {
                 Some(this.session.with_conversation(Conversation::clone))
             } else {
@@ -239,21 +304,6 @@ impl UseConversationsReturn {
             }
             this.set_index.update(|index| index.retain(|s| s.id != id));
             this.set_deleted.set(removed);
-        });
-    }
-    /// Restores the conversation deleted last, and shows it.
-    pub fn undo_delete(&self) {
-        let Some(conversation) = self.deleted.get_untracked() else {
-            return;
-        };
-        self.set_deleted.set(None);
-        self.session.leave_running_turn();
-        self.session.show(conversation);
-        self.session.save();
-    }
-
-    /// The user dismissed the Undo offer: the deleted conversation is gone.
-    pub fn dismiss_undo(&self) {
-        self.set_deleted.set(None);
+        })
     }
 }

@@ -3,13 +3,15 @@
 //! A bad file changes nothing and says why; an import never overwrites a
 //! stored conversation.
 
+use leptos::prelude::*;
+
 use super::browser::{now_ms, wall_ms};
 use super::history;
+use super::later::{later, now_or_later};
 use super::use_chat_session::UseChatSessionReturn;
 use super::use_notices::UseNoticesReturn;
 use crate::turn::export::export_file_name;
 use crate::turn::message::{self, Conversation, Summary};
-use leptos::prelude::*;
 
 /// The file an export writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,21 +89,7 @@ impl UseImportExportReturn {
     /// Downloads the shown conversation, or all of them, as `format`; without
     /// reasoning, every thinking block is left out (hidden versions' too).
     pub fn export(&self, format: ExportFormat, with_reasoning: bool, scope: ExportScope) {
-        match scope {
-            ExportScope::Shown => {
-                let shown = vec![self.session.with_conversation(Conversation::clone)];
-                self.export_these(shown, format, with_reasoning, scope);
-            }
-            // Read from IndexedDB first.
-            ExportScope::All => {
-                let this = *self;
-                leptos::task::spawn_local(async move {
-                    if let Some(all) = this.every_conversation().await {
-                        this.export_these(all, format, with_reasoning, scope);
-                    }
-                });
-            }
-        }
+        now_or_later(export_now(*self, format, with_reasoning, scope));
     }
 
     fn export_these(
@@ -180,26 +168,7 @@ impl UseImportExportReturn {
     /// Imports an exported JSON file, of one conversation or all of them; a
     /// bad file changes nothing.
     pub fn import(&self, raw: Result<String, String>) {
-        let parsed = raw.and_then(|raw| {
-            let conversations = message::decode_file(&raw)
-                .map_err(|e| format!("That file is not a Pensive conversation: {e}"))?;
-            crate::turn::export::check_import(&conversations)?;
-            Ok(conversations)
-        });
-        let this = *self;
-        leptos::task::spawn_local(async move {
-            match parsed {
-                Ok(mut conversations) if conversations.len() == 1 => {
-                    let mut conversation = conversations.remove(0);
-                    conversation.id = this.free_id(conversation.id, &[]).await;
-                    this.session.leave_running_turn();
-                    this.session.show(conversation);
-                    this.session.save();
-                }
-                Ok(conversations) => this.import_several(conversations).await,
-                Err(message) => this.failed(&message),
-            }
-        });
+        now_or_later(import_now(*self, raw));
     }
 
     /// Stores each of `conversations` under an id of its own, all in one
@@ -261,6 +230,57 @@ impl UseImportExportReturn {
             id = format!("{base}-{n}");
         }
         id
+    }
+}
+
+// Export and import are the library chunk's (super::later).
+later! {
+    library,
+    fn export_now(
+        this: UseImportExportReturn,
+        format: ExportFormat,
+        with_reasoning: bool,
+        scope: ExportScope,
+    ) {
+        match scope {
+            ExportScope::Shown => {
+                let shown = vec![this.session.with_conversation(Conversation::clone)];
+                this.export_these(shown, format, with_reasoning, scope);
+            }
+            // Read from IndexedDB first.
+            ExportScope::All => {
+                leptos::task::spawn_local(async move {
+                    if let Some(all) = this.every_conversation().await {
+                        this.export_these(all, format, with_reasoning, scope);
+                    }
+                });
+            }
+        }
+    }
+}
+
+later! {
+    library,
+    fn import_now(this: UseImportExportReturn, raw: Result<String, String>) {
+        let parsed = raw.and_then(|raw| {
+            let conversations = message::decode_file(&raw)
+                .map_err(|e| format!("That file is not a Pensive conversation: {e}"))?;
+            crate::turn::export::check_import(&conversations)?;
+            Ok(conversations)
+        });
+        leptos::task::spawn_local(async move {
+            match parsed {
+                Ok(mut conversations) if conversations.len() == 1 => {
+                    let mut conversation = conversations.remove(0);
+                    conversation.id = this.free_id(conversation.id, &[]).await;
+                    this.session.leave_running_turn();
+                    this.session.show(conversation);
+                    this.session.save();
+                }
+                Ok(conversations) => this.import_several(conversations).await,
+                Err(message) => this.failed(&message),
+            }
+        });
     }
 }
 

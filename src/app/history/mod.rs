@@ -31,6 +31,9 @@ mod reconcile;
 #[cfg(any(feature = "hydrate", test))]
 mod save_outcome;
 
+use futures::future::LocalBoxFuture;
+
+use super::later::later;
 use crate::turn::message::{Conversation, Summary};
 
 /// Something the user must know about their saved data.
@@ -226,8 +229,26 @@ pub struct SearchHit {
 /// is decoded, quarantined or rewritten. All are asked for at once and each
 /// arrives as an event of its own, so the page paints and takes input
 /// between two conversations.
-pub async fn search(query: String, found: impl FnMut(SearchHit), cancelled: impl Fn() -> bool) {
-    imp::search(query, found, cancelled).await
+pub async fn search(
+    query: String,
+    found: impl FnMut(SearchHit) + 'static,
+    cancelled: impl Fn() -> bool + 'static,
+) {
+    search_task(query, Box::new(found), Box::new(cancelled))
+        .await
+        .await
+}
+
+// Searching is the library chunk's (crate::app::later).
+later! {
+    library,
+    fn search_task(
+        query: String,
+        found: Box<dyn FnMut(SearchHit)>,
+        cancelled: Box<dyn Fn() -> bool>,
+    ) -> LocalBoxFuture<'static, ()> {
+        Box::pin(imp::search(query, found, cancelled))
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ mod versions;
 use super::api::{PublicModel, PublicToolServer};
 use super::autosave::Autosave;
 use super::history;
+use super::later::{later, now_or_later};
 use super::message_view::{MessageView, MessageViews};
 use super::use_notices::UseNoticesReturn;
 use crate::turn::message::{Conversation, Summary};
@@ -177,6 +178,10 @@ impl UseChatSessionReturn {
 
     /// Shows a conversation (loaded from history, imported, undeleted).
     pub fn show(&self, conversation: Conversation) {
+        now_or_later(show_now(*self, conversation));
+    }
+
+    fn show_here(&self, conversation: Conversation) {
         // Compared only when a refused save left something to keep.
         if self.unsaved.with_value(Option::is_some)
             && self.conversation.with_value(|c| *c != conversation)
@@ -222,6 +227,10 @@ impl UseChatSessionReturn {
     /// Shows an empty conversation (stored once its first message is sent),
     /// and a reload shows one too.
     pub fn clear(&self) {
+        now_or_later(clear_now(*self));
+    }
+
+    fn clear_here(&self) {
         self.leave_running_turn();
         self.keep_unsaved_before_leaving();
         self.conversation
@@ -237,6 +246,22 @@ impl UseChatSessionReturn {
     pub fn rename(&self, title: String) {
         self.conversation.update_value(|c| c.title = title);
         self.save();
+    }
+}
+
+// Showing a conversation (which may attach to its running turn) and
+// clearing it are the turn chunk's (super::super::later).
+later! {
+    turn,
+    fn show_now(session: UseChatSessionReturn, conversation: Conversation) {
+        session.show_here(conversation)
+    }
+}
+
+later! {
+    turn,
+    fn clear_now(session: UseChatSessionReturn) {
+        session.clear_here()
     }
 }
 

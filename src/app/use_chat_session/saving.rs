@@ -8,10 +8,15 @@ use leptos::prelude::*;
 use super::UseChatSessionReturn;
 use crate::app::browser::now_ms;
 use crate::app::history;
+use crate::app::later::{later, now_or_later};
 
 impl UseChatSessionReturn {
     /// Saves the shown conversation and makes it the one a reload shows.
     pub fn save(&self) {
+        now_or_later(save_now(*self));
+    }
+
+    fn save_here(&self) {
         let now = now_ms();
         if self.conversation.with_value(|c| c.id.is_empty()) {
             self.autosave.update_value(|a| a.skipped(now));
@@ -102,5 +107,14 @@ impl UseChatSessionReturn {
     /// The page came back from the back/forward cache: carry on as before.
     pub fn page_shown_again(&self) {
         self.leaving.set_value(false);
+    }
+}
+
+// Saving is the turn chunk's (crate::app::later): until a conversation has
+// been shown or sent (which loads the chunk) there is nothing to save.
+later! {
+    turn,
+    fn save_now(session: UseChatSessionReturn) {
+        session.save_here()
     }
 }

@@ -6,7 +6,7 @@
 //! it: showing it again attaches to the server's run where the turn left
 //! off (`turn_client`).
 
-use futures::future::{AbortHandle, Abortable};
+use futures::future::{AbortHandle, Abortable, LocalBoxFuture};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -14,6 +14,7 @@ use super::answer_now::REASONING_SENT_CHARS;
 use super::UseChatSessionReturn;
 use crate::app::api::stop_turn;
 use crate::app::browser::{now_ms, random_id, wall_ms};
+use crate::app::later::{later, now_or_later};
 use crate::app::message_view::MessageView;
 use crate::app::turn_client::{follow_turn, Heard, Start};
 use crate::app::turn_view::TurnView;
@@ -29,7 +30,7 @@ use crate::turn::{ChatRequest, PublicModel, TurnEvent};
 impl UseChatSessionReturn {
     /// Starts a turn for the user's text.
     pub fn send(&self, text: String) {
-        self.ask(text, None);
+        now_or_later(send_now(*self, text));
     }
 
     /// Asks `text`: at the end of the conversation, or (`again_at`) as a new
@@ -218,8 +219,7 @@ impl UseChatSessionReturn {
         self.running.set(Some(handle));
         let resuming = matches!(start, Start::Attach { .. });
         spawn_local(async move {
-            let mut clock = ServerClock::new(resuming);
-            let turn = follow_turn(start, move |heard| session.hear(heard, &mut clock));
+            let turn = async move { stream(session, start, resuming).await.await };
             let _ = Abortable::new(turn, registration).await;
             if let Some(ticker) = ticker {
                 ticker.clear();
@@ -325,6 +325,10 @@ impl UseChatSessionReturn {
     /// it (its provider request closes; other tabs following it hear
     /// `stopped`).
     pub fn stop(&self) {
+        now_or_later(stop_now(*self));
+    }
+
+    fn stop_here(&self) {
         if let Some(handle) = self.running.get_untracked() {
             handle.abort();
         }
@@ -468,6 +472,35 @@ impl ServerClock {
             (Some(began), Some(stamp)) => began + stamp.at_ms as f64,
             _ => now_ms(),
         }
+    }
+}
+
+// Sending, following a turn (its log read, folded by the reducer into the
+// live turn) and stopping it are the turn chunk's (crate::app::later): a
+// first visit sends nothing.
+later! {
+    turn,
+    fn send_now(session: UseChatSessionReturn, text: String) {
+        session.ask(text, None)
+    }
+}
+
+later! {
+    turn,
+    fn stop_now(session: UseChatSessionReturn) {
+        session.stop_here()
+    }
+}
+
+later! {
+    turn,
+    fn stream(
+        session: UseChatSessionReturn,
+        start: Start,
+        resuming: bool,
+    ) -> LocalBoxFuture<'static, ()> {
+        let mut clock = ServerClock::new(resuming);
+        Box::pin(follow_turn(start, move |heard| session.hear(heard, &mut clock)))
     }
 }
 

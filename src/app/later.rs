@@ -1,0 +1,81 @@
+//! Code a first visit does not need, fetched when it is first used.
+//!
+//! The release build splits the browser bundle (scripts/build-release.sh,
+//! `--cfg pensive_split`): each function declared with [`later!`] goes with
+//! what only it reaches into a chunk of its own name, a module the page
+//! fetches on the first call, so the module a first visit downloads before
+//! the page is interactive holds only the page itself. Every other build
+//! (debug, the server, the tests) has the code in one piece: there the call
+//! is an `async fn` that is ready at once, and [`now_or_later`] runs it now,
+//! so those builds behave as they did before the split.
+//!
+//! The page fetches every chunk once it is interactive ([`fetch_all`]), so
+//! the first question rarely waits for one.
+
+use std::future::Future;
+
+use futures::future::LocalBoxFuture;
+
+use leptos::prelude::*;
+use leptos::reactive::computed::ScopedFuture;
+
+/// Declares a function whose code may live in the chunk `$chunk`, callable
+/// as an `async fn` with the same arguments (plain names and owned types:
+/// in a split build the call crosses into another module).
+macro_rules! later {
+    ($chunk:ident, $(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
+        #[cfg(pensive_split)]
+        #[::leptos::wasm_split::wasm_split($chunk, wasm_split_path = ::leptos::wasm_split)]
+        $(#[$meta])*
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? $body
+
+        #[cfg(not(pensive_split))]
+        $(#[$meta])*
+        $vis async fn $name($($arg: $ty),*) $(-> $ret)? $body
+    };
+}
+pub(crate) use later;
+
+/// Runs `work` to its end: at once when its code is here (every build but a
+/// split one, and a split one after the chunk came), else in the background.
+/// Either way it runs under the caller's owner, untracked.
+pub fn now_or_later(work: impl Future<Output = ()> + 'static) {
+    let mut work = Box::pin(ScopedFuture::new_untracked(work));
+    if futures::FutureExt::now_or_never(work.as_mut()).is_none() {
+        leptos::task::spawn_local(work);
+    }
+}
+
+/// Runs the task a chunk's function makes, in the background.
+pub fn spawn_later(task: impl Future<Output = LocalBoxFuture<'static, ()>> + 'static) {
+    leptos::task::spawn_local(async move { task.await.await });
+}
+
+/// The view `view` makes: at once when its code is here, else once the
+/// chunk has come (nothing shows until then).
+pub fn view_now_or_later(view: impl Future<Output = AnyView> + 'static) -> AnyView {
+    let mut view = Box::pin(view);
+    match futures::FutureExt::now_or_never(view.as_mut()) {
+        Some(ready) => ready,
+        None => Suspend::new(leptos::__reexports::send_wrapper::SendWrapper::new(view)).into_any(),
+    }
+}
+
+later! {
+    turn,
+    fn fetch_turn_chunk() {}
+}
+
+later! {
+    library,
+    fn fetch_library_chunk() {}
+}
+
+/// Fetches every chunk, so none is waited for when first used (after the
+/// page is interactive: the page-weight benchmark counts what comes before).
+pub fn fetch_all() {
+    leptos::task::spawn_local(async {
+        fetch_turn_chunk().await;
+        fetch_library_chunk().await;
+    });
+}
