@@ -79,3 +79,49 @@ pub fn fetch_all() {
         fetch_library_chunk().await;
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    use super::*;
+
+    later! {
+        turn,
+        fn doubled(n: u32) -> u32 {
+            n * 2
+        }
+    }
+
+    #[test]
+    fn outside_a_split_build_a_later_function_is_ready_at_once() {
+        assert_eq!(futures::FutureExt::now_or_never(doubled(21)), Some(42));
+    }
+
+    #[test]
+    fn work_whose_code_is_here_runs_before_the_call_returns_under_the_callers_owner() {
+        let owner = Owner::new();
+        owner.with(|| {
+            provide_context(7_u8);
+            let seen = Rc::new(Cell::new(None));
+            let seen_by_work = Rc::clone(&seen);
+            now_or_later(async move { seen_by_work.set(Some(use_context::<u8>())) });
+            assert_eq!(seen.get(), Some(Some(7)));
+        });
+    }
+
+    #[test]
+    fn a_view_whose_code_is_here_is_made_at_once() {
+        let owner = Owner::new();
+        owner.with(|| {
+            let made = Rc::new(Cell::new(false));
+            let made_by_view = Rc::clone(&made);
+            let _view = view_now_or_later(async move {
+                made_by_view.set(true);
+                "here".into_any()
+            });
+            assert!(made.get());
+        });
+    }
+}
