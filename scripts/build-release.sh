@@ -15,8 +15,11 @@
 #      interactive (docs/benchmarks-browser.md); a panic in the browser then
 #      stops the app without a message (debug builds keep them);
 #    - the renderer's own module (scripts/build-renderer.sh);
-#    - wasm-bindgen's CLI, the first time (make setup-wasm-bindgen);
-#   2. wasm-bindgen --target web and wasm-opt for both modules, the JS glue
+#    - wasm-bindgen's and wasm-split's CLIs, the first time (make
+#      setup-wasm-bindgen setup-wasm-split);
+#   2. wasm-split-cli on the browser bundle (its main module, two chunks and
+#      what they share, src/app/later.rs), wasm-bindgen --target web on the
+#      main module and wasm-opt for every module, the JS glue
 #      minified (esbuild, where cargo-leptos uses swc); then the site: the
 #      stylesheet through lightningcss (browserquery "defaults", minified, as
 #      cargo-leptos does; the npm CLI is the same Rust crate), the public/
@@ -103,7 +106,7 @@ total[browser]=$(($(crates hydrate wasm32-unknown-unknown) + 20))
 total[renderer]=$(crates render-module wasm32-unknown-unknown)
 total[bindgen]=209 # wasm-bindgen-cli 0.2.130's and wasm-split-cli 0.2.4's crates, counted on 2026-12-05
 echo "[1/$steps] compiling the server, the browser bundle ($nightly, -Zbuild-std), the renderer module" \
-  "and, once, wasm-bindgen-cli, side by side (about $compile_minutes min on 2 idle cores; output in $logs)"
+  "and, once, the wasm-bindgen and wasm-split CLIs, side by side (about $compile_minutes min on 2 idle cores; output in $logs)"
 # Job control puts each compile in a process group of its own, so stopping one
 # (a build failed, or Ctrl-C) stops its cargo and rustc processes too.
 set -m
@@ -153,8 +156,15 @@ echo "[1/$steps] compiled in $(minutes $((SECONDS - start)))"
 
 # ---- 2. Bind, optimise and put the site together ----
 step_start=$SECONDS
-echo "[2/$steps] wasm-bindgen, wasm-opt, CSS, hashed names, brotli and gzip copies (about 1 min) …"
+echo "[2/$steps] wasm-split, wasm-bindgen, wasm-opt, CSS, hashed names, brotli and gzip copies (about 1 min) …"
 split="$stage/split" # wasm-split-cli's output, gone once the site is put together
+# wasm-opt on a split module: its name section has a subsection (id 3) binaryen
+# does not know and warns about once per module; any other message shows.
+optimize() { # in out
+  wasm-opt "${browser_wasm_opt[@]}" "$1" -o "$2" 2>"$2.log" || { cat "$2.log" >&2; return 1; }
+  grep -v 'unknown name subsection' "$2.log" >&2 || true
+  rm -f "$2.log"
+}
 bundle_browser() {
   # The main module, a module per chunk (and one for what chunks share), and
   # the loader `__wasm_split.js`, which fetches a chunk on first use.
@@ -165,10 +175,10 @@ bundle_browser() {
     --out-name $name --out-dir "$stage/pkg" "$split/main.wasm"
   # cargo-leptos renames <name>_bg.wasm to <name>.wasm, the name Leptos' HydrationScripts loads.
   mv "$stage/pkg/${name}_bg.wasm" "$stage/pkg/$name.wasm"
-  wasm-opt "${browser_wasm_opt[@]}" "$stage/pkg/$name.wasm" -o "$stage/pkg/$name.wasm"
+  optimize "$stage/pkg/$name.wasm" "$stage/pkg/$name.wasm"
   local chunk stem
   for chunk in "$split"/*.wasm; do
-    [ "$chunk" = "$split/main.wasm" ] || wasm-opt "${browser_wasm_opt[@]}" "$chunk" -o "$split/chunks/$(basename "$chunk")"
+    [ "$chunk" = "$split/main.wasm" ] || optimize "$chunk" "$split/chunks/$(basename "$chunk")"
   done
   # One id for the split's files, from what they are made of: the chunks and
   # the loader are named by it (the glue imports the loader, the loader the

@@ -57,7 +57,7 @@ pub fn view_now_or_later(view: impl Future<Output = AnyView> + 'static) -> AnyVi
     let mut view = Box::pin(view);
     match futures::FutureExt::now_or_never(view.as_mut()) {
         Some(ready) => ready,
-        None => Suspend::new(leptos::__reexports::send_wrapper::SendWrapper::new(view)).into_any(),
+        None => Suspend::new(send_wrapper::SendWrapper::new(view)).into_any(),
     }
 }
 
