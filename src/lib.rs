@@ -5,6 +5,9 @@
 
 // The chat page's view type is deep; optimised builds need a higher limit.
 #![recursion_limit = "256"]
+// The split release build (src/app/later.rs) names an export after each split
+// function; it is built on the pinned nightly.
+#![cfg_attr(pensive_split, feature(macro_metavar_expr_concat))]
 
 pub mod app;
 #[cfg(feature = "render-module")]

@@ -7,8 +7,9 @@ import { OURS } from './results';
 // which only release builds have: the test suite runs debug builds, where the
 // split's functions are plain ones. A first visit fetches each chunk once,
 // after the page marked itself interactive, and a session that goes through
-// both chunks works: a turn sent and streamed, the page reloaded (history
-// read back), a search and its result opened, the storage panel.
+// both chunks works: the Tools panel, a turn sent and streamed, the page
+// reloaded (history read back), a search and its result opened, the storage
+// panel.
 
 /** The split's files: the chunks and their loader (`<stem>.<build id>.<ext>`). */
 const SPLIT_FILE = /\/pkg\/(split_\w+|chunk_\d+|__wasm_split)\.[A-Za-z0-9_-]{22}\.(wasm|js)$/;
@@ -30,6 +31,17 @@ test('the release build fetches its chunks once, after the page is interactive, 
   expect(new Set(chunks.map((f) => f.url)).size, 'each chunk fetched once').toBe(chunks.length);
   expect(chunks.map((f) => f.url.match(SPLIT_FILE)?.[1])).toEqual(expect.arrayContaining(['split_library', 'split_turn']));
   for (const chunk of chunks) expect(chunk.endedAt, `${chunk.url} after the page was interactive`).toBeGreaterThan(hydratedAt);
+
+  // Once the chunks are in, a chunk's view is made at once, as in a build
+  // that is not split: the Tools panel (in the model line's Suspense) opens
+  // without taking its button off the page, so Escape closes it and the
+  // focus goes back to the button.
+  const toolsButton = page.getByTestId('tools-button');
+  await toolsButton.click();
+  await expect(page.getByTestId('tools-panel')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('tools-panel')).toHaveCount(0);
+  await expect(toolsButton).toBeFocused();
 
   // A turn, through the turn chunk (sending, streaming, the message views).
   await chat.send('Does the split hold?');

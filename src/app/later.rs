@@ -22,14 +22,34 @@ use leptos::reactive::computed::ScopedFuture;
 /// Declares a function whose code may live in the chunk `$chunk`, callable
 /// as an `async fn` with the same arguments (plain names and owned types:
 /// in a split build the call crosses into another module).
+///
+/// In a split build each such function has a loader of its own
+/// (wasm_split_helpers), which answers at once only after its first call:
+/// an export `pensive_warm_<name>` lets [`fetch_all`] make that first call
+/// for every one of them, so that, once their chunks are in, every call is
+/// ready at once, as in the other builds (a view inside a `Suspense` that
+/// waited even a microtask would take its neighbours off the page, and the
+/// focus with them).
+#[cfg(pensive_split)]
 macro_rules! later {
     ($chunk:ident, $(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
-        #[cfg(pensive_split)]
         #[::leptos::wasm_split::wasm_split($chunk, wasm_split_path = ::leptos::wasm_split)]
         $(#[$meta])*
         $vis fn $name($($arg: $ty),*) $(-> $ret)? $body
 
-        #[cfg(not(pensive_split))]
+        #[doc(hidden)]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn ${concat(pensive_warm_, $name)}() {
+            ::leptos::task::spawn_local(${concat(__wasm_split_preload_, $name)}());
+        }
+    };
+}
+
+/// Declares a function whose code may live in the chunk `$chunk` (see the
+/// split build's `later!`): here an `async fn`, ready at once.
+#[cfg(not(pensive_split))]
+macro_rules! later {
+    ($chunk:ident, $(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
         $(#[$meta])*
         $vis async fn $name($($arg: $ty),*) $(-> $ret)? $body
     };
@@ -61,23 +81,29 @@ pub fn view_now_or_later(view: impl Future<Output = AnyView> + 'static) -> AnyVi
     }
 }
 
-later! {
-    turn,
-    fn fetch_turn_chunk() {}
-}
-
-later! {
-    library,
-    fn fetch_library_chunk() {}
-}
-
-/// Fetches every chunk, so none is waited for when first used (after the
+/// Fetches every chunk, and makes each split function's first call (its
+/// `pensive_warm_` export), so none is waited for when first used (after the
 /// page is interactive: the page-weight benchmark counts what comes before).
+/// Nothing to do in a build that is not split.
 pub fn fetch_all() {
-    leptos::task::spawn_local(async {
-        fetch_turn_chunk().await;
-        fetch_library_chunk().await;
-    });
+    #[cfg(pensive_split)]
+    {
+        use wasm_bindgen::JsCast;
+        let exports: js_sys::Object = wasm_bindgen::exports().unchecked_into();
+        for name in js_sys::Object::keys(&exports).iter() {
+            if !name
+                .as_string()
+                .is_some_and(|n| n.starts_with("pensive_warm_"))
+            {
+                continue;
+            }
+            if let Ok(warm) = js_sys::Reflect::get(&exports, &name) {
+                let _ = warm
+                    .unchecked_into::<js_sys::Function>()
+                    .call0(&wasm_bindgen::JsValue::NULL);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

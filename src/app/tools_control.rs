@@ -13,6 +13,7 @@
 use leptos::prelude::*;
 
 use super::api::{PublicModel, PublicToolServer};
+use super::later::{later, view_now_or_later};
 use crate::turn::tool_listing::{offered_count, PublicTool, ServerState};
 use crate::turn::Effort;
 
@@ -85,39 +86,71 @@ pub fn ToolsControl(
                     {move || tools_on().to_string()}
                 </span>
             </button>
-            <Show when=move || open.get()>
-                <div
-                    id="tools-panel"
-                    class="tools-panel"
-                    role="group"
-                    aria-label="Tools for this conversation"
-                    data-testid="tools-panel"
-                >
-                    <p class="tools-note">
-                        {"Switches apply to this conversation. \u{201c}Server says\u{201d} marks what a server claims about its own tools: Pensive does not take it on trust."}
-                    </p>
-                    {move || {
-                        model_note
-                            .get()
-                            .map(|note| {
-                                view! {
-                                    <p class="tools-model-note" data-testid="tools-model-note">
-                                        {note}
-                                    </p>
-                                }
-                            })
-                    }}
-                    {servers
-                        .get_value()
-                        .into_iter()
-                        .map(|server| view! { <ServerEntry server off on_switch on_agree /> })
-                        .collect_view()}
-                    <button type="button" class="tools-close" on:click=move |_| close()>
-                        {"Close"}
-                    </button>
-                </div>
+            // Made when opened (the server renders it closed): the library
+            // chunk's (super::later).
+            <Show when=move || {
+                open.get()
+            }>
+                {move || {
+                    view_now_or_later(
+                        tools_panel(
+                            servers,
+                            off,
+                            on_switch,
+                            on_agree,
+                            model_note,
+                            Callback::new(move |_| close()),
+                        ),
+                    )
+                }}
             </Show>
         </div>
+    }
+}
+
+later! {
+    library,
+    fn tools_panel(
+        servers: StoredValue<Vec<PublicToolServer>>,
+        off: Signal<Vec<String>>,
+        on_switch: Callback<(String, bool)>,
+        on_agree: Callback<(String, String, String)>,
+        model_note: Signal<Option<String>>,
+        close: Callback<()>,
+    ) -> AnyView {
+        view! {
+            <div
+                id="tools-panel"
+                class="tools-panel"
+                role="group"
+                aria-label="Tools for this conversation"
+                data-testid="tools-panel"
+            >
+                <p class="tools-note">
+                    {"Switches apply to this conversation. \u{201c}Server says\u{201d} marks what a server claims about its own tools: Pensive does not take it on trust."}
+                </p>
+                {move || {
+                    model_note
+                        .get()
+                        .map(|note| {
+                            view! {
+                                <p class="tools-model-note" data-testid="tools-model-note">
+                                    {note}
+                                </p>
+                            }
+                        })
+                }}
+                {servers
+                    .get_value()
+                    .into_iter()
+                    .map(|server| view! { <ServerEntry server off on_switch on_agree /> })
+                    .collect_view()}
+                <button type="button" class="tools-close" on:click=move |_| close.run(())>
+                    {"Close"}
+                </button>
+            </div>
+        }
+        .into_any()
     }
 }
 
