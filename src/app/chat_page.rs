@@ -58,7 +58,7 @@ pub fn ChatPage() -> impl IntoView {
     });
 
     let open_match = Callback::new(move |found: SearchHit| {
-        now_or_later(open_match(conversations, session, stick, found))
+        now_or_later(open_search_result(conversations, session, stick, found))
     });
     let send = Callback::new(move |text| {
         // The new question comes into view, and the turn is followed.
@@ -134,7 +134,7 @@ pub fn ChatPage() -> impl IntoView {
 // Opening a search result is the library chunk's (super::later).
 later! {
     library,
-    fn open_match(
+    fn open_search_result(
         conversations: UseConversationsReturn,
         session: UseChatSessionReturn,
         stick: UseStickToBottomReturn,

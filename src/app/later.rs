@@ -14,8 +14,6 @@
 
 use std::future::Future;
 
-use futures::future::LocalBoxFuture;
-
 use leptos::prelude::*;
 use leptos::reactive::computed::ScopedFuture;
 
@@ -64,11 +62,6 @@ pub fn now_or_later(work: impl Future<Output = ()> + 'static) {
     if futures::FutureExt::now_or_never(work.as_mut()).is_none() {
         leptos::task::spawn_local(work);
     }
-}
-
-/// Runs the task a chunk's function makes, in the background.
-pub fn spawn_later(task: impl Future<Output = LocalBoxFuture<'static, ()>> + 'static) {
-    leptos::task::spawn_local(async move { task.await.await });
 }
 
 /// The view `view` makes: at once when its code is here, else once the

@@ -6,11 +6,10 @@ use leptos::prelude::*;
 
 use super::browser::now_ms;
 use super::history;
-use super::later::{later, now_or_later, spawn_later};
+use super::later::{later, now_or_later};
 use super::use_chat_session::UseChatSessionReturn;
 use super::use_notices::UseNoticesReturn;
 use crate::turn::message::{Conversation, Summary};
-use futures::future::LocalBoxFuture;
 
 /// The conversation list and its actions (a `Copy` handle).
 #[derive(Clone, Copy)]
@@ -66,7 +65,7 @@ impl UseConversationsReturn {
             return;
         }
         let this = *self;
-        spawn_later(refresh_task(this));
+        now_or_later(refresh_now(this));
     }
 
     /// Starts an empty conversation (saved once its first message is sent).
@@ -94,7 +93,7 @@ impl UseConversationsReturn {
             Some(owner) => owner.with(|| then(shown)),
             None => then(shown),
         };
-        spawn_later(open_task(this, id, Box::new(then)));
+        now_or_later(open_now(this, id, Box::new(then)));
     }
 
     /// Renames a conversation (the shown one or another).
@@ -104,7 +103,7 @@ impl UseConversationsReturn {
             return;
         }
         let this = *self;
-        spawn_later(rename_task(this, id, title));
+        now_or_later(rename_now(this, id, title));
     }
 
     /// Deletes a conversation; `undo_delete` brings it back.
@@ -114,7 +113,7 @@ impl UseConversationsReturn {
             self.session.stop_if_running();
         }
         let this = *self;
-        spawn_later(delete_task(this, id, is_current));
+        now_or_later(delete_now(this, id, is_current));
     }
     /// Restores the conversation deleted last, and shows it.
     pub fn undo_delete(&self) {
@@ -192,8 +191,8 @@ later! {
 
 later! {
     turn,
-    fn refresh_task(this: UseConversationsReturn) -> LocalBoxFuture<'static, ()> {
-        Box::pin(async move {
+    fn refresh_now(this: UseConversationsReturn) {
+        leptos::task::spawn_local(async move {
             let loaded = history::load_quick();
             this.set_index.set(loaded.index);
             // What the other tab's change revealed (e.g. a newer version's
@@ -220,18 +219,18 @@ later! {
                     }
                 }
             }
-        })
+        });
     }
 }
 
 later! {
     turn,
-    fn open_task(
+    fn open_now(
         this: UseConversationsReturn,
         id: String,
         then: Box<dyn FnOnce(bool)>,
-    ) -> LocalBoxFuture<'static, ()> {
-        Box::pin(async move {
+    ) {
+        leptos::task::spawn_local(async move {
             match history::load(&id).await {
                 Ok(conversation) => {
                     this.session.show(conversation);
@@ -244,18 +243,18 @@ later! {
                     then(false);
                 }
             }
-        })
+        });
     }
 }
 
 later! {
     turn,
-    fn rename_task(
+    fn rename_now(
         this: UseConversationsReturn,
         id: String,
         title: String,
-    ) -> LocalBoxFuture<'static, ()> {
-        Box::pin(async move {
+    ) {
+        leptos::task::spawn_local(async move {
             if let Ok(mut conversation) = history::load(&id).await {
                 conversation.title = title;
                 let mut index = this.index.get_untracked();
@@ -278,18 +277,18 @@ later! {
                 }
                 this.set_index.set(index);
             }
-        })
+        });
     }
 }
 
 later! {
     turn,
-    fn delete_task(
+    fn delete_now(
         this: UseConversationsReturn,
         id: String,
         is_current: bool,
-    ) -> LocalBoxFuture<'static, ()> {
-        Box::pin(async move {
+    ) {
+        leptos::task::spawn_local(async move {
             let removed = if is_current {
                 Some(this.session.with_conversation(Conversation::clone))
             } else {
@@ -304,6 +303,6 @@ later! {
             }
             this.set_index.update(|index| index.retain(|s| s.id != id));
             this.set_deleted.set(removed);
-        })
+        });
     }
 }
